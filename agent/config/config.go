@@ -1,0 +1,299 @@
+// Package config loads Reasonix's TOML configuration. Layers apply in this
+// order, later ones winning: built-in defaults, the user file
+// ($HOME/.reasonix/config.toml), the project file (./reasonix.toml), the
+// file named by --config, and settings pushed by an editor. Every value
+// remembers where it came from, so errors can name the file and line.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Config is the merged configuration.
+type Config struct {
+	DefaultModel string           `toml:"default_model"`
+	Providers    []ProviderConfig `toml:"providers"`
+	Agent        AgentConfig      `toml:"agent"`
+	Tools        ToolsConfig      `toml:"tools"`
+	Permissions  PermissionConfig `toml:"permissions"`
+	Sandbox      SandboxConfig    `toml:"sandbox"`
+	Plugins      []PluginConfig   `toml:"plugins"`
+
+	// Files lists the files that were loaded, lowest precedence first.
+	Files []string `toml:"-"`
+	// Warnings collects problems worth telling the user that do not stop
+	// Reasonix from running, such as unknown keys.
+	Warnings []string `toml:"-"`
+	// defaultModelAt and permModeAt record where those values were set.
+	defaultModelAt, permModeAt Pos
+}
+
+// ProviderConfig is one [[providers]] entry: a vendor endpoint offering one
+// or more models.
+type ProviderConfig struct {
+	Name          string           `toml:"name"`
+	Kind          string           `toml:"kind"`
+	BaseURL       string           `toml:"base_url"`
+	Model         string           `toml:"model"`
+	Models        []string         `toml:"models"`
+	Default       string           `toml:"default"`
+	APIKeyEnv     string           `toml:"api_key_env"`
+	ContextWindow int              `toml:"context_window"`
+	Price         *Price           `toml:"price"`
+	Prices        map[string]Price `toml:"prices"`
+	// Options holds kind-specific settings, passed to the provider as is.
+	Options map[string]any `toml:"options"`
+
+	// At is where the entry was declared.
+	At Pos `toml:"-"`
+	// keyAt and kindAt are where api_key_env and kind were set.
+	keyAt, kindAt Pos
+}
+
+// Price is the cost of a model in US dollars per million tokens.
+type Price struct {
+	InputCacheHit  float64 `toml:"input_cache_hit" json:"input_cache_hit"`
+	InputCacheMiss float64 `toml:"input_cache_miss" json:"input_cache_miss"`
+	Output         float64 `toml:"output" json:"output"`
+}
+
+// Cost is the price of the given token counts.
+func (p Price) Cost(hit, miss, output int) float64 {
+	return (float64(hit)*p.InputCacheHit + float64(miss)*p.InputCacheMiss + float64(output)*p.Output) / 1e6
+}
+
+// AgentConfig is the [agent] table.
+type AgentConfig struct {
+	// MaxSteps bounds the model requests of one turn; 0 means no limit.
+	MaxSteps         int      `toml:"max_steps"`
+	SystemPrompt     string   `toml:"system_prompt"`
+	SystemPromptFile string   `toml:"system_prompt_file"`
+	PlannerModel     string   `toml:"planner_model"`
+	Temperature      *float64 `toml:"temperature"`
+	MaxTokens        int      `toml:"max_tokens"`
+	// TokenBudget stops a session whose prompt plus completion tokens,
+	// summed over all its requests, reach it; 0 means no budget.
+	TokenBudget int `toml:"token_budget"`
+}
+
+// ToolsConfig is the [tools] table.
+type ToolsConfig struct {
+	// Enabled restricts the built-in tools; empty means all.
+	Enabled            []string `toml:"enabled"`
+	BashTimeoutSeconds int      `toml:"bash_timeout_seconds"`
+}
+
+// PermissionConfig is the [permissions] table.
+type PermissionConfig struct {
+	// Mode is the fallback for tools that change things: ask, allow or deny.
+	Mode  string   `toml:"mode"`
+	Allow []string `toml:"allow"`
+	Ask   []string `toml:"ask"`
+	Deny  []string `toml:"deny"`
+}
+
+// SandboxConfig is the [sandbox] table.
+type SandboxConfig struct {
+	WorkspaceRoot string   `toml:"workspace_root"`
+	AllowWrite    []string `toml:"allow_write"`
+	ForbidRead    []string `toml:"forbid_read"`
+}
+
+// PluginConfig is one [[plugins]] entry, an MCP server.
+type PluginConfig struct {
+	Name    string            `toml:"name"`
+	Type    string            `toml:"type"`
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+
+	CallTimeoutSeconds   int            `toml:"call_timeout_seconds"`
+	ToolTimeoutSeconds   map[string]int `toml:"tool_timeout_seconds"`
+	TrustedReadOnlyTools []string       `toml:"trusted_read_only_tools"`
+
+	At Pos `toml:"-"`
+}
+
+// Pos is a place in a config file. A zero Pos means a built-in default.
+type Pos struct {
+	File string
+	Line int
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.File == "":
+		return "built-in defaults"
+	case p.Line == 0:
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+// Error is a configuration problem at a known place.
+type Error struct {
+	At  Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.At.String() + ": " + e.Msg }
+
+// Home is the directory of Reasonix's user files: $REASONIX_HOME when set,
+// else ~/.reasonix (%AppData%\reasonix on Windows).
+func Home() (string, error) {
+	if h := os.Getenv("REASONIX_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("AppData"); d != "" {
+			return filepath.Join(d, "reasonix"), nil
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the home directory: %w", err)
+	}
+	return filepath.Join(home, ".reasonix"), nil
+}
+
+// UserFile is the path of the user config file.
+func UserFile() (string, error) {
+	h, err := Home()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(h, "config.toml"), nil
+}
+
+// ProjectFileName is the project config file, looked up in the workspace
+// root.
+const ProjectFileName = "reasonix.toml"
+
+// Provider returns the provider with the given name.
+func (c *Config) Provider(name string) (*ProviderConfig, bool) {
+	for i := range c.Providers {
+		if c.Providers[i].Name == name {
+			return &c.Providers[i], true
+		}
+	}
+	return nil, false
+}
+
+// ModelList is every model the provider offers, its default first.
+func (p *ProviderConfig) ModelList() []string {
+	var out []string
+	if d := p.DefaultModel(); d != "" {
+		out = append(out, d)
+	}
+	for _, m := range append([]string{p.Model}, p.Models...) {
+		if m != "" && !contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// DefaultModel is the model used when the provider is named alone.
+func (p *ProviderConfig) DefaultModel() string {
+	switch {
+	case p.Default != "":
+		return p.Default
+	case p.Model != "":
+		return p.Model
+	case len(p.Models) > 0:
+		return p.Models[0]
+	}
+	return ""
+}
+
+// PriceOf returns the price of model on this provider: a per-model entry,
+// else the provider's price, else DeepSeek's list price for DeepSeek
+// models. ok is false when nothing is known.
+func (p *ProviderConfig) PriceOf(model string) (Price, bool) {
+	if pr, ok := p.Prices[model]; ok {
+		return pr, true
+	}
+	if p.Price != nil {
+		return *p.Price, true
+	}
+	pr, ok := deepseekPrices[model]
+	return pr, ok
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolved is a model reference resolved to a provider and model.
+type Resolved struct {
+	Provider *ProviderConfig
+	Model    string
+}
+
+// String renders the reference in its explicit provider/model form.
+func (r Resolved) String() string { return r.Provider.Name + "/" + r.Model }
+
+// ResolveModel resolves a model reference: a provider name (its default
+// model), a bare model name (the first provider offering it), or an
+// explicit provider/model. An empty ref means default_model.
+func (c *Config) ResolveModel(ref string) (Resolved, error) {
+	at := Pos{File: "--model"}
+	if ref == "" {
+		ref, at = c.DefaultModel, c.defaultModelAt
+		if ref == "" {
+			if len(c.Providers) == 0 {
+				return Resolved{}, &Error{At: at, Msg: "no providers are configured"}
+			}
+			p := &c.Providers[0]
+			return Resolved{Provider: p, Model: p.DefaultModel()}, nil
+		}
+	}
+	if p, ok := c.Provider(ref); ok {
+		if p.DefaultModel() == "" {
+			return Resolved{}, &Error{At: p.At, Msg: fmt.Sprintf("provider %q declares no model", p.Name)}
+		}
+		return Resolved{Provider: p, Model: p.DefaultModel()}, nil
+	}
+	if name, model, ok := strings.Cut(ref, "/"); ok {
+		if p, ok := c.Provider(name); ok && model != "" {
+			return Resolved{Provider: p, Model: model}, nil
+		}
+	}
+	for i := range c.Providers {
+		if contains(c.Providers[i].ModelList(), ref) {
+			return Resolved{Provider: &c.Providers[i], Model: ref}, nil
+		}
+	}
+	var known []string
+	for _, p := range c.Providers {
+		known = append(known, fmt.Sprintf("%s (%s)", p.Name, strings.Join(p.ModelList(), ", ")))
+	}
+	return Resolved{}, &Error{At: at, Msg: fmt.Sprintf("model %q matches no provider name, model, or provider/model; configured: %s", ref, strings.Join(known, "; "))}
+}
+
+// APIKey reads the provider's key from the environment variable its
+// api_key_env names. A provider without api_key_env needs no key.
+func (p *ProviderConfig) APIKey() (string, error) {
+	if p.APIKeyEnv == "" {
+		return "", nil
+	}
+	if v := strings.TrimSpace(os.Getenv(p.APIKeyEnv)); v != "" {
+		return v, nil
+	}
+	at := p.keyAt
+	if at.File == "" {
+		at = p.At
+	}
+	return "", &Error{At: at, Msg: fmt.Sprintf("provider %q needs an API key: set the environment variable %s", p.Name, p.APIKeyEnv)}
+}

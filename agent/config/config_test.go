@@ -1,0 +1,288 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/reasonix/reasonix/agent/provider/openai"
+)
+
+// writeFile writes name under dir and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// isolate points the user config at an empty directory.
+func isolate(t *testing.T) string {
+	home := t.TempDir()
+	t.Setenv("REASONIX_HOME", home)
+	return home
+}
+
+func TestLayering(t *testing.T) {
+	home := isolate(t)
+	writeFile(t, home, "config.toml", `
+default_model = "local"
+[[providers]]
+name = "local"
+base_url = "http://127.0.0.1:1/v1"
+models = ["small", "big"]
+default = "big"
+[agent]
+max_steps = 7
+token_budget = 1000
+[permissions]
+deny = ["Bash(rm -rf*)"]
+`)
+	project := t.TempDir()
+	writeFile(t, project, "reasonix.toml", `
+[agent]
+max_steps = 9
+[permissions]
+allow = ["Bash(go test:*)"]
+`)
+	flagFile := writeFile(t, t.TempDir(), "flag.toml", `default_model = "deepseek"`)
+
+	c, err := Load(Options{Dir: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Agent.MaxSteps != 9 || c.Agent.TokenBudget != 1000 {
+		t.Errorf("agent = %+v", c.Agent)
+	}
+	if strings.Join(c.Permissions.Deny, ",") != "Bash(rm -rf*)" || strings.Join(c.Permissions.Allow, ",") != "Bash(go test:*)" {
+		t.Errorf("permissions = %+v", c.Permissions)
+	}
+	r, err := c.ResolveModel("")
+	if err != nil || r.String() != "local/big" {
+		t.Fatalf("default model = %v, %v", r, err)
+	}
+
+	c, err = Load(Options{Dir: project, File: flagFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := c.ResolveModel(""); r.String() != "deepseek/deepseek-flash" {
+		t.Errorf("flag layer: default model = %v", r)
+	}
+	if len(c.Files) != 3 {
+		t.Errorf("files = %v", c.Files)
+	}
+}
+
+func TestResolveModel(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "reasonix.toml", `
+[[providers]]
+name = "local"
+base_url = "http://127.0.0.1:1/v1"
+model = "qwen"
+[[providers]]
+name = "router"
+base_url = "http://127.0.0.1:2/v1"
+models = ["vendor/model-a", "model-b"]
+`)
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ ref, want string }{
+		{"deepseek", "deepseek/deepseek-flash"},
+		{"deepseek-v4-pro", "deepseek/deepseek-v4-pro"},
+		{"deepseek/deepseek-v4-pro", "deepseek/deepseek-v4-pro"},
+		{"local", "local/qwen"},
+		{"qwen", "local/qwen"},
+		{"local/other", "local/other"},
+		{"router", "router/vendor/model-a"},
+		{"vendor/model-a", "router/vendor/model-a"},
+		{"model-b", "router/model-b"},
+	}
+	for _, tt := range tests {
+		r, err := c.ResolveModel(tt.ref)
+		if err != nil || r.String() != tt.want {
+			t.Errorf("ResolveModel(%q) = %v, %v; want %s", tt.ref, r, err, tt.want)
+		}
+	}
+	_, err = c.ResolveModel("gpt-9")
+	if err == nil || !strings.Contains(err.Error(), `model "gpt-9" matches no provider`) || !strings.Contains(err.Error(), "local (qwen)") {
+		t.Errorf("unknown model: %v", err)
+	}
+}
+
+func TestErrorsNameFileAndLine(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		name, src, want string
+	}{
+		{"bad toml", "default_model = \"x\"\n[agent\nmax_steps = 1\n", "reasonix.toml:2: invalid TOML"},
+		{"unknown kind", "[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"u\"\nmodel = \"m\"\n\n[[providers]]\nname = \"b\"\nkind = \"anthropic\"\nbase_url = \"u\"\nmodel = \"m\"\n",
+			`reasonix.toml:9: provider "b" has unknown kind "anthropic" (known kinds: openai)`},
+		{"no model", "[[providers]]\nname = \"a\"\nbase_url = \"u\"\n", `reasonix.toml:1: provider "a" declares no model`},
+		{"bad mode", "[permissions]\nmode = \"sometimes\"\n", `reasonix.toml:2: [permissions] mode must be ask, allow or deny`},
+		{"wrong type", "[agent]\nmax_steps = \"ten\"\n", `reasonix.toml`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "reasonix.toml", tt.src)
+			_, err := Load(Options{Dir: dir})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestModelReferenceErrorNamesItsLine(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	p := writeFile(t, dir, "reasonix.toml", "# comment\ndefault_model = \"nope\"\n")
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ResolveModel("")
+	var ce *Error
+	if !errors.As(err, &ce) || ce.At.File != p || ce.At.Line != 2 {
+		t.Fatalf("err = %#v", err)
+	}
+}
+
+func TestMissingKeyNamesTheVariable(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "reasonix.toml", "[[providers]]\nname = \"x\"\nbase_url = \"u\"\nmodel = \"m\"\napi_key_env = \"REASONIX_TEST_KEY_UNSET\"\n")
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.Provider("x")
+	_, err = p.APIKey()
+	if err == nil || !strings.Contains(err.Error(), "REASONIX_TEST_KEY_UNSET") || !strings.Contains(err.Error(), "reasonix.toml:5") {
+		t.Fatalf("err = %v", err)
+	}
+	t.Setenv("REASONIX_TEST_KEY_UNSET", "sk-1")
+	if k, err := p.APIKey(); err != nil || k != "sk-1" {
+		t.Fatalf("key %q err %v", k, err)
+	}
+	// The built-in default names DEEPSEEK_API_KEY.
+	t.Setenv("DEEPSEEK_API_KEY", "")
+	d, _ := c.Provider("deepseek")
+	if _, err := d.APIKey(); err == nil || !strings.Contains(err.Error(), "DEEPSEEK_API_KEY") {
+		t.Fatalf("deepseek key err = %v", err)
+	}
+}
+
+func TestUnknownKeysWarn(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "reasonix.toml", "[agent]\nmax_step = 3\n")
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], `reasonix.toml:2: unknown setting "agent.max_step"`) {
+		t.Fatalf("warnings = %v", c.Warnings)
+	}
+}
+
+func TestPrices(t *testing.T) {
+	c := Defaults()
+	p, _ := c.Provider("deepseek")
+	pr, ok := p.PriceOf("deepseek-flash")
+	if !ok || pr.InputCacheMiss == 0 {
+		t.Fatalf("no default DeepSeek price")
+	}
+	if got := pr.Cost(1_000_000, 0, 0); got != pr.InputCacheHit {
+		t.Fatalf("cost of 1M hits = %v", got)
+	}
+	custom := ProviderConfig{Price: &Price{Output: 2}, Prices: map[string]Price{"special": {Output: 5}}}
+	if pr, _ := custom.PriceOf("special"); pr.Output != 5 {
+		t.Fatal("per-model price ignored")
+	}
+	if pr, _ := custom.PriceOf("other"); pr.Output != 2 {
+		t.Fatal("provider price ignored")
+	}
+	if _, ok := (&ProviderConfig{}).PriceOf("llama"); ok {
+		t.Fatal("unknown model priced")
+	}
+}
+
+func TestDefaultFileLoads(t *testing.T) {
+	home := isolate(t)
+	path := filepath.Join(home, "config.toml")
+	if err := WriteDefault(path, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDefault(path, false); err == nil {
+		t.Fatal("overwrote an existing config without force")
+	}
+	c, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 0 {
+		t.Fatalf("warnings: %v", c.Warnings)
+	}
+	if r, err := c.ResolveModel(""); err != nil || r.String() != "deepseek/deepseek-flash" {
+		t.Fatalf("default model %v %v", r, err)
+	}
+}
+
+func TestAppendRule(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"no file", "", "[permissions]\nallow = [\"Bash(go test:*)\"]\n"},
+		{"no table", "default_model = \"x\"\n", "default_model = \"x\"\n\n[permissions]\nallow = [\"Bash(go test:*)\"]\n"},
+		{"table without list", "[permissions]\nmode = \"ask\"\n", "[permissions]\nallow = [\"Bash(go test:*)\"]\nmode = \"ask\"\n"},
+		{"empty list", "[permissions]\nallow = [] # none yet\n", "[permissions]\nallow = [\"Bash(go test:*)\"] # none yet\n"},
+		{"one-line list", "[permissions]\nallow = [\"read_file\"]\n[sandbox]\n", "[permissions]\nallow = [\"read_file\", \"Bash(go test:*)\"]\n[sandbox]\n"},
+		{"multi-line list", "[permissions]\nallow = [\n  \"read_file\" # reads\n]\n", "[permissions]\nallow = [\n  \"Bash(go test:*)\",\n  \"read_file\" # reads\n]\n"},
+		{"already there", "[permissions]\nallow = [\"Bash(go test:*)\"]\n", "[permissions]\nallow = [\"Bash(go test:*)\"]\n"},
+		{"list in another table", "[other]\nallow = [1]\n[permissions]\nmode = \"ask\"\n", "[other]\nallow = [1]\n[permissions]\nallow = [\"Bash(go test:*)\"]\nmode = \"ask\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "reasonix.toml")
+			if tt.src != "" {
+				os.WriteFile(p, []byte(tt.src), 0o644)
+			}
+			if err := AppendRule(p, "allow", "Bash(go test:*)"); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(p)
+			if string(got) != tt.want {
+				t.Fatalf("got:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	t.Setenv("RX_A", "aa")
+	t.Setenv("RX_EMPTY", "")
+	tests := map[string]string{
+		"${RX_A}/x":           "aa/x",
+		"${RX_EMPTY:-dflt}/y": "dflt/y",
+		"${RX_MISSING:-d}":    "d",
+		"${RX_MISSING}z":      "z",
+		"plain":               "plain",
+		"${unterminated":      "${unterminated",
+	}
+	for in, want := range tests {
+		if got := Expand(in); got != want {
+			t.Errorf("Expand(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/reasonix/reasonix/agent/provider"
+)
+
+// Options says which layers Load reads.
+type Options struct {
+	// Dir is the workspace; its reasonix.toml is the project layer.
+	Dir string
+	// File is the --config flag's file, the highest file layer.
+	File string
+	// SkipUser leaves out the user file (tests, --no-user-config).
+	SkipUser bool
+}
+
+// Load reads and merges every layer.
+func Load(opts Options) (*Config, error) {
+	c := Defaults()
+	if !opts.SkipUser {
+		user, err := UserFile()
+		if err != nil {
+			return nil, err
+		}
+		if err := c.loadFile(user, true); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Dir != "" {
+		if err := c.loadFile(filepath.Join(opts.Dir, ProjectFileName), true); err != nil {
+			return nil, err
+		}
+	}
+	if opts.File != "" {
+		if err := c.loadFile(opts.File, false); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loadFile overlays one file. A missing file is skipped when optional.
+func (c *Config) loadFile(path string, optional bool) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if optional && errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("config: %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		path = abs
+	}
+	return c.overlaySource(path, string(data))
+}
+
+// OverlayTOML applies TOML text as a layer above what is loaded; name is
+// used in error messages. Editors' settings arrive this way.
+func (c *Config) OverlayTOML(name, src string) error {
+	if err := c.overlaySource(name, src); err != nil {
+		return err
+	}
+	return c.validate()
+}
+
+func (c *Config) overlaySource(path, src string) error {
+	var layer Config
+	md, err := toml.Decode(src, &layer)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			// Count lines up to the offending byte: the decoder reports an
+			// error at a line's end as being on the next line.
+			line := pe.Position.Line
+			if start := pe.Position.Start; start > 0 && start <= len(src) {
+				line = 1 + strings.Count(src[:start], "\n")
+			}
+			return &Error{At: Pos{File: path, Line: line}, Msg: "invalid TOML: " + pe.Message}
+		}
+		return &Error{At: Pos{File: path}, Msg: "invalid config: " + strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	loc := newLocator(src)
+	for _, k := range md.Undecoded() {
+		table, key := splitKey(k)
+		at := Pos{File: path, Line: loc.find(table, 0, key)}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: unknown setting %q (ignored)", at, k.String()))
+	}
+	c.overlay(&layer, md, path, loc)
+	c.Files = append(c.Files, path)
+	return nil
+}
+
+// splitKey separates a key into its table and last component.
+func splitKey(k toml.Key) (string, string) {
+	if len(k) == 0 {
+		return "", ""
+	}
+	return strings.Join(k[:len(k)-1], "."), k[len(k)-1]
+}
+
+// overlay merges the keys a layer defines over c. Scalars replace; rule
+// lists add up (a deny rule anywhere still denies); providers and plugins
+// replace entries of the same name and add new ones.
+func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator) {
+	set := func(key ...string) bool { return md.IsDefined(key...) }
+	if set("default_model") {
+		c.DefaultModel = l.DefaultModel
+		c.defaultModelAt = Pos{File: path, Line: loc.find("", 0, "default_model")}
+	}
+	for i := range l.Providers {
+		p := l.Providers[i]
+		p.At = Pos{File: path, Line: loc.find("providers", i, "")}
+		p.keyAt = Pos{File: path, Line: loc.find("providers", i, "api_key_env")}
+		p.kindAt = Pos{File: path, Line: loc.find("providers", i, "kind")}
+		c.putProvider(p)
+	}
+	a := &c.Agent
+	if set("agent", "max_steps") {
+		a.MaxSteps = l.Agent.MaxSteps
+	}
+	if set("agent", "system_prompt") {
+		a.SystemPrompt = l.Agent.SystemPrompt
+	}
+	if set("agent", "system_prompt_file") {
+		a.SystemPromptFile = l.Agent.SystemPromptFile
+		if a.SystemPromptFile != "" && !filepath.IsAbs(a.SystemPromptFile) {
+			a.SystemPromptFile = filepath.Join(filepath.Dir(path), a.SystemPromptFile)
+		}
+	}
+	if set("agent", "planner_model") {
+		a.PlannerModel = l.Agent.PlannerModel
+	}
+	if set("agent", "temperature") {
+		a.Temperature = l.Agent.Temperature
+	}
+	if set("agent", "max_tokens") {
+		a.MaxTokens = l.Agent.MaxTokens
+	}
+	if set("agent", "token_budget") {
+		a.TokenBudget = l.Agent.TokenBudget
+	}
+	if set("tools", "enabled") {
+		c.Tools.Enabled = l.Tools.Enabled
+	}
+	if set("tools", "bash_timeout_seconds") {
+		c.Tools.BashTimeoutSeconds = l.Tools.BashTimeoutSeconds
+	}
+	p := &c.Permissions
+	if set("permissions", "mode") {
+		p.Mode = l.Permissions.Mode
+		c.permModeAt = Pos{File: path, Line: loc.find("permissions", 0, "mode")}
+	}
+	p.Allow = append(p.Allow, l.Permissions.Allow...)
+	p.Ask = append(p.Ask, l.Permissions.Ask...)
+	p.Deny = append(p.Deny, l.Permissions.Deny...)
+	s := &c.Sandbox
+	if set("sandbox", "workspace_root") {
+		s.WorkspaceRoot = l.Sandbox.WorkspaceRoot
+	}
+	s.AllowWrite = append(s.AllowWrite, l.Sandbox.AllowWrite...)
+	s.ForbidRead = append(s.ForbidRead, l.Sandbox.ForbidRead...)
+	for i := range l.Plugins {
+		pl := l.Plugins[i]
+		pl.At = Pos{File: path, Line: loc.find("plugins", i, "")}
+		c.putPlugin(pl)
+	}
+}
+
+func (c *Config) putProvider(p ProviderConfig) {
+	for i := range c.Providers {
+		if c.Providers[i].Name == p.Name && p.Name != "" {
+			c.Providers[i] = p
+			return
+		}
+	}
+	c.Providers = append(c.Providers, p)
+}
+
+func (c *Config) putPlugin(p PluginConfig) {
+	for i := range c.Plugins {
+		if c.Plugins[i].Name == p.Name && p.Name != "" {
+			c.Plugins[i] = p
+			return
+		}
+	}
+	c.Plugins = append(c.Plugins, p)
+}
+
+// validate checks the merged configuration.
+func (c *Config) validate() error {
+	seen := map[string]bool{}
+	for i := range c.Providers {
+		p := &c.Providers[i]
+		if p.Name == "" {
+			return &Error{At: p.At, Msg: "a [[providers]] entry has no name"}
+		}
+		if strings.ContainsAny(p.Name, "/ ") {
+			return &Error{At: p.At, Msg: fmt.Sprintf("provider name %q may not contain '/' or spaces", p.Name)}
+		}
+		if seen[p.Name] {
+			return &Error{At: p.At, Msg: fmt.Sprintf("provider %q is declared twice", p.Name)}
+		}
+		seen[p.Name] = true
+		if p.Kind == "" {
+			p.Kind = "openai"
+		}
+		if !provider.Known(p.Kind) {
+			return &Error{At: p.kindAt, Msg: fmt.Sprintf("provider %q has unknown kind %q (known kinds: %s)", p.Name, p.Kind, strings.Join(provider.Kinds(), ", "))}
+		}
+		if p.BaseURL == "" {
+			return &Error{At: p.At, Msg: fmt.Sprintf("provider %q has no base_url", p.Name)}
+		}
+		if p.DefaultModel() == "" {
+			return &Error{At: p.At, Msg: fmt.Sprintf("provider %q declares no model (set model, or models and default)", p.Name)}
+		}
+		if p.Default != "" && len(p.Models) > 0 && !contains(p.Models, p.Default) {
+			return &Error{At: p.At, Msg: fmt.Sprintf("provider %q: default %q is not in models %v", p.Name, p.Default, p.Models)}
+		}
+	}
+	switch c.Permissions.Mode {
+	case "", "ask", "allow", "deny":
+	default:
+		return &Error{At: c.permModeAt, Msg: fmt.Sprintf("[permissions] mode must be ask, allow or deny, not %q", c.Permissions.Mode)}
+	}
+	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Tools.BashTimeoutSeconds < 0 {
+		return &Error{Msg: "max_steps, token_budget and bash_timeout_seconds must not be negative"}
+	}
+	return nil
+}

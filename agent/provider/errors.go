@@ -1,0 +1,54 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+)
+
+// APIError is a failure the model endpoint reported, or a failure to talk to
+// it at all. Its message is fit to show a user.
+type APIError struct {
+	Provider string
+	// Status is the HTTP status, or 0 for a transport or stream failure.
+	Status int
+	// Message is the provider's own explanation when it gave one.
+	Message string
+	// Attempts is how many times the request was sent.
+	Attempts int
+	// Err is the underlying transport error, if any.
+	Err error
+}
+
+func (e *APIError) Error() string {
+	var s string
+	switch {
+	case e.Status == 401 || e.Status == 403:
+		s = fmt.Sprintf("%s: authentication failed (HTTP %d)", e.Provider, e.Status)
+	case e.Status != 0:
+		s = fmt.Sprintf("%s: HTTP %d", e.Provider, e.Status)
+	default:
+		s = e.Provider
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
+	}
+	return s
+}
+
+func (e *APIError) Unwrap() error { return e.Err }
+
+// IsAuth reports whether err is an authentication failure from a provider.
+func IsAuth(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && (ae.Status == 401 || ae.Status == 403)
+}
+
+// ErrStreamTruncated is reported when a stream ends before the model
+// finished its message.
+var ErrStreamTruncated = errors.New("the response stream ended before the message was complete")

@@ -1,0 +1,396 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+//go:embed bash.md
+var bashDescription string
+
+// bashDrainWait bounds how long output is still read after the shell has
+// exited. A background process that inherited the output pipe (`server &`)
+// keeps it open for as long as it runs; without a bound the call would last
+// that long too. It is also the grace the shell gets to exit after it was
+// signalled on a timeout, before it is killed outright.
+const bashDrainWait = 2 * time.Second
+
+type bashArgs struct {
+	Command        string `json:"command"`
+	TimeoutSeconds *int   `json:"timeout_seconds,omitempty"`
+}
+
+type bash struct{}
+
+func init() { tools.RegisterBuiltin(bash{}) }
+
+func (bash) Name() string        { return "bash" }
+func (bash) Description() string { return bashDescription }
+func (bash) ReadOnly() bool      { return false }
+
+var bashSchema = schema(`{
+	"type": "object",
+	"properties": {
+		"command": {"type": "string", "description": "The command line, run with bash -c in the workspace root."},
+		"timeout_seconds": {"type": "integer", "minimum": 1, "description": "Kill the command and every process it started after this many seconds. Defaults to the configured limit, which also caps it."}
+	},
+	"required": ["command"],
+	"additionalProperties": false
+}`)
+
+func (bash) Schema() json.RawMessage { return bashSchema }
+
+// Execute runs the command. Its output, exit code and timeout are for the
+// model and come back as a Result; only a failure of the machinery, or the
+// context ending (the user pressed stop), is a Go error.
+func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var args bashArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	if strings.TrimSpace(args.Command) == "" {
+		return tools.Errorf("command is required"), nil
+	}
+	timeout, err := bashTimeout(args.TimeoutSeconds, env.BashTimeout)
+	if err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	var note string
+	if env.BeforeShell != nil {
+		n, err := env.BeforeShell(ctx)
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		if err != nil {
+			return tools.Errorf("before running the command: %v", err), nil
+		}
+		note = strings.TrimSpace(n)
+	}
+	res, err := runShell(ctx, env, args.Command, timeout)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if note != "" {
+		res.Content = note + "\n\n" + res.Content
+	}
+	return res, nil
+}
+
+// bashTimeout resolves the timeout of one call: the argument when given,
+// capped by limit when that is set, else limit. Zero means none.
+func bashTimeout(arg *int, limit time.Duration) (time.Duration, error) {
+	if arg == nil {
+		return limit, nil
+	}
+	if *arg <= 0 {
+		return 0, errors.New("timeout_seconds must be a positive number of seconds")
+	}
+	d := time.Duration(*arg) * time.Second
+	if int64(*arg) > math.MaxInt64/int64(time.Second) {
+		d = math.MaxInt64 // absurdly large: no overflow into a negative duration
+	}
+	if limit > 0 && d > limit {
+		d = limit
+	}
+	return d, nil
+}
+
+// runShell runs command and renders the outcome.
+func runShell(ctx context.Context, env *tools.Env, command string, timeout time.Duration) (tools.Result, error) {
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+
+	cmd := shellCommand(runCtx, env.Shell, command)
+	cmd.Dir = env.Root
+	// cmd.Environ, called after Dir is set, also points PWD at Dir.
+	cmd.Env = append(cmd.Environ(), nonInteractiveEnv()...)
+	prepareTree(cmd)
+	var killed atomic.Bool
+	cmd.Cancel = func() error {
+		err := killTree(cmd.Process)
+		if err == nil {
+			killed.Store(true)
+		}
+		return err
+	}
+	cmd.WaitDelay = bashDrainWait
+
+	// One pipe for stdout and stderr keeps their writes in arrival order.
+	// The pipe is ours rather than exec's so that we know whether reading
+	// had to be cut short (exec hides that behind a non-zero exit status).
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("bash: %w", err)
+	}
+	defer pr.Close()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = cmd.Start()
+	pw.Close() // the child holds its own copy
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		return tools.Errorf("cannot start the shell: %v", err), nil
+	}
+
+	var out capture
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		// A read error only means pr was closed below to stop reading.
+		_, _ = io.Copy(&out, pr)
+	}()
+	waitErr := cmd.Wait()
+
+	orphaned := false
+	drain := time.NewTimer(bashDrainWait)
+	defer drain.Stop()
+	select {
+	case <-copied:
+	case <-drain.C:
+		orphaned = true
+	case <-ctx.Done():
+		// Stopped while a background process still held the output.
+		_ = killTree(cmd.Process)
+	}
+	pr.Close() // unblocks the copy if it is still reading
+	<-copied
+
+	if ctx.Err() != nil {
+		return tools.Result{}, ctx.Err()
+	}
+	if cmd.ProcessState == nil {
+		return tools.Result{}, fmt.Errorf("bash: %w", waitErr)
+	}
+	return shellResult(out.text(), shellOutcome{
+		state:    cmd.ProcessState,
+		timedOut: killed.Load() && runCtx.Err() != nil,
+		timeout:  timeout,
+		orphaned: orphaned,
+	}), nil
+}
+
+// shellCommand builds the command line: <shell> -c <command>, where the
+// shell is the configured one, else bash, else sh, else the platform's own.
+func shellCommand(ctx context.Context, shell, command string) *exec.Cmd {
+	if shell != "" {
+		return exec.CommandContext(ctx, shell, "-c", command)
+	}
+	for _, name := range []string{"bash", "sh"} {
+		if path, err := exec.LookPath(name); err == nil && usableShell(path) {
+			return exec.CommandContext(ctx, path, "-c", command)
+		}
+	}
+	return fallbackShell(ctx, command)
+}
+
+// nonInteractiveEnv returns the variables added to the inherited
+// environment so that commands neither wait for input nobody will type nor
+// hand output to a pager, and keep colour codes out of the output.
+func nonInteractiveEnv() []string {
+	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "NO_COLOR=1"}
+	if _, ok := os.LookupEnv("TERM"); !ok {
+		env = append(env, "TERM=dumb")
+	}
+	return env
+}
+
+// shellOutcome is how a command ended.
+type shellOutcome struct {
+	state    *os.ProcessState
+	timedOut bool
+	timeout  time.Duration
+	// orphaned reports that reading stopped while a background process
+	// still held the output open.
+	orphaned bool
+}
+
+// shellResult renders output and how the command ended as the model reads
+// it: the output, notes, then one final line with the exit status.
+func shellResult(output string, o shellOutcome) tools.Result {
+	var b strings.Builder
+	if output == "" {
+		output = "(no output)\n"
+	}
+	b.WriteString(output)
+	if !strings.HasSuffix(output, "\n") {
+		b.WriteByte('\n')
+	}
+	if o.orphaned && !o.timedOut {
+		fmt.Fprintf(&b, "(Output collection stopped %v after the shell exited: a background process still holds the output open. Redirect its output to a file, e.g. `cmd > cmd.log 2>&1 &`.)\n", bashDrainWait)
+	}
+	res := tools.Result{IsError: true}
+	switch sig, name := exitSignal(o.state); {
+	case o.timedOut:
+		d := formatSeconds(o.timeout)
+		fmt.Fprintf(&b, "Timed out after %s; the command and its child processes were killed.", d)
+		res.Summary = "timed out after " + d
+	case sig != 0:
+		fmt.Fprintf(&b, "Killed by signal %d (%s).", sig, name)
+		res.Summary = fmt.Sprintf("killed by signal %d", sig)
+	default:
+		code := o.state.ExitCode()
+		fmt.Fprintf(&b, "Exit code: %d", code)
+		res.Summary = fmt.Sprintf("exit %d", code)
+		res.IsError = code != 0
+	}
+	res.Content = b.String()
+	return res
+}
+
+// formatSeconds writes whole seconds as "5s" and anything else as
+// time.Duration does ("1.5s", "300ms").
+func formatSeconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// Output is capped at its first bashHeadBytes and last bashTailBytes: the
+// head shows what the command did first (often the error that matters), the
+// tail how it ended.
+const (
+	bashHeadBytes = 16 << 10
+	bashTailBytes = 16 << 10
+	// bashLineSlack is how much of a cut line may be given up to make the
+	// cut fall on a line break; past it a long line is cut in its middle.
+	bashLineSlack = 4 << 10
+)
+
+// captureRing holds the kept tail and the byte before it, which tells
+// whether the tail starts at the beginning of a line.
+const captureRing = bashTailBytes + 1
+
+// capture is an io.Writer that keeps the head and tail of everything written
+// to it in fixed memory, counting the bytes it drops between them. It is not
+// safe for concurrent use; the one goroutine reading the pipe writes to it.
+type capture struct {
+	head []byte
+	// tail is a ring buffer of the last captureRing bytes once it is
+	// full; next is where the oldest of them starts.
+	tail  []byte
+	next  int
+	total int64
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	n := len(p)
+	c.total += int64(n)
+	if room := bashHeadBytes - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) >= captureRing {
+		c.tail = append(c.tail[:0], p[len(p)-captureRing:]...)
+		c.next = 0
+		return n, nil
+	}
+	for len(p) > 0 {
+		if len(c.tail) < captureRing {
+			k := min(captureRing-len(c.tail), len(p))
+			c.tail = append(c.tail, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		k := copy(c.tail[c.next:], p)
+		c.next = (c.next + k) % captureRing
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// text renders the captured output for the model: the head and the tail
+// joined by a marker when bytes were dropped between them, with terminal
+// escape sequences removed and invalid UTF-8 replaced.
+func (c *capture) text() string {
+	tail := make([]byte, 0, len(c.tail))
+	tail = append(tail, c.tail[c.next:]...)
+	tail = append(tail, c.tail[:c.next]...)
+	head := c.head
+	if c.total == int64(len(head)+len(tail)) {
+		return cleanOutput(append(head, tail...))
+	}
+	head = cutHead(head)
+	// tail[0] is the byte before the kept tail: after a line break the tail
+	// already starts a line.
+	if tail[0] == '\n' {
+		tail = tail[1:]
+	} else {
+		tail = cutTail(tail[1:])
+	}
+	omitted := c.total - int64(len(head)+len(tail))
+	var b strings.Builder
+	b.WriteString(cleanOutput(head))
+	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "[... %d bytes omitted ...]\n", omitted)
+	b.WriteString(cleanOutput(tail))
+	return b.String()
+}
+
+// cutHead ends b after its last line break when that gives up little,
+// else at the last whole rune.
+func cutHead(b []byte) []byte {
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 && len(b)-(i+1) <= bashLineSlack {
+		return b[:i+1]
+	}
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// cutTail starts b after its first line break when that gives up little,
+// else at the first whole rune.
+func cutTail(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 && i < bashLineSlack {
+		return b[i+1:]
+	}
+	for i := 0; i < len(b) && i < utf8.UTFMax; i++ {
+		if utf8.RuneStart(b[i]) {
+			return b[i:]
+		}
+	}
+	return b
+}
+
+// ansiEscape matches terminal escape sequences: CSI (colours, cursor
+// movement), OSC (window titles, hyperlinks) and the short ESC forms. Every
+// part after ESC is optional so a sequence cut off by the output cap, or a
+// stray ESC, is removed too.
+var ansiEscape = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)`)
+
+// cleanOutput makes raw command output safe to show: escape sequences go,
+// and bytes that are not UTF-8 become U+FFFD.
+func cleanOutput(b []byte) string {
+	if bytes.IndexByte(b, 0x1b) >= 0 {
+		b = ansiEscape.ReplaceAll(b, nil)
+	}
+	return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+}

@@ -1,0 +1,73 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+//go:embed edit_file.md
+var editFileDescription string
+
+type editFileArgs struct {
+	Path string `json:"path"`
+	edit
+}
+
+type editFile struct{}
+
+func init() { tools.RegisterBuiltin(editFile{}) }
+
+func (editFile) Name() string        { return "edit_file" }
+func (editFile) Description() string { return editFileDescription }
+func (editFile) ReadOnly() bool      { return false }
+
+var editFileSchema = schema(`{
+	"type": "object",
+	"properties": {
+		"path": {"type": "string", "description": "File to edit, relative to the workspace root or absolute."},
+		"old_string": {"type": "string", "description": "The exact text to replace."},
+		"new_string": {"type": "string", "description": "The text to put in its place."},
+		"replace_all": {"type": "boolean", "description": "Replace every occurrence instead of exactly one. Default false."}
+	},
+	"required": ["path", "old_string", "new_string"],
+	"additionalProperties": false
+}`)
+
+func (editFile) Schema() json.RawMessage { return editFileSchema }
+
+func (editFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var args editFileArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	if args.Path == "" {
+		return tools.Errorf("path is required"), nil
+	}
+	abs, content, missing, fail := loadForEdit(env, args.Path)
+	if fail != nil {
+		return *fail, nil
+	}
+	if missing {
+		return notFound(env, args.Path, errNotExist), nil
+	}
+	updated, n, err := applyEdit(content, args.edit, args.Path)
+	if err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	if err := env.FS.Apply(ctx, []tools.Change{{Kind: tools.Write, Path: abs, Content: []byte(updated)}}); err != nil {
+		return tools.Errorf("writing %s: %v", args.Path, err), nil
+	}
+	what := "1 occurrence"
+	if n != 1 {
+		what = fmt.Sprintf("%d occurrences", n)
+	}
+	return tools.Result{
+		Content: fmt.Sprintf("Edited %s: replaced %s. The file now reads:\n%s", env.Rel(abs), what, snippet(content, updated)),
+		Summary: "replaced " + what,
+		Changed: []string{abs},
+	}, nil
+}

@@ -1,0 +1,76 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+//go:embed move_file.md
+var moveFileDescription string
+
+var errNotExist = fs.ErrNotExist
+
+type moveFileArgs struct {
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+}
+
+type moveFile struct{}
+
+func init() { tools.RegisterBuiltin(moveFile{}) }
+
+func (moveFile) Name() string        { return "move_file" }
+func (moveFile) Description() string { return moveFileDescription }
+func (moveFile) ReadOnly() bool      { return false }
+
+var moveFileSchema = schema(`{
+	"type": "object",
+	"properties": {
+		"source": {"type": "string", "description": "The file or directory to move."},
+		"destination": {"type": "string", "description": "Its new path; must not exist yet."}
+	},
+	"required": ["source", "destination"],
+	"additionalProperties": false
+}`)
+
+func (moveFile) Schema() json.RawMessage { return moveFileSchema }
+
+func (moveFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var args moveFileArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	if args.Source == "" || args.Destination == "" {
+		return tools.Errorf("source and destination are required"), nil
+	}
+	src, err := env.WritePath(args.Source)
+	if err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	dst, err := env.WritePath(args.Destination)
+	if err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	if _, err := env.FS.Stat(src); err != nil {
+		return notFound(env, args.Source, err), nil
+	}
+	if _, err := env.FS.Stat(dst); err == nil {
+		return tools.Errorf("%s already exists; move_file never overwrites", args.Destination), nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return tools.Errorf("%s: %v", args.Destination, err), nil
+	}
+	if err := env.FS.Apply(ctx, []tools.Change{{Kind: tools.Rename, Path: src, NewPath: dst}}); err != nil {
+		return tools.Errorf("moving %s: %v", args.Source, err), nil
+	}
+	return tools.Result{
+		Content: fmt.Sprintf("Moved %s to %s.", env.Rel(src), env.Rel(dst)),
+		Summary: "moved",
+		Changed: []string{src, dst},
+	}, nil
+}

@@ -1,0 +1,102 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+//go:embed multi_edit.md
+var multiEditDescription string
+
+type multiEditArgs struct {
+	Path  string `json:"path"`
+	Edits []edit `json:"edits"`
+}
+
+type multiEdit struct{}
+
+func init() { tools.RegisterBuiltin(multiEdit{}) }
+
+func (multiEdit) Name() string        { return "multi_edit" }
+func (multiEdit) Description() string { return multiEditDescription }
+func (multiEdit) ReadOnly() bool      { return false }
+
+var multiEditSchema = schema(`{
+	"type": "object",
+	"properties": {
+		"path": {"type": "string", "description": "File to edit, relative to the workspace root or absolute."},
+		"edits": {
+			"type": "array",
+			"minItems": 1,
+			"description": "Replacements applied in order.",
+			"items": {
+				"type": "object",
+				"properties": {
+					"old_string": {"type": "string", "description": "The exact text to replace."},
+					"new_string": {"type": "string", "description": "The text to put in its place."},
+					"replace_all": {"type": "boolean", "description": "Replace every occurrence. Default false."}
+				},
+				"required": ["old_string", "new_string"],
+				"additionalProperties": false
+			}
+		}
+	},
+	"required": ["path", "edits"],
+	"additionalProperties": false
+}`)
+
+func (multiEdit) Schema() json.RawMessage { return multiEditSchema }
+
+func (multiEdit) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var args multiEditArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	if args.Path == "" || len(args.Edits) == 0 {
+		return tools.Errorf("path and at least one edit are required"), nil
+	}
+	abs, content, missing, fail := loadForEdit(env, args.Path)
+	if fail != nil {
+		return *fail, nil
+	}
+	edits := args.Edits
+	verb := "Edited"
+	if missing {
+		if edits[0].OldString != "" {
+			return notFound(env, args.Path, errNotExist), nil
+		}
+		content, edits, verb = edits[0].NewString, edits[1:], "Created"
+	}
+	original := content
+	if missing {
+		original = ""
+	}
+	total := 0
+	for i, e := range edits {
+		updated, n, err := applyEdit(content, e, args.Path)
+		if err != nil {
+			return tools.Errorf("edit %d of %d: %v. No edit was applied", i+1+boolInt(missing), len(args.Edits), err), nil
+		}
+		content = updated
+		total += n
+	}
+	if err := env.FS.Apply(ctx, []tools.Change{{Kind: tools.Write, Path: abs, Content: []byte(content)}}); err != nil {
+		return tools.Errorf("writing %s: %v", args.Path, err), nil
+	}
+	return tools.Result{
+		Content: fmt.Sprintf("%s %s: %d edits, %d replacements. The changed region now reads:\n%s", verb, env.Rel(abs), len(args.Edits), total, snippet(original, content)),
+		Summary: fmt.Sprintf("%d edits", len(args.Edits)),
+		Changed: []string{abs},
+	}, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,69 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+//go:embed write_file.md
+var writeFileDescription string
+
+type writeFileArgs struct {
+	Path    string  `json:"path"`
+	Content *string `json:"content"`
+}
+
+type writeFile struct{}
+
+func init() { tools.RegisterBuiltin(writeFile{}) }
+
+func (writeFile) Name() string        { return "write_file" }
+func (writeFile) Description() string { return writeFileDescription }
+func (writeFile) ReadOnly() bool      { return false }
+
+var writeFileSchema = schema(`{
+	"type": "object",
+	"properties": {
+		"path": {"type": "string", "description": "File to write, relative to the workspace root or absolute."},
+		"content": {"type": "string", "description": "The complete new content of the file."}
+	},
+	"required": ["path", "content"],
+	"additionalProperties": false
+}`)
+
+func (writeFile) Schema() json.RawMessage { return writeFileSchema }
+
+func (writeFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var args writeFileArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	if args.Path == "" || args.Content == nil {
+		return tools.Errorf("path and content are required"), nil
+	}
+	abs, err := env.WritePath(args.Path)
+	if err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	verb := "Created"
+	if fi, err := env.FS.Stat(abs); err == nil {
+		if fi.IsDir() {
+			return tools.Errorf("%s is a directory", args.Path), nil
+		}
+		verb = "Overwrote"
+	}
+	content := []byte(*args.Content)
+	if err := env.FS.Apply(ctx, []tools.Change{{Kind: tools.Write, Path: abs, Content: content}}); err != nil {
+		return tools.Errorf("writing %s: %v", args.Path, err), nil
+	}
+	lines := lineCount(content)
+	return tools.Result{
+		Content: fmt.Sprintf("%s %s (%d lines, %d bytes).", verb, env.Rel(abs), lines, len(content)),
+		Summary: fmt.Sprintf("%s, %d lines", lowerFirst(verb), lines),
+		Changed: []string{abs},
+	}, nil
+}

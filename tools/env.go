@@ -1,0 +1,91 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Env is what a tool call runs against: the workspace, the file seam, and
+// the limits the user configured. One Env serves a whole session and is
+// safe for concurrent use by parallel read-only calls.
+type Env struct {
+	// Root is the absolute, clean workspace root. Relative paths in tool
+	// arguments resolve against it, and shell commands run in it.
+	Root string
+	FS   FS
+	// Guard confines reads and writes; nil allows everything.
+	Guard Guard
+	// BashTimeout is the default and maximum timeout of a shell command;
+	// zero means no tool-local cap.
+	BashTimeout time.Duration
+	// Shell is the interpreter for bash commands; empty means bash, or sh
+	// where bash is missing.
+	Shell string
+	// BeforeShell, when set, runs before every shell command so edits held
+	// only in editor buffers reach the disk first. The note it returns is
+	// shown to the model with the command's output.
+	BeforeShell func(ctx context.Context) (note string, err error)
+}
+
+// Guard decides which paths tools may touch. Paths given to it are
+// absolute; CheckWrite returns the path to write to, with symbolic links
+// resolved, so the check and the write agree on the target.
+type Guard interface {
+	CheckRead(path string) error
+	CheckWrite(path string) (string, error)
+}
+
+// Abs resolves a tool argument path against the workspace root.
+func (e *Env) Abs(p string) string {
+	if p == "" {
+		return e.Root
+	}
+	if strings.HasPrefix(p, "~/") {
+		// Models sometimes write home-relative paths; treat them as the
+		// shell would rather than as a directory named "~".
+		if home, err := userHome(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.Root, p)
+	}
+	return filepath.Clean(p)
+}
+
+// Rel renders an absolute path for display and for the model: relative to
+// the root when inside it, absolute otherwise.
+func (e *Env) Rel(abs string) string {
+	rel, err := filepath.Rel(e.Root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+// ReadPath resolves p and checks that it may be read.
+func (e *Env) ReadPath(p string) (string, error) {
+	abs := e.Abs(p)
+	if e.Guard != nil {
+		if err := e.Guard.CheckRead(abs); err != nil {
+			return "", err
+		}
+	}
+	return abs, nil
+}
+
+// WritePath resolves p and checks that it may be written, returning the
+// real target.
+func (e *Env) WritePath(p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("path is required")
+	}
+	abs := e.Abs(p)
+	if e.Guard != nil {
+		return e.Guard.CheckWrite(abs)
+	}
+	return abs, nil
+}

@@ -1,0 +1,167 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// Request is a tool call awaiting a decision.
+type Request struct {
+	SessionID string
+	Tool      string
+	ReadOnly  bool
+	Args      json.RawMessage
+}
+
+// Answer is a user's reply to an approval prompt.
+type Answer int
+
+const (
+	AnswerDeny Answer = iota
+	AnswerOnce
+	AnswerSession
+	AnswerAlways
+)
+
+// Prompt is what an Approver shows the user.
+type Prompt struct {
+	Request
+	// Scope is the rule a session or permanent grant adds, such as
+	// `Bash(go test:*)`.
+	Scope string
+	// Why explains why the user is asked, e.g. the ask rule that matched.
+	Why string
+}
+
+// Approver asks the user. Implementations: a terminal prompt for
+// `reasonix run`, an editor dialog over LSP.
+type Approver interface {
+	Approve(ctx context.Context, p Prompt) (Answer, error)
+}
+
+// Verdict is the outcome of a Gate check.
+type Verdict struct {
+	Allowed bool
+	// Reason says why a call was refused, for the model and the log.
+	Reason string
+	// Asked is set when the user was consulted.
+	Asked bool
+}
+
+// Gate decides whether a tool call may run.
+type Gate interface {
+	Check(ctx context.Context, r Request) Verdict
+}
+
+// Checker is the standard Gate: static rules, then the user for "ask",
+// remembering what the user granted for the session.
+type Checker struct {
+	Policy Policy
+	// Approver asks the user; nil means no one can be asked, and "ask"
+	// resolves to allow so unattended runs keep working (deny rules still
+	// hold).
+	Approver Approver
+	// Persist saves an "always allow" grant as an allow rule in the
+	// project config. Nil, or an error, degrades the grant to the session.
+	Persist func(rule string) error
+	// Notify reports things the user should know (a grant not saved,
+	// asks resolved without a prompt). Optional.
+	Notify func(msg string)
+
+	mu      sync.Mutex        // guards Policy's rule lists, granted and warned
+	granted map[string][]Rule // session id → rules granted for it
+	warned  bool
+}
+
+// Check implements Gate.
+func (c *Checker) Check(ctx context.Context, r Request) Verdict {
+	c.mu.Lock()
+	policy := c.Policy
+	c.mu.Unlock()
+	d, rule := policy.Decide(r.Tool, r.ReadOnly, r.Args)
+	if d == Deny {
+		why := "denied by the permission mode"
+		if rule != nil {
+			why = fmt.Sprintf("denied by the rule %q", rule.Raw)
+		}
+		return Verdict{Reason: why}
+	}
+	if c.grantedFor(r) {
+		return Verdict{Allowed: true}
+	}
+	if d == Allow {
+		return Verdict{Allowed: true}
+	}
+	if c.Approver == nil {
+		c.mu.Lock()
+		first := !c.warned
+		c.warned = true
+		c.mu.Unlock()
+		if first && c.Notify != nil {
+			c.Notify("no one to ask for approval (not interactive): tool calls that would ask are allowed; use [permissions] deny rules or mode = \"deny\" to restrict")
+		}
+		return Verdict{Allowed: true}
+	}
+	p := Prompt{Request: r, Scope: Scope(r.Tool, r.Args), Why: "no rule allows this call"}
+	if rule != nil {
+		p.Why = fmt.Sprintf("the rule %q asks for approval", rule.Raw)
+	}
+	ans, err := c.Approver.Approve(ctx, p)
+	if err != nil {
+		return Verdict{Reason: fmt.Sprintf("approval failed: %v", err), Asked: true}
+	}
+	switch ans {
+	case AnswerOnce:
+		return Verdict{Allowed: true, Asked: true}
+	case AnswerSession:
+		c.grant(r.SessionID, p.Scope)
+		return Verdict{Allowed: true, Asked: true}
+	case AnswerAlways:
+		c.grant(r.SessionID, p.Scope)
+		if c.Persist == nil {
+			c.notify("this grant lasts for the session only: there is no project config to save it to")
+		} else if err := c.Persist(p.Scope); err != nil {
+			c.notify(fmt.Sprintf("could not save the rule %q: %v; it lasts for the session only", p.Scope, err))
+		} else {
+			c.mu.Lock()
+			if rule, err := ParseRule(p.Scope); err == nil {
+				c.Policy.Allow = append(c.Policy.Allow, rule)
+			}
+			c.mu.Unlock()
+		}
+		return Verdict{Allowed: true, Asked: true}
+	}
+	return Verdict{Reason: "the user denied this call", Asked: true}
+}
+
+func (c *Checker) notify(msg string) {
+	if c.Notify != nil {
+		c.Notify(msg)
+	}
+}
+
+func (c *Checker) grant(session, scope string) {
+	rule, err := ParseRule(scope)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.granted == nil {
+		c.granted = map[string][]Rule{}
+	}
+	c.granted[session] = append(c.granted[session], rule)
+}
+
+func (c *Checker) grantedFor(r Request) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, rule := range c.granted[r.SessionID] {
+		if rule.matches(r.Tool, c.Policy.relativize(r.Args), false) {
+			return true
+		}
+	}
+	return false
+}

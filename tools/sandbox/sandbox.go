@@ -1,0 +1,142 @@
+// Package sandbox confines what the file tools may touch: writes stay inside
+// the workspace root, the user's Reasonix directory and any configured extra
+// roots; reads stay out of the configured secret directories.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// Policy is a tools.Guard built from the [sandbox] config.
+type Policy struct {
+	// WriteRoots are the directories writes may land in.
+	WriteRoots []string
+	// ForbidRead are directories and files no tool may read.
+	ForbidRead []string
+}
+
+// New returns a Policy with every root made absolute and symlink-free, so
+// comparisons are made between real paths.
+func New(writeRoots, forbidRead []string) *Policy {
+	p := &Policy{}
+	for _, r := range writeRoots {
+		if r == "" {
+			continue
+		}
+		p.WriteRoots = append(p.WriteRoots, resolve(r))
+	}
+	for _, r := range forbidRead {
+		if r == "" {
+			continue
+		}
+		p.ForbidRead = append(p.ForbidRead, resolve(r))
+	}
+	return p
+}
+
+// ErrOutsideRoots is wrapped by CheckWrite's refusals.
+var ErrOutsideRoots = errors.New("outside the directories Reasonix may write")
+
+// ErrForbidden is wrapped by CheckRead's refusals.
+var ErrForbidden = errors.New("reading it is forbidden by [sandbox] forbid_read")
+
+// CheckWrite resolves path to its real location (following any symbolic
+// link in it, so a link inside the workspace cannot tunnel out) and accepts
+// it when that location is inside a write root.
+func (p *Policy) CheckWrite(path string) (string, error) {
+	real := resolve(path)
+	for _, root := range p.WriteRoots {
+		if within(real, root) {
+			return real, nil
+		}
+	}
+	if real != filepath.Clean(path) {
+		return "", fmt.Errorf("%s (resolves to %s) is %w", path, real, ErrOutsideRoots)
+	}
+	return "", fmt.Errorf("%s is %w; allowed: %s", path, ErrOutsideRoots, strings.Join(p.WriteRoots, ", "))
+}
+
+// CheckRead refuses paths inside a forbidden directory.
+func (p *Policy) CheckRead(path string) error {
+	if len(p.ForbidRead) == 0 {
+		return nil
+	}
+	real := resolve(path)
+	for _, f := range p.ForbidRead {
+		if within(real, f) || within(filepath.Clean(path), f) {
+			return fmt.Errorf("%s: %w", path, ErrForbidden)
+		}
+	}
+	return nil
+}
+
+// Forbidden reports whether path lies in a forbidden directory, without
+// resolving links; walkers use it to prune quickly.
+func (p *Policy) Forbidden(path string) bool {
+	for _, f := range p.ForbidRead {
+		if within(path, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path is root or below it. Both are clean.
+func within(path, root string) bool {
+	if path == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, root)
+}
+
+// resolve makes path absolute and resolves symbolic links in the longest
+// prefix of it that exists; the missing tail is appended as is (it cannot
+// contain links yet).
+func resolve(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	var tail []string
+	cur := abs
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(append([]string{real}, tail...)...)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			// A permission error or a link loop: keep the lexical path,
+			// which is the conservative answer for a prefix check.
+			return abs
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		tail = append([]string{filepath.Base(cur)}, tail...)
+		cur = parent
+	}
+}
+
+// DefaultForbidRead lists the secret locations protected out of the box,
+// relative to the user's home directory.
+var DefaultForbidRead = []string{".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc"}
+
+// HomeDefaults returns DefaultForbidRead under home.
+func HomeDefaults(home string) []string {
+	if home == "" {
+		return nil
+	}
+	out := make([]string, 0, len(DefaultForbidRead))
+	for _, d := range DefaultForbidRead {
+		out = append(out, filepath.Join(home, d))
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+// Package tools defines what the agent can do: the Tool interface, the
+// Registry the agent sees, and the seams (FS, Env) through which every tool
+// touches the world. Built-in tools live in tools/builtin and register
+// themselves from init; MCP tools are adapted into the same interface.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Tool is one capability offered to the model.
+//
+// Execute has two error channels. A problem the model should see and can act
+// on (bad arguments, a missing file, a non-unique edit) is a Result with
+// IsError set. A returned error means the system failed (the context ended,
+// the disk is gone); the agent reports it to the model too, but also to the
+// user.
+type Tool interface {
+	Name() string
+	Description() string
+	// Schema is the JSON Schema of the arguments object.
+	Schema() json.RawMessage
+	// ReadOnly reports whether the tool never changes anything outside the
+	// process. Read-only calls may run in parallel and are allowed by the
+	// permission fallback.
+	ReadOnly() bool
+	Execute(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// Result is what a tool call returns to the model.
+type Result struct {
+	// Content is the text the model reads.
+	Content string
+	// IsError marks a failed call; the model sees Content either way.
+	IsError bool
+	// Summary is a short, one-line description for people watching
+	// ("42 lines", "exit 1"). Optional.
+	Summary string
+	// Changed lists the absolute paths the call wrote, moved or deleted.
+	Changed []string
+}
+
+// Errorf returns a failed Result whose content is the formatted message.
+func Errorf(format string, args ...any) Result {
+	msg := fmt.Sprintf(format, args...)
+	return Result{Content: "Error: " + msg, IsError: true, Summary: firstLine(msg)}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	const max = 100
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// DecodeArgs unmarshals raw JSON arguments into v, rejecting unknown fields
+// so a misspelled argument is reported instead of silently ignored. The
+// returned error is worded for the model.
+func DecodeArgs(raw json.RawMessage, v any) error {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid arguments: %v", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("invalid arguments: trailing data after the JSON object")
+	}
+	return nil
+}
