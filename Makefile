@@ -1,0 +1,64 @@
+# Reasonix build, test and demo targets. `make test` installs what the tests
+# need on a fresh machine (only when missing), then vets and tests.
+
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+BIN     := bin
+DIST    := dist
+PLATFORMS := darwin/amd64 darwin/arm64 linux/amd64 linux/arm64 windows/amd64 windows/arm64
+
+export CGO_ENABLED = 0
+
+.PHONY: all build test vet fmt fmt-check cross bench demo deps clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/reasonix ./cmd/reasonix
+	$(GO) build -trimpath -o $(BIN)/scripted-model ./cmd/scripted-model
+
+# deps installs the peers tests and benchmarks talk to, when they are
+# missing. Nothing is installed when everything is present.
+deps:
+	@command -v rg >/dev/null 2>&1 || { \
+		echo "installing ripgrep (the grep benchmark's reference)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq ripgrep >/dev/null; }
+
+vet: fmt-check
+	$(GO) vet ./...
+
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+# Tests run under the race detector (which needs cgo); the binaries they
+# build are still static.
+test: deps vet
+	CGO_ENABLED=1 $(GO) test -count=1 -race ./...
+
+cross:
+	@mkdir -p $(DIST)
+	@for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "$$os/$$arch"; \
+		GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" \
+			-o $(DIST)/reasonix-$$os-$$arch$$ext ./cmd/reasonix || exit 1; \
+	done
+
+# bench prints ratios measured side by side in one run: grep against
+# ripgrep on Go's own source tree, the harness overhead per tool round
+# trip, and the prompt-cache hit ratio of a scripted session.
+bench: deps
+	$(GO) test -run '^$$' -bench 'GrepVsRipgrep' -benchtime 5x ./tools/builtin
+	$(GO) test -run '^$$' -bench 'RoundTrip|PromptCache' -benchtime 200x ./agent/
+
+demo: build
+	@sh testdata/demo/demo.sh
+
+clean:
+	rm -rf $(BIN) $(DIST)

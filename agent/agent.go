@@ -1,0 +1,218 @@
+// Package agent runs the coding agent: a Session holds the conversation,
+// and Agent.Run drives one turn of it — ask the model, run the tools it
+// calls, feed the results back, repeat — emitting events as it goes.
+//
+// The loop is cache-first. A session's prompt is an immutable prefix (the
+// system message and the tool schemas, fixed when the session starts) and
+// then an append-only log of messages. Nothing is reordered, rewritten or
+// timestamped, so every request extends the previous one byte for byte and
+// the provider's prefix cache serves almost all of it.
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
+)
+
+// Agent is the configured loop: which model, which tools, which limits.
+// One Agent serves any number of sessions, concurrently.
+type Agent struct {
+	Provider provider.Provider
+	// Model is the model name sent in requests; ModelRef is its
+	// provider/model form for display and session files.
+	Model    string
+	ModelRef string
+	// Price is the model's price; nil when unknown.
+	Price *config.Price
+
+	Tools *tools.Registry
+	Env   *tools.Env
+	Gate  permission.Gate
+
+	// MaxSteps bounds the model requests of one turn; 0 means no limit.
+	MaxSteps int
+	// TokenBudget bounds a session's total tokens; 0 means no budget.
+	TokenBudget int
+	// ParallelMax bounds how many read-only calls run at once.
+	ParallelMax int
+	Temperature *float64
+	MaxTokens   int
+
+	// Sink receives every event; nil discards them. It may be called from
+	// several goroutines, but never concurrently for the same session.
+	Sink func(Event)
+	// Store persists sessions; nil keeps them in memory only.
+	Store *Store
+
+	// SystemPrompt is the base prompt for new sessions; empty means the
+	// built-in one.
+	SystemPrompt string
+}
+
+// Errors that end a turn without a failure of the system.
+var (
+	ErrMaxSteps       = errors.New("the turn reached max_steps")
+	ErrBudgetExceeded = errors.New("the session exceeded its token budget")
+	ErrBusy           = errors.New("the session is already running a turn")
+)
+
+// ParallelFromEnv reads REASONIX_PARALLEL_MAX: default 3, at most 16.
+func ParallelFromEnv() int {
+	n, err := strconv.Atoi(os.Getenv("REASONIX_PARALLEL_MAX"))
+	switch {
+	case err != nil || n < 1:
+		return 3
+	case n > 16:
+		return 16
+	}
+	return n
+}
+
+// Session is one conversation.
+type Session struct {
+	ID      string
+	Created time.Time
+
+	mu       sync.Mutex // guards the fields below
+	messages []provider.Message
+	usage    provider.Usage
+	cost     float64
+	turns    int
+	running  bool
+	file     *sessionFile
+}
+
+// NewSession starts a session with a fresh system message built from the
+// workspace and persists its header.
+func (a *Agent) NewSession() (*Session, error) {
+	now := time.Now()
+	s := &Session{ID: newID(now), Created: now}
+	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root)
+	s.messages = []provider.Message{{Role: provider.RoleSystem, Content: system}}
+	if a.Store != nil {
+		f, err := a.Store.create(Meta{
+			ID: s.ID, Created: now, Root: a.Env.Root, Model: a.ModelRef,
+			PrefixHash: PrefixHash(system, a.Tools.Schemas()),
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.file = f
+		if err := f.append(record{Type: "message", Message: &s.messages[0]}); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Resume reopens a stored session. Its stored system message is kept as
+// is, so the cached prefix survives; if the tools changed since, the first
+// request misses the cache once, and a notice says so.
+func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
+	if a.Store == nil {
+		return nil, errors.New("no session store")
+	}
+	id, err := a.Store.Resolve(idOrPrefix)
+	if err != nil {
+		return nil, err
+	}
+	l, err := a.Store.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.Messages) == 0 || l.Messages[0].Role != provider.RoleSystem {
+		return nil, fmt.Errorf("session %s has no system message", id)
+	}
+	f, err := a.Store.reopen(id)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{ID: id, Created: l.Meta.Created, messages: repairHistory(l.Messages),
+		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f}
+	if PrefixHash(l.Messages[0].Content, a.Tools.Schemas()) != l.Meta.PrefixHash {
+		a.emit(Event{Kind: EventNotice, SessionID: id,
+			Text: "the tool set changed since this session started; the first request will miss the prompt cache"})
+	}
+	return s, nil
+}
+
+// Messages returns a copy of the conversation.
+func (s *Session) Messages() []provider.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]provider.Message(nil), s.messages...)
+}
+
+// Usage returns the session's token totals and cost.
+func (s *Session) Usage() (provider.Usage, float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage, s.cost
+}
+
+// Close releases the session file.
+func (s *Session) Close() error {
+	if s.file == nil {
+		return nil
+	}
+	return s.file.close()
+}
+
+// append adds messages to the log and persists them.
+func (s *Session) append(msgs ...provider.Message) error {
+	s.mu.Lock()
+	s.messages = append(s.messages, msgs...)
+	s.mu.Unlock()
+	if s.file == nil {
+		return nil
+	}
+	for i := range msgs {
+		if err := s.file.append(record{Type: "message", Message: &msgs[i]}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// repairHistory makes a loaded history valid to send: every tool call
+// must have a result, or the provider rejects the request. A process killed
+// between a call and its result leaves such a gap.
+func repairHistory(msgs []provider.Message) []provider.Message {
+	var out []provider.Message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		out = append(out, m)
+		if m.Role != provider.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		have := map[string]bool{}
+		j := i + 1
+		for ; j < len(msgs) && msgs[j].Role == provider.RoleTool; j++ {
+			have[msgs[j].ToolCallID] = true
+			out = append(out, msgs[j])
+		}
+		for _, tc := range m.ToolCalls {
+			if !have[tc.ID] {
+				out = append(out, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Name: tc.Name,
+					Content: "Error: this call never completed (the previous run was interrupted)."})
+			}
+		}
+		i = j - 1
+	}
+	return out
+}
+
+func (a *Agent) emit(e Event) {
+	if a.Sink != nil {
+		a.Sink(e)
+	}
+}

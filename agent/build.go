@@ -1,0 +1,154 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
+	"github.com/reasonix/reasonix/tools/sandbox"
+)
+
+// Options are the parts of an Agent that the front end decides.
+type Options struct {
+	// Dir is the directory Reasonix was started in; the workspace root
+	// unless [sandbox] workspace_root says otherwise.
+	Dir string
+	// Model overrides default_model (the --model flag).
+	Model string
+	// Approver asks the user about "ask" decisions; nil for unattended
+	// runs.
+	Approver permission.Approver
+	// Notify reports permission notices to the user.
+	Notify func(string)
+	// FS replaces the disk (the LSP server's editor overlay).
+	FS tools.FS
+	// Sink receives events.
+	Sink func(Event)
+}
+
+// Build assembles an Agent from configuration: it resolves the model and
+// its key, creates the provider, the tool registry, the sandbox and the
+// permission gate, and opens the session store. The built-in tools must be
+// linked in (import tools/builtin) by the caller.
+func Build(cfg *config.Config, opts Options) (*Agent, error) {
+	res, err := cfg.ResolveModel(opts.Model)
+	if err != nil {
+		return nil, err
+	}
+	key, err := res.Provider.APIKey()
+	if err != nil {
+		return nil, err
+	}
+	prov, err := provider.New(res.Provider.Kind, provider.Config{
+		Name:    res.Provider.Name,
+		BaseURL: res.Provider.BaseURL,
+		Model:   res.Model,
+		APIKey:  key,
+		Options: res.Provider.Options,
+	})
+	if err != nil {
+		return nil, &config.Error{At: res.Provider.At, Msg: err.Error()}
+	}
+
+	root := opts.Dir
+	if cfg.Sandbox.WorkspaceRoot != "" {
+		root = config.Expand(cfg.Sandbox.WorkspaceRoot)
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(opts.Dir, root)
+		}
+	}
+	root, err = filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("workspace root %s is not a directory", root)
+	}
+
+	home, err := config.Home()
+	if err != nil {
+		return nil, err
+	}
+	writeRoots := []string{root, home}
+	for _, d := range cfg.Sandbox.AllowWrite {
+		writeRoots = append(writeRoots, absUnder(root, config.Expand(d)))
+	}
+	userHome, _ := os.UserHomeDir()
+	forbid := sandbox.HomeDefaults(userHome)
+	for _, d := range cfg.Sandbox.ForbidRead {
+		forbid = append(forbid, absUnder(root, config.Expand(d)))
+	}
+
+	reg, err := tools.DefaultRegistry(cfg.Tools.Enabled)
+	if err != nil {
+		return nil, err
+	}
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = tools.DiskFS{}
+	}
+	env := &tools.Env{
+		Root:        root,
+		FS:          fsys,
+		Guard:       sandbox.New(writeRoots, forbid),
+		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
+	}
+
+	policy, err := permission.NewPolicy(cfg.Permissions.Mode, cfg.Permissions.Allow, cfg.Permissions.Ask, cfg.Permissions.Deny)
+	if err != nil {
+		return nil, fmt.Errorf("[permissions]: %w", err)
+	}
+	policy.Root = root
+	projectFile := filepath.Join(root, config.ProjectFileName)
+	gate := &permission.Checker{
+		Policy:   policy,
+		Approver: opts.Approver,
+		Notify:   opts.Notify,
+		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },
+	}
+
+	system := cfg.Agent.SystemPrompt
+	if f := cfg.Agent.SystemPromptFile; f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("[agent] system_prompt_file: %w", err)
+		}
+		system = string(b)
+	}
+
+	a := &Agent{
+		Provider:     prov,
+		Model:        res.Model,
+		ModelRef:     res.String(),
+		Tools:        reg,
+		Env:          env,
+		Gate:         gate,
+		MaxSteps:     cfg.Agent.MaxSteps,
+		TokenBudget:  cfg.Agent.TokenBudget,
+		ParallelMax:  ParallelFromEnv(),
+		Temperature:  cfg.Agent.Temperature,
+		MaxTokens:    cfg.Agent.MaxTokens,
+		Sink:         opts.Sink,
+		Store:        &Store{Dir: filepath.Join(home, "sessions")},
+		SystemPrompt: system,
+	}
+	if p, ok := res.Provider.PriceOf(res.Model); ok {
+		a.Price = &p
+	}
+	return a, nil
+}
+
+func absUnder(root, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(root, p)
+}

@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
+)
+
+// maxResultBytes bounds any one tool result in the log. Built-in tools cap
+// their own output well below this; the bound is for tools that do not.
+const maxResultBytes = 128 << 10
+
+// dispatch runs the calls of one model response and returns their results
+// in the order the model asked. Runs of consecutive read-only calls execute
+// in parallel, up to ParallelMax at a time; any other call runs alone, so a
+// read never races a write that precedes or follows it.
+func (t *turn) dispatch(ctx context.Context, calls []provider.ToolCall) []provider.Message {
+	results := make([]provider.Message, len(calls))
+	limit := t.a.ParallelMax
+	if limit < 1 || os.Getenv("REASONIX_TOOL_DISPATCH") == "serial" {
+		limit = 1
+	}
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if t.readOnly(calls[i]) {
+			for j < len(calls) && j-i < limit && t.readOnly(calls[j]) {
+				j++
+			}
+		}
+		if j-i == 1 {
+			results[i] = t.call(ctx, calls[i])
+		} else {
+			var wg sync.WaitGroup
+			for k := i; k < j; k++ {
+				wg.Go(func() { results[k] = t.call(ctx, calls[k]) })
+			}
+			wg.Wait()
+		}
+		i = j
+	}
+	t.calls += len(calls)
+	return results
+}
+
+func (t *turn) readOnly(c provider.ToolCall) bool {
+	tool, ok := t.a.Tools.Get(c.Name)
+	return ok && tool.ReadOnly()
+}
+
+// call runs one tool call to a tool message. Nothing in it can fail the
+// turn: every problem becomes a result the model reads.
+func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
+	start := time.Now()
+	ev := &ToolEvent{CallID: c.ID, Name: c.Name, Arguments: rawOrString(c.Arguments)}
+	tool, known := t.a.Tools.Get(c.Name)
+	if known {
+		ev.ReadOnly = tool.ReadOnly()
+	}
+	t.event(Event{Kind: EventToolStart, Tool: ev})
+
+	res := t.execute(ctx, c, tool, known, ev)
+	out := *ev
+	out.Summary, out.IsError, out.Changed = res.Summary, res.IsError, res.Changed
+	out.Result = res.Content
+	out.DurationMs = time.Since(start).Milliseconds()
+	t.event(Event{Kind: EventToolResult, Tool: &out})
+
+	content := res.Content
+	if len(content) > maxResultBytes {
+		content = content[:maxResultBytes] + fmt.Sprintf("\n[… result cut: %d bytes in all]", len(res.Content))
+	}
+	if content == "" {
+		content = "(no output)"
+	}
+	return provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
+}
+
+func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool, known bool, ev *ToolEvent) tools.Result {
+	if !known {
+		return tools.Errorf("there is no tool named %q. Available tools: %s", c.Name, strings.Join(t.a.Tools.Names(), ", "))
+	}
+	args := json.RawMessage(strings.TrimSpace(c.Arguments))
+	if !json.Valid(args) {
+		return tools.Errorf("the arguments of this %s call are not valid JSON: %s. Send one JSON object that matches the tool's schema.", c.Name, jsonProblem(args))
+	}
+	if len(args) == 0 || args[0] != '{' {
+		return tools.Errorf("the arguments of this %s call must be a JSON object, not %s", c.Name, abbreviate(string(args), 60))
+	}
+	if t.a.Gate != nil {
+		v := t.a.Gate.Check(ctx, permission.Request{SessionID: t.s.ID, Tool: c.Name, ReadOnly: tool.ReadOnly(), Args: args})
+		if !v.Allowed {
+			ev.Denied = true
+			return tools.Result{
+				Content: fmt.Sprintf("Permission denied: %s. The call was not run. Do not retry it unchanged; choose another approach or ask the user.", v.Reason),
+				IsError: true,
+				Summary: "denied",
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return tools.Result{Content: "Cancelled by the user before it ran.", IsError: true, Summary: "cancelled"}
+	}
+	res, err := safeExecute(ctx, tool, t.a.Env, args)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{Content: "Cancelled by the user while running.", IsError: true, Summary: "cancelled"}
+		}
+		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("%s failed: %v", c.Name, err)})
+		return tools.Errorf("%s failed: %v", c.Name, err)
+	}
+	return res
+}
+
+// safeExecute runs a tool, turning a panic into an error: a bug in one tool
+// must not take down an editor's language server.
+func safeExecute(ctx context.Context, tool tools.Tool, env *tools.Env, args json.RawMessage) (res tools.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("tool panicked", "tool", tool.Name(), "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return tool.Execute(ctx, env, args)
+}
+
+// rawOrString keeps valid JSON as is and wraps anything else as a JSON
+// string, so events always marshal.
+func rawOrString(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// jsonProblem describes why text is not valid JSON.
+func jsonProblem(b []byte) string {
+	var v any
+	err := json.Unmarshal(b, &v)
+	if err == nil {
+		return "unknown problem"
+	}
+	if se, ok := err.(*json.SyntaxError); ok {
+		return fmt.Sprintf("%v at byte %d (%s)", se, se.Offset, abbreviate(string(b), 80))
+	}
+	return err.Error()
+}
+
+func abbreviate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"encoding/json"
+
+	"github.com/reasonix/reasonix/agent/provider"
+)
+
+// EventKind names what an Event reports.
+type EventKind string
+
+const (
+	// EventTurnStart opens a turn; Text is the user's prompt.
+	EventTurnStart EventKind = "turn_start"
+	// EventText is a piece of the answer as the model streams it.
+	EventText EventKind = "text"
+	// EventReasoning is a piece of the model's reasoning.
+	EventReasoning EventKind = "reasoning"
+	// EventRetry says the model request failed transiently and is being
+	// retried; text and reasoning streamed since the step began are void.
+	EventRetry EventKind = "retry"
+	// EventToolStart announces a tool call before it is checked and run.
+	EventToolStart EventKind = "tool_start"
+	// EventToolResult carries a tool call's outcome.
+	EventToolResult EventKind = "tool_result"
+	// EventUsage reports the tokens and cost of one model request, with
+	// the running totals of the turn and the session.
+	EventUsage EventKind = "usage"
+	// EventNotice is something the user should know that is not an error.
+	EventNotice EventKind = "notice"
+	// EventError reports a failure that ends the turn.
+	EventError EventKind = "error"
+	// EventTurnDone closes a turn; Done holds its outcome.
+	EventTurnDone EventKind = "turn_done"
+)
+
+// Event is one thing that happened in a session. The loop never prints:
+// it emits events, and a renderer (the terminal, an LSP client's panel)
+// decides what to show. Events are JSON so they can cross a wire as is.
+type Event struct {
+	Kind      EventKind   `json:"kind"`
+	SessionID string      `json:"sessionId"`
+	Turn      int         `json:"turn"`
+	Step      int         `json:"step,omitempty"`
+	Text      string      `json:"text,omitempty"`
+	Tool      *ToolEvent  `json:"tool,omitempty"`
+	Usage     *UsageEvent `json:"usage,omitempty"`
+	Done      *TurnResult `json:"done,omitempty"`
+	Error     string      `json:"error,omitempty"`
+}
+
+// ToolEvent describes a tool call.
+type ToolEvent struct {
+	CallID    string          `json:"callId"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	ReadOnly  bool            `json:"readOnly,omitempty"`
+	// The fields below are set on EventToolResult.
+	Summary    string   `json:"summary,omitempty"`
+	Result     string   `json:"result,omitempty"`
+	IsError    bool     `json:"isError,omitempty"`
+	Denied     bool     `json:"denied,omitempty"`
+	Changed    []string `json:"changed,omitempty"`
+	DurationMs int64    `json:"durationMs,omitempty"`
+}
+
+// UsageEvent is the accounting after one model request.
+type UsageEvent struct {
+	Model   string         `json:"model"`
+	Request provider.Usage `json:"request"`
+	Turn    provider.Usage `json:"turn"`
+	Session provider.Usage `json:"session"`
+	// Costs are in US dollars; Priced is false when the model has no
+	// known price and the costs are zero for that reason.
+	RequestCost float64 `json:"requestCost"`
+	TurnCost    float64 `json:"turnCost"`
+	SessionCost float64 `json:"sessionCost"`
+	Priced      bool    `json:"priced"`
+}
+
+// StopReason says why a turn ended.
+type StopReason string
+
+const (
+	StopDone      StopReason = "done"
+	StopMaxSteps  StopReason = "max_steps"
+	StopBudget    StopReason = "token_budget"
+	StopCancelled StopReason = "cancelled"
+	StopError     StopReason = "error"
+)
+
+// TurnResult is the outcome of one turn.
+type TurnResult struct {
+	SessionID string         `json:"sessionId"`
+	Turn      int            `json:"turn"`
+	Text      string         `json:"text"`
+	Stop      StopReason     `json:"stop"`
+	Steps     int            `json:"steps"`
+	ToolCalls int            `json:"toolCalls"`
+	Usage     provider.Usage `json:"usage"`
+	Cost      float64        `json:"cost"`
+	Session   provider.Usage `json:"sessionUsage"`
+	// SessionCost is the running cost of the whole session.
+	SessionCost float64 `json:"sessionCost"`
+	Priced      bool    `json:"priced"`
+}

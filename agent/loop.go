@@ -1,0 +1,203 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/reasonix/reasonix/agent/provider"
+)
+
+// Run drives one turn: it appends prompt as a user message and alternates
+// model requests and tool calls until the model answers without calling a
+// tool, a limit is reached, or ctx ends.
+//
+// The returned error is nil when the model finished; ErrMaxSteps or
+// ErrBudgetExceeded (wrapped) when a limit stopped it; ctx.Err() when it
+// was cancelled; otherwise the provider's or store's failure. The result
+// is meaningful in every case.
+func (a *Agent) Run(ctx context.Context, s *Session, prompt string) (TurnResult, error) {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return TurnResult{SessionID: s.ID}, ErrBusy
+	}
+	s.running = true
+	s.turns++
+	t := &turn{a: a, s: s, n: s.turns}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running = false
+		s.mu.Unlock()
+	}()
+
+	res, err := t.run(ctx, prompt)
+	res.SessionID, res.Turn = s.ID, t.n
+	res.Usage, res.Cost, res.Priced = t.usage, t.cost, a.Price != nil
+	res.Session, res.SessionCost = s.Usage()
+	res.Steps, res.ToolCalls = t.steps, t.calls
+	if err != nil && res.Stop == "" {
+		res.Stop = StopError
+	}
+	if err != nil && !errors.Is(err, ErrMaxSteps) && !errors.Is(err, ErrBudgetExceeded) && ctx.Err() == nil {
+		a.emit(Event{Kind: EventError, SessionID: s.ID, Turn: t.n, Error: err.Error()})
+	}
+	a.emit(Event{Kind: EventTurnDone, SessionID: s.ID, Turn: t.n, Done: &res})
+	return res, err
+}
+
+// turn is the state of one Run.
+type turn struct {
+	a     *Agent
+	s     *Session
+	n     int
+	steps int
+	calls int
+	usage provider.Usage
+	cost  float64
+
+	// emitMu serialises events of this turn: parallel tool calls report
+	// from several goroutines, and a Sink sees one event at a time per
+	// session.
+	emitMu sync.Mutex
+}
+
+func (t *turn) event(e Event) {
+	e.SessionID, e.Turn = t.s.ID, t.n
+	if e.Step == 0 {
+		e.Step = t.steps
+	}
+	t.emitMu.Lock()
+	defer t.emitMu.Unlock()
+	t.a.emit(e)
+}
+
+func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
+	a, s := t.a, t.s
+	t.event(Event{Kind: EventTurnStart, Text: prompt})
+	if err := s.append(provider.Message{Role: provider.RoleUser, Content: prompt}); err != nil {
+		return TurnResult{}, err
+	}
+	schemas := a.Tools.Schemas()
+	for {
+		if a.MaxSteps > 0 && t.steps >= a.MaxSteps {
+			msg := fmt.Sprintf("stopped after %d model requests (max_steps = %d); the task may be unfinished — continue the session to go on", t.steps, a.MaxSteps)
+			t.event(Event{Kind: EventNotice, Text: msg})
+			// Close the turn with an assistant message so the log stays
+			// well-formed for the next turn.
+			if err := s.append(provider.Message{Role: provider.RoleAssistant, Content: "[" + msg + "]"}); err != nil {
+				return TurnResult{}, err
+			}
+			return TurnResult{Stop: StopMaxSteps}, fmt.Errorf("%w (%d)", ErrMaxSteps, a.MaxSteps)
+		}
+		t.steps++
+		req := provider.Request{
+			Model:       a.Model,
+			Messages:    s.Messages(),
+			Tools:       schemas,
+			Temperature: a.Temperature,
+			MaxTokens:   a.MaxTokens,
+		}
+		resp, err := a.Provider.Stream(ctx, req, t.forward)
+		if err != nil {
+			if ctx.Err() != nil {
+				return TurnResult{Stop: StopCancelled}, t.closeCancelled(ctx)
+			}
+			// Record the failure as the assistant's turn, so the next
+			// user message does not follow a user message.
+			s.append(provider.Message{Role: provider.RoleAssistant, Content: "[no answer: the model request failed]"})
+			return TurnResult{}, err
+		}
+		msg := resp.Message
+		msg.Role = provider.RoleAssistant
+		if err := s.append(msg); err != nil {
+			return TurnResult{}, err
+		}
+		if err := t.account(resp); err != nil {
+			return TurnResult{}, err
+		}
+		if a.TokenBudget > 0 {
+			if used, _ := s.Usage(); used.Total() >= a.TokenBudget {
+				t.skipCalls(msg.ToolCalls, "not run: the session's token budget is exhausted")
+				t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("token budget exhausted: %d of %d tokens used", used.Total(), a.TokenBudget)})
+				return TurnResult{Text: msg.Content, Stop: StopBudget},
+					fmt.Errorf("%w: %d of %d tokens used", ErrBudgetExceeded, used.Total(), a.TokenBudget)
+			}
+		}
+		if len(msg.ToolCalls) == 0 {
+			if resp.FinishReason == "length" {
+				t.event(Event{Kind: EventNotice, Text: "the answer was cut off at the model's output limit (max_tokens)"})
+			}
+			return TurnResult{Text: msg.Content, Stop: StopDone}, nil
+		}
+		results := t.dispatch(ctx, msg.ToolCalls)
+		if err := s.append(results...); err != nil {
+			return TurnResult{}, err
+		}
+		if ctx.Err() != nil {
+			return TurnResult{Stop: StopCancelled}, t.closeCancelled(ctx)
+		}
+	}
+}
+
+// forward turns provider chunks into events.
+func (t *turn) forward(c provider.Chunk) {
+	switch c.Kind {
+	case provider.ChunkText:
+		t.event(Event{Kind: EventText, Text: c.Text})
+	case provider.ChunkReasoning:
+		t.event(Event{Kind: EventReasoning, Text: c.Text})
+	case provider.ChunkRetry:
+		t.event(Event{Kind: EventRetry, Text: fmt.Sprintf("%s; retrying in %.1fs (retry %d)",
+			c.Retry.Reason, float64(c.Retry.Delay)/1000, c.Retry.Attempt)})
+	}
+}
+
+// account adds a response's usage to the turn and session and reports it.
+func (t *turn) account(resp provider.Response) error {
+	a, s := t.a, t.s
+	u := resp.Usage
+	var cost float64
+	if a.Price != nil {
+		cost = a.Price.Cost(u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens)
+	}
+	t.usage.Add(u)
+	t.cost += cost
+	s.mu.Lock()
+	s.usage.Add(u)
+	s.cost += cost
+	sessionUsage, sessionCost := s.usage, s.cost
+	s.mu.Unlock()
+	if s.file != nil {
+		if err := s.file.append(record{Type: "usage", Turn: t.n, Model: a.ModelRef, Usage: &u, Cost: cost}); err != nil {
+			return err
+		}
+	}
+	model := resp.Model
+	if model == "" {
+		model = a.Model
+	}
+	t.event(Event{Kind: EventUsage, Usage: &UsageEvent{
+		Model: model, Request: u, Turn: t.usage, Session: sessionUsage,
+		RequestCost: cost, TurnCost: t.cost, SessionCost: sessionCost, Priced: a.Price != nil,
+	}})
+	return nil
+}
+
+// skipCalls answers tool calls that will not run, keeping the log valid.
+func (t *turn) skipCalls(calls []provider.ToolCall, why string) {
+	var msgs []provider.Message
+	for _, c := range calls {
+		msgs = append(msgs, provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: why})
+	}
+	t.s.append(msgs...)
+}
+
+// closeCancelled ends a cancelled turn with an assistant note so the next
+// turn starts from a well-formed log.
+func (t *turn) closeCancelled(ctx context.Context) error {
+	t.s.append(provider.Message{Role: provider.RoleAssistant, Content: "[interrupted by the user]"})
+	return ctx.Err()
+}

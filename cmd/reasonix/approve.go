@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/reasonix/reasonix/tools/permission"
+)
+
+// termApprover asks on the terminal. Prompts are serialised: parallel
+// calls wait their turn.
+type termApprover struct {
+	in io.Reader
+	r  *renderer
+
+	mu   sync.Mutex // serialises prompts and guards br
+	br   *bufio.Reader
+	line chan string
+}
+
+func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.br == nil {
+		t.br = bufio.NewReader(t.in)
+	}
+	t.r.mu.Lock()
+	t.r.line(fmt.Sprintf("? %s wants to run: %s", p.Tool, describeArgs(p)))
+	fmt.Fprintf(t.r.err, "  [y] allow once  [s] allow %s for this session  [a] always (save to reasonix.toml)  [n] deny: ", p.Scope)
+	t.r.mu.Unlock()
+	for {
+		ans, err := t.readLine(ctx)
+		if err != nil {
+			return permission.AnswerDeny, err
+		}
+		switch strings.ToLower(strings.TrimSpace(ans)) {
+		case "y", "yes", "o", "once":
+			return permission.AnswerOnce, nil
+		case "s", "session":
+			return permission.AnswerSession, nil
+		case "a", "always":
+			return permission.AnswerAlways, nil
+		case "n", "no", "d", "deny", "":
+			return permission.AnswerDeny, nil
+		}
+		fmt.Fprint(t.r.err, "  please answer y, s, a or n: ")
+	}
+}
+
+// readLine reads one answer, giving up when ctx ends. The pending read
+// stays with the approver and serves the next prompt.
+func (t *termApprover) readLine(ctx context.Context) (string, error) {
+	if t.line == nil {
+		t.line = make(chan string)
+		go func() {
+			for {
+				s, err := t.br.ReadString('\n')
+				if err != nil && s == "" {
+					close(t.line)
+					return
+				}
+				t.line <- s
+			}
+		}()
+	}
+	select {
+	case s, ok := <-t.line:
+		if !ok {
+			return "", io.EOF
+		}
+		return s, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+func describeArgs(p permission.Prompt) string {
+	s := strings.TrimSpace(string(p.Args))
+	var m map[string]any
+	if err := json.Unmarshal(p.Args, &m); err == nil {
+		if c, ok := m["command"].(string); ok {
+			return c
+		}
+		if path, ok := m["path"].(string); ok {
+			return path
+		}
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/agent/provider/scripted"
+)
+
+// noTrace fails if a Go panic or stack trace reached the user.
+func noTrace(t *testing.T, r run) {
+	t.Helper()
+	for _, s := range []string{"goroutine ", "panic:", ".go:"} {
+		if strings.Contains(r.stderr, s) {
+			t.Fatalf("stderr shows a trace (%q):\n%s", s, r.stderr)
+		}
+	}
+}
+
+func TestConfigErrorsReachTheUser(t *testing.T) {
+	tests := []struct {
+		name, project, want string
+		env                 []string
+	}{
+		{"malformed toml", "[agent\nmax_steps = 1\n", "reasonix.toml:1: invalid TOML", nil},
+		{"unknown kind", "default_model = \"x\"\n[[providers]]\nname = \"x\"\nkind = \"grpc\"\nbase_url = \"u\"\nmodel = \"m\"\n",
+			`reasonix.toml:4: provider "x" has unknown kind "grpc"`, nil},
+		{"missing key", "", "set the environment variable DEEPSEEK_API_KEY", nil},
+		{"unresolvable model", "default_model = \"gpt-7\"\n", `reasonix.toml:1: model "gpt-7" matches no provider`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.project != "" {
+				os.WriteFile(filepath.Join(dir, "reasonix.toml"), []byte(tt.project), 0o644)
+			}
+			r := runReasonix(t, dir, t.TempDir(), tt.env, "run", "hello")
+			if r.exit != 1 || !strings.Contains(r.stderr, tt.want) {
+				t.Fatalf("exit %d, stderr:\n%s\nwant %q", r.exit, r.stderr, tt.want)
+			}
+			noTrace(t, r)
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	if r := runReasonix(t, dir, t.TempDir(), nil, "run"); r.exit != 2 || !strings.Contains(r.stderr, "a prompt is required") {
+		t.Fatalf("no prompt: %+v", r)
+	}
+	if r := runReasonix(t, dir, t.TempDir(), nil, "frobnicate"); r.exit != 2 || !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
+		t.Fatalf("unknown command: %+v", r)
+	}
+	if r := runReasonix(t, dir, t.TempDir(), nil, "version"); r.exit != 0 || !strings.HasPrefix(r.stdout, "reasonix ") {
+		t.Fatalf("version: %+v", r)
+	}
+}
+
+func TestSetupWritesAConfigThatLoads(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	r := runReasonix(t, dir, home, nil, "setup")
+	if r.exit != 0 || !strings.Contains(r.stdout, filepath.Join(home, "config.toml")) {
+		t.Fatalf("setup: %+v", r)
+	}
+	if r := runReasonix(t, dir, home, nil, "setup"); r.exit != 1 || !strings.Contains(r.stderr, "already exists") {
+		t.Fatalf("second setup: %+v", r)
+	}
+	// The written config is valid: a run gets as far as the missing key.
+	r = runReasonix(t, dir, home, nil, "run", "hi")
+	if r.exit != 1 || !strings.Contains(r.stderr, "DEEPSEEK_API_KEY") || strings.Contains(r.stderr, "warning") {
+		t.Fatalf("run with setup config: %+v", r)
+	}
+}
+
+// TestSessionsAndResume runs a task, lists it, and resumes it: the resumed
+// request must carry the first turn's messages unchanged.
+func TestSessionsAndResume(t *testing.T) {
+	script, err := scripted.Parse([]byte("text first answer\n---\nexpect user second question\ntext second answer\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := scripted.NewServer(script, scripted.Options{})
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	home, work := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	os.WriteFile(cfg, []byte(scriptedConfig(url)), 0o644)
+
+	r := runReasonix(t, work, home, nil, "run", "--config", cfg, "first question")
+	if r.exit != 0 || strings.TrimSpace(r.stdout) != "first answer" {
+		t.Fatalf("first run: %+v", r)
+	}
+	r = runReasonix(t, work, home, nil, "sessions", "--json")
+	var list []struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+		Turns int    `json:"turns"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0].Title != "first question" {
+		t.Fatalf("sessions: %v %+v\n%s", err, list, r.stdout)
+	}
+	r = runReasonix(t, work, home, nil, "run", "--config", cfg, "--resume", list[0].ID, "second question")
+	if r.exit != 0 || strings.TrimSpace(r.stdout) != "second answer" {
+		t.Fatalf("resumed run: %+v", r)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	first, second := reqs[0].Messages, reqs[1].Messages
+	a, _ := json.Marshal(first)
+	b, _ := json.Marshal(second[:len(first)])
+	if string(a) != string(b) {
+		t.Fatalf("the resumed request does not extend the first:\n%s\n%s", a, b)
+	}
+	if second[len(first)].Role != "assistant" || reqs[1].Usage == nil || reqs[1].Usage.PromptCacheHitTokens == 0 {
+		t.Fatalf("resume: %+v usage %+v", second[len(first)], reqs[1].Usage)
+	}
+	r = runReasonix(t, work, home, nil, "sessions")
+	if !strings.Contains(r.stdout, list[0].ID) || !strings.Contains(r.stdout, "first question") {
+		t.Fatalf("sessions table:\n%s", r.stdout)
+	}
+}

@@ -1,0 +1,89 @@
+// Command reasonix is a coding agent that lives in the editor: it serves
+// the Language Server Protocol for editors and runs headless for scripts.
+//
+// Usage:
+//
+//	reasonix run [--model REF] [--config FILE] [--resume ID] PROMPT
+//	reasonix sessions [--json]
+//	reasonix setup [--force]
+//	reasonix version
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+
+	_ "github.com/reasonix/reasonix/agent/provider/openai"
+	_ "github.com/reasonix/reasonix/tools/builtin"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Main runs the command line and returns the exit code. Only this package
+// decides what the user sees and how the process exits.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	setupLogging(stderr)
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdin, stdout, stderr)
+	case "sessions":
+		return sessionsCmd(args[1:], stdout, stderr)
+	case "setup":
+		return setupCmd(args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "reasonix %s %s/%s %s\n", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+		return 0
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "reasonix: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Reasonix is a coding agent for your editor and your terminal.
+
+Usage:
+  reasonix run [flags] PROMPT   run one task in the current directory
+  reasonix sessions [--json]    list saved sessions
+  reasonix setup [--force]      write a commented config to ~/.reasonix/config.toml
+  reasonix version              print the version
+
+Run flags:
+  --model REF      provider, model, or provider/model (default: default_model)
+  --config FILE    a config file above ./reasonix.toml and the user config
+  --resume ID      continue a saved session (an id or a unique prefix)
+  --verbose        also show the model's reasoning on stderr
+
+Exit codes of run: 0 done, 1 error, 2 token budget exceeded, 130 interrupted.
+`)
+}
+
+// setupLogging sends library logs to stderr; REASONIX_LOG picks the level.
+func setupLogging(stderr io.Writer) {
+	level := slog.LevelWarn
+	switch strings.ToLower(os.Getenv("REASONIX_LOG")) {
+	case "debug":
+		level = slog.LevelDebug
+	case "info":
+		level = slog.LevelInfo
+	case "error":
+		level = slog.LevelError
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
+}

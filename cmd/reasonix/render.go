@@ -1,0 +1,218 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/reasonix/reasonix/agent"
+)
+
+// renderer shows a headless run: the answer streams to stdout, everything
+// else (tool activity, notices, the final accounting) goes to stderr, so
+// `reasonix run ... > answer.md` captures just the answer.
+type renderer struct {
+	mu      sync.Mutex // guards the fields below and the writers
+	out     io.Writer
+	err     io.Writer
+	tty     bool
+	verbose bool
+	model   string
+
+	// atLineStart tracks whether stdout ended with a newline, so stderr
+	// lines never glue onto a half-written answer line in a terminal.
+	atLineStart bool
+	// transient is set while a "running…" status line is shown on a
+	// terminal and must be cleared before anything else is written.
+	transient  bool
+	reasoning  bool
+	lastUsage  *agent.UsageEvent
+	printedAny bool
+}
+
+func newRenderer(out, err io.Writer, tty, verbose bool) *renderer {
+	return &renderer{out: out, err: err, tty: tty, verbose: verbose, atLineStart: true}
+}
+
+const (
+	dim   = "\x1b[2m"
+	red   = "\x1b[31m"
+	green = "\x1b[32m"
+	reset = "\x1b[0m"
+)
+
+func (r *renderer) color(c, s string) string {
+	if !r.tty {
+		return s
+	}
+	return c + s + reset
+}
+
+// clearTransient erases the status line; callers hold mu.
+func (r *renderer) clearTransient() {
+	if r.transient {
+		fmt.Fprint(r.err, "\r\x1b[K")
+		r.transient = false
+	}
+}
+
+// line writes one stderr line; callers hold mu.
+func (r *renderer) line(s string) {
+	r.clearTransient()
+	r.endReasoning()
+	if !r.atLineStart {
+		fmt.Fprintln(r.out)
+		r.atLineStart = true
+	}
+	fmt.Fprintln(r.err, s)
+}
+
+func (r *renderer) endReasoning() {
+	if r.reasoning {
+		fmt.Fprintln(r.err, r.color(reset, ""))
+		r.reasoning = false
+	}
+}
+
+func (r *renderer) event(e agent.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch e.Kind {
+	case agent.EventText:
+		r.clearTransient()
+		r.endReasoning()
+		fmt.Fprint(r.out, e.Text)
+		r.atLineStart = strings.HasSuffix(e.Text, "\n")
+		r.printedAny = true
+	case agent.EventReasoning:
+		if !r.verbose {
+			if r.tty && !r.transient {
+				fmt.Fprint(r.err, r.color(dim, "… thinking"))
+				r.transient = true
+			}
+			return
+		}
+		r.clearTransient()
+		if !r.reasoning {
+			fmt.Fprint(r.err, r.color(dim, ""))
+			r.reasoning = true
+		}
+		fmt.Fprint(r.err, e.Text)
+	case agent.EventRetry:
+		r.line(r.color(dim, "! "+e.Text))
+	case agent.EventToolStart:
+		if r.tty {
+			r.clearTransient()
+			r.endReasoning()
+			if !r.atLineStart {
+				fmt.Fprintln(r.out)
+				r.atLineStart = true
+			}
+			fmt.Fprint(r.err, r.color(dim, "… "+describeCall(e.Tool)))
+			r.transient = true
+		}
+	case agent.EventToolResult:
+		t := e.Tool
+		mark, c := "✓", green
+		if t.IsError {
+			mark, c = "✗", red
+		}
+		s := r.color(c, mark) + " " + describeCall(t)
+		if t.Summary != "" {
+			s += r.color(dim, " — "+t.Summary)
+		}
+		if t.DurationMs >= 1000 {
+			s += r.color(dim, fmt.Sprintf(" (%.1fs)", float64(t.DurationMs)/1000))
+		}
+		r.line(s)
+	case agent.EventNotice:
+		r.line(r.color(dim, "note: "+e.Text))
+	case agent.EventError:
+		r.line(r.color(red, "error: ") + e.Error)
+	case agent.EventUsage:
+		r.lastUsage = e.Usage
+	}
+}
+
+// notice prints a message from outside the event stream.
+func (r *renderer) notice(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.line(r.color(dim, "note: "+msg))
+}
+
+// finish ends the answer and prints the accounting line.
+func (r *renderer) finish(res agent.TurnResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.clearTransient()
+	r.endReasoning()
+	if !r.atLineStart {
+		fmt.Fprintln(r.out)
+		r.atLineStart = true
+	}
+	u := res.Usage
+	parts := []string{
+		fmt.Sprintf("turn %d", res.Turn),
+		plural(res.Steps, "request"),
+		plural(res.ToolCalls, "tool call"),
+		fmt.Sprintf("%s in (%.1f%% cache hit) + %s out", tokens(u.PromptTokens), 100*u.HitRatio(), tokens(u.CompletionTokens)),
+	}
+	if res.Priced {
+		parts = append(parts, fmt.Sprintf("$%.4f (session $%.4f, %.1f%% cache hit)", res.Cost, res.SessionCost, 100*res.Session.HitRatio()))
+	}
+	if r.model != "" {
+		parts = append(parts, r.model)
+	}
+	parts = append(parts, "session "+res.SessionID)
+	fmt.Fprintln(r.err, r.color(dim, "— "+strings.Join(parts, " · ")))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// tokens renders a token count compactly: 950, 12.3k, 1.2M.
+func tokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+// describeCall renders a call as "tool subject", using the argument that
+// says what the call is about.
+func describeCall(t *agent.ToolEvent) string {
+	var args map[string]any
+	json.Unmarshal(t.Arguments, &args)
+	subject := ""
+	for _, k := range []string{"command", "path", "pattern", "source", "file_path"} {
+		if s, ok := args[k].(string); ok && s != "" {
+			subject = s
+			break
+		}
+	}
+	if t.Name == "move_file" {
+		if d, ok := args["destination"].(string); ok {
+			subject += " → " + d
+		}
+	}
+	subject = strings.Join(strings.Fields(subject), " ")
+	if r := []rune(subject); len(r) > 80 {
+		subject = string(r[:79]) + "…"
+	}
+	if subject == "" {
+		return t.Name
+	}
+	return t.Name + " " + subject
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools/permission"
+)
+
+// Exit codes of `reasonix run`.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitBudget      = 2
+	exitInterrupted = 130
+)
+
+func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "", "provider, model, or provider/model")
+	cfgFile := fs.String("config", "", "config file above the project and user files")
+	resume := fs.String("resume", "", "continue a saved session")
+	verbose := fs.Bool("verbose", false, "show the model's reasoning on stderr")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	prompt := strings.TrimSpace(strings.Join(positional, " "))
+	if prompt == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "reasonix: reading the prompt from stdin: %v\n", err)
+			return exitError
+		}
+		prompt = strings.TrimSpace(string(b))
+	}
+	if prompt == "" {
+		fmt.Fprintln(stderr, "reasonix run: a prompt is required, e.g. reasonix run \"make the failing test pass\"")
+		return 2
+	}
+
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "reasonix: %v\n", err)
+		return exitError
+	}
+	cfg, err := config.Load(config.Options{Dir: dir, File: *cfgFile})
+	if err != nil {
+		fmt.Fprintf(stderr, "reasonix: %v\n", err)
+		return exitError
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
+	}
+
+	interactive := isTerminal(stdin) && isTerminal(stderr)
+	r := newRenderer(stdout, stderr, isTerminal(stderr), *verbose)
+	opts := agent.Options{
+		Dir:    dir,
+		Model:  *model,
+		Sink:   r.event,
+		Notify: func(msg string) { r.notice(msg) },
+	}
+	if interactive {
+		opts.Approver = &termApprover{in: stdin, r: r}
+	}
+	a, err := agent.Build(cfg, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "reasonix: %v\n", err)
+		return exitError
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var s *agent.Session
+	if *resume != "" {
+		s, err = a.Resume(*resume)
+	} else {
+		s, err = a.NewSession()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "reasonix: %v\n", err)
+		return exitError
+	}
+	defer s.Close()
+	r.model = a.ModelRef
+
+	res, err := a.Run(ctx, s, prompt)
+	r.finish(res)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, agent.ErrBudgetExceeded):
+		fmt.Fprintf(stderr, "reasonix: %v\n", err)
+		return exitBudget
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "reasonix: interrupted; resume with: reasonix run --resume %s \"…\"\n", s.ID)
+		return exitInterrupted
+	case errors.Is(err, agent.ErrMaxSteps):
+		fmt.Fprintf(stderr, "reasonix: %v; continue with: reasonix run --resume %s \"continue\"\n", err, s.ID)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "reasonix: %s\n", explain(err, a))
+	return exitError
+}
+
+// explain words a failure for the user, with the next step to take.
+func explain(err error, a *agent.Agent) string {
+	msg := err.Error()
+	if provider.IsAuth(err) {
+		msg += " — check the API key for " + a.ModelRef
+	}
+	var ae *provider.APIError
+	if errors.As(err, &ae) && ae.Status == 0 {
+		msg += " — is the model endpoint reachable?"
+	}
+	return msg
+}
+
+// parseInterspersed parses flags that may appear before or after the
+// positional arguments, as in `reasonix run "fix it" --model pro`.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// isTerminal reports whether f is an interactive terminal (not merely a
+// character device such as /dev/null).
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && term.IsTerminal(int(file.Fd()))
+}
+
+// The approver and the gate must agree on answers.
+var _ permission.Approver = (*termApprover)(nil)

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/config"
+)
+
+func sessionsCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	home, err := config.Home()
+	if err != nil {
+		fmt.Fprintf(stderr, "reasonix: %v\n", err)
+		return 1
+	}
+	st := &agent.Store{Dir: filepath.Join(home, "sessions")}
+	list, err := st.List()
+	if err != nil {
+		fmt.Fprintf(stderr, "reasonix: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if list == nil {
+			list = []agent.Summary{}
+		}
+		enc.Encode(list)
+		return 0
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(stdout, "No sessions yet in %s.\n", st.Dir)
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tCOST\tDIRECTORY\tFIRST PROMPT")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t$%.4f\t%s\t%s\n", s.ID, ago(s.Updated), s.Turns, s.Cost, s.Root, s.Title)
+	}
+	tw.Flush()
+	fmt.Fprintln(stdout, "\nResume one with: reasonix run --resume ID \"next instruction\"")
+	return 0
+}
+
+// ago renders a past time relative to now, coarsely.
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return t.Format("2006-01-02")
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/reasonix/reasonix/agent/config"
+)
+
+func setupCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	force := fs.Bool("force", false, "overwrite an existing config")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	path, err := config.UserFile()
+	if err != nil {
+		fmt.Fprintf(stderr, "reasonix: %v\n", err)
+		return 1
+	}
+	if err := config.WriteDefault(path, *force); err != nil {
+		fmt.Fprintf(stderr, "reasonix: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Wrote %s.\nSet your key (export DEEPSEEK_API_KEY=...) and try: reasonix run \"explain this project\"\n", path)
+	return 0
+}

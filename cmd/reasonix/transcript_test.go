@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/agent/provider/scripted"
+)
+
+// reasonixBin is the binary under test, built once by TestMain.
+var reasonixBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "reasonix-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	reasonixBin = filepath.Join(dir, "reasonix")
+	if runtime.GOOS == "windows" {
+		reasonixBin += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", reasonixBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building reasonix:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run is one execution of the real binary.
+type run struct {
+	stdout, stderr string
+	exit           int
+}
+
+// runReasonix runs the binary in dir with an isolated REASONIX_HOME.
+func runReasonix(t *testing.T, dir, home string, env []string, args ...string) run {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, reasonixBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home, "DEEPSEEK_API_KEY=")
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := run{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.exit = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running reasonix: %v", err)
+	}
+	return r
+}
+
+// scriptedConfig returns config TOML that points the default model at a
+// scripted server.
+func scriptedConfig(url string) string {
+	return fmt.Sprintf(`default_model = "scripted"
+
+[[providers]]
+name     = "scripted"
+kind     = "openai"
+base_url = %q
+model    = "deepseek-flash"
+options  = { retry_base_ms = 10, max_retries = 5 }
+`, url)
+}
+
+// TestTranscripts plays every scenario in testdata through the real
+// binary against the scripted model server and checks the workspace
+// afterwards. The server refuses any request whose expectations fail, so
+// each step also proves the previous tool results reached the model.
+func TestTranscripts(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/transcripts/*.txtar")
+	files = append(files, "../../testdata/demo/fix-failing-test.txtar")
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := scripted.LoadScenario(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			work := t.TempDir()
+			if err := sc.WriteFiles(work); err != nil {
+				t.Fatal(err)
+			}
+			srv := scripted.NewServer(sc.Script, scripted.Options{})
+			url, err := srv.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			cfg := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(cfg, []byte(scriptedConfig(url)+"\n"+strings.ReplaceAll(sc.Config, "{{URL}}", url)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+
+			r := runReasonix(t, work, t.TempDir(), nil, "run", "--config", cfg, sc.Prompt)
+			if r.exit != sc.Exit {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.exit, sc.Exit, r.stdout, r.stderr)
+			}
+			if n := srv.Remaining(); n != 0 {
+				t.Errorf("%d scripted steps were never requested\nstderr:\n%s", n, r.stderr)
+			}
+			for _, want := range sc.Stdout {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+				}
+			}
+			for _, want := range sc.Stderr {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+			for name, want := range sc.Want {
+				got, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(name)))
+				if err != nil {
+					t.Errorf("want %s: %v", name, err)
+				} else if string(got) != want {
+					t.Errorf("%s:\n%s\nwant:\n%s", name, got, want)
+				}
+			}
+			for _, name := range sc.Gone {
+				if _, err := os.Stat(filepath.Join(work, filepath.FromSlash(name))); err == nil {
+					t.Errorf("%s still exists", name)
+				}
+			}
+			if sc.Check != "" {
+				cmd := exec.CommandContext(t.Context(), "sh", "-c", sc.Check)
+				cmd.Dir = work
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("check %q failed: %v\n%s", sc.Check, err, out)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,80 @@
+package walk
+
+import "testing"
+
+func TestGlobMatch(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		path    string
+		want    bool
+	}{
+		{"*.go", "main.go", true},
+		{"*.go", "a/b/main.go", true},
+		{"*.go", "main.go.txt", false},
+		{"./*.go", "main.go", true},
+		{"./*.go", "a/main.go", false},
+		{"/*.go", "a/main.go", false},
+		{"**/*.go", "main.go", true},
+		{"**/*.go", "a/b/c.go", true},
+		{"**/*_test.go", "tools/walk/glob_test.go", true},
+		{"**/*_test.go", "tools/walk/glob.go", false},
+		{"tools/**/*.go", "tools/a.go", true},
+		{"tools/**/*.go", "tools/x/y/a.go", true},
+		{"tools/**/*.go", "other/tools/a.go", false},
+		{"tools/*.go", "tools/x/a.go", false},
+		{"src/**", "src/a/b", true},
+		{"*.{go,md}", "docs/x.md", true},
+		{"*.{go,md}", "x.txt", false},
+		{"{cmd,tools}/**/*.go", "cmd/r/main.go", true},
+		{"{cmd,tools}/**/*.go", "agent/a.go", false},
+		{"a{b,c{d,e}}f", "acef", true},
+		{"a{b,c{d,e}}f", "acf", false},
+		{"file?.txt", "file1.txt", true},
+		{"file?.txt", "file10.txt", false},
+		{"[a-c]*.txt", "b.txt", true},
+		{"[!a-c]*.txt", "b.txt", false},
+		{"[^a-c]*.txt", "d.txt", true},
+		{`\{x\}.txt`, "{x}.txt", true},
+		{"Makefile", "sub/Makefile", true},
+		{"sub/Makefile", "Makefile", false},
+	} {
+		g, err := CompileGlob(c.pattern)
+		if err != nil {
+			t.Errorf("CompileGlob(%q): %v", c.pattern, err)
+			continue
+		}
+		if got := g.Match(c.path); got != c.want {
+			t.Errorf("%q.Match(%q) = %v, want %v", c.pattern, c.path, got, c.want)
+		}
+	}
+}
+
+func TestGlobBase(t *testing.T) {
+	for _, c := range []struct{ pattern, want string }{
+		{"*.go", ""},
+		{"**/*.go", ""},
+		{"src/app/**/*.ts", "src/app"},
+		{"src/app/main.ts", "src/app"},
+		{"src/{a,b}/x", "src"},
+		{"{src/a,src/b}/x", "src"},
+		{"{src,lib}/x", ""},
+		{"{src/x,*.go}", ""},
+		{"a/b[0-9]/c", "a"},
+	} {
+		g, err := CompileGlob(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Base(); got != c.want {
+			t.Errorf("%q.Base() = %q, want %q", c.pattern, got, c.want)
+		}
+	}
+}
+
+func TestGlobErrors(t *testing.T) {
+	for _, p := range []string{"", "[abc", "*.{go,md", "a}b", "x/[!", "{,}"} {
+		if _, err := CompileGlob(p); err == nil {
+			t.Errorf("CompileGlob(%q): no error", p)
+		}
+	}
+}
