@@ -1,5 +1,5 @@
-# Reasonix build, test and demo targets. `make test` installs what the tests
-# need on a fresh machine (only when missing), then vets and tests.
+# Reasonix build, test and demo targets. `make test` needs only Go (and a C
+# compiler for the race detector); `make bench` installs ripgrep if missing.
 
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -18,7 +18,7 @@ build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/reasonix ./cmd/reasonix
 	$(GO) build -trimpath -o $(BIN)/scripted-model ./cmd/scripted-model
 
-# deps installs the peers tests and benchmarks talk to, when they are
+# deps installs the peers the benchmarks compare against, when they are
 # missing. Nothing is installed when everything is present.
 deps:
 	@command -v rg >/dev/null 2>&1 || { \
@@ -38,7 +38,7 @@ fmt:
 
 # Tests run under the race detector (which needs cgo); the binaries they
 # build are still static.
-test: deps vet
+test: vet
 	CGO_ENABLED=1 $(GO) test -count=1 -race ./...
 
 cross:
@@ -55,7 +55,8 @@ cross:
 # trip, and the prompt-cache hit ratio of a scripted session.
 bench: deps
 	$(GO) test -run '^$$' -bench 'GrepVsRipgrep' -benchtime 5x ./tools/builtin
-	$(GO) test -run '^$$' -bench 'RoundTrip|PromptCache' -benchtime 200x ./agent/
+	$(GO) test -run '^$$' -bench 'RoundTrip' -benchtime 500x ./agent/
+	$(GO) test -run '^$$' -bench 'PromptCache' -benchtime 3x ./agent/
 
 demo: build
 	@sh testdata/demo/demo.sh

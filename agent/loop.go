@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/reasonix/reasonix/agent/provider"
@@ -127,6 +128,9 @@ func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 			}
 		}
 		if len(msg.ToolCalls) == 0 {
+			if strings.TrimSpace(msg.Content) == "" {
+				t.event(Event{Kind: EventNotice, Text: "the model returned an empty answer"})
+			}
 			if resp.FinishReason == "length" {
 				t.event(Event{Kind: EventNotice, Text: "the answer was cut off at the model's output limit (max_tokens)"})
 			}
@@ -150,8 +154,8 @@ func (t *turn) forward(c provider.Chunk) {
 	case provider.ChunkReasoning:
 		t.event(Event{Kind: EventReasoning, Text: c.Text})
 	case provider.ChunkRetry:
-		t.event(Event{Kind: EventRetry, Text: fmt.Sprintf("%s; retrying in %.1fs (retry %d)",
-			c.Retry.Reason, float64(c.Retry.Delay)/1000, c.Retry.Attempt)})
+		t.event(Event{Kind: EventRetry, Text: fmt.Sprintf("retry %d in %.1fs: %s",
+			c.Retry.Attempt, float64(c.Retry.Delay)/1000, c.Retry.Reason)})
 	}
 }
 

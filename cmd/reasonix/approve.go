@@ -30,8 +30,8 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 		t.br = bufio.NewReader(t.in)
 	}
 	t.r.mu.Lock()
-	t.r.line(fmt.Sprintf("? %s wants to run: %s", p.Tool, describeArgs(p)))
-	fmt.Fprintf(t.r.err, "  [y] allow once  [s] allow %s for this session  [a] always (save to reasonix.toml)  [n] deny: ", p.Scope)
+	t.r.line(fmt.Sprintf("? %s %s", p.Tool, describeArgs(p)))
+	fmt.Fprintf(t.r.err, "  allow? [y] once  [s] %s for this session  [a] always, saved to reasonix.toml  [n] no: ", p.Scope)
 	t.r.mu.Unlock()
 	for {
 		ans, err := t.readLine(ctx)

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
@@ -126,5 +131,61 @@ func TestSessionsAndResume(t *testing.T) {
 	r = runReasonix(t, work, home, nil, "sessions")
 	if !strings.Contains(r.stdout, list[0].ID) || !strings.Contains(r.stdout, "first question") {
 		t.Fatalf("sessions table:\n%s", r.stdout)
+	}
+}
+
+// TestInterrupt sends SIGINT while the model is still streaming: the run
+// stops at once with exit code 130 and says how to resume, and the saved
+// session ends with a note rather than a dangling request.
+func TestInterrupt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT on Windows")
+	}
+	script, err := scripted.Parse([]byte("delay 100ms\ntext " + strings.Repeat("slow words ", 200) + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := scripted.NewServer(script, scripted.Options{})
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	home, work := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	os.WriteFile(cfg, []byte(scriptedConfig(url)), 0o644)
+
+	cmd := exec.Command(reasonixBin, "run", "--config", cfg, "talk slowly")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(srv.Requests()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v\n%s", err, stderr.String())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v to stop", d)
+	}
+	if !strings.Contains(stderr.String(), "interrupted; resume with: reasonix run --resume") {
+		t.Fatalf("stderr:\n%s", stderr.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("sessions: %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(data), "interrupted by the user") {
+		t.Fatalf("session file:\n%s", data)
 	}
 }

@@ -17,23 +17,47 @@ type renderer struct {
 	mu      sync.Mutex // guards the fields below and the writers
 	out     io.Writer
 	err     io.Writer
-	tty     bool
+	tty     bool // stderr is a terminal: colours and status lines
+	outTTY  bool // stdout is a terminal: the answer streams unbuffered
 	verbose bool
 	model   string
+
+	// pending holds the current step's answer text when stdout is not a
+	// terminal. It is written once the model's response is complete, so
+	// a response that fails halfway and is retried leaves no half answer
+	// in a redirected file.
+	pending strings.Builder
 
 	// atLineStart tracks whether stdout ended with a newline, so stderr
 	// lines never glue onto a half-written answer line in a terminal.
 	atLineStart bool
 	// transient is set while a "running…" status line is shown on a
 	// terminal and must be cleared before anything else is written.
-	transient  bool
-	reasoning  bool
-	lastUsage  *agent.UsageEvent
-	printedAny bool
+	transient bool
+	reasoning bool
 }
 
-func newRenderer(out, err io.Writer, tty, verbose bool) *renderer {
-	return &renderer{out: out, err: err, tty: tty, verbose: verbose, atLineStart: true}
+func newRenderer(out, err io.Writer, tty, outTTY, verbose bool) *renderer {
+	return &renderer{out: out, err: err, tty: tty, outTTY: outTTY, verbose: verbose, atLineStart: true}
+}
+
+// write sends answer text to stdout, or holds it until the step's response
+// is complete; callers hold mu.
+func (r *renderer) write(text string) {
+	if r.outTTY {
+		fmt.Fprint(r.out, text)
+	} else {
+		r.pending.WriteString(text)
+	}
+	r.atLineStart = strings.HasSuffix(text, "\n")
+}
+
+// flush writes held answer text; callers hold mu.
+func (r *renderer) flush() {
+	if r.pending.Len() > 0 {
+		fmt.Fprint(r.out, r.pending.String())
+		r.pending.Reset()
+	}
 }
 
 const (
@@ -62,11 +86,16 @@ func (r *renderer) clearTransient() {
 func (r *renderer) line(s string) {
 	r.clearTransient()
 	r.endReasoning()
-	if !r.atLineStart {
-		fmt.Fprintln(r.out)
-		r.atLineStart = true
-	}
+	r.endAnswerLine()
 	fmt.Fprintln(r.err, s)
+}
+
+// endAnswerLine finishes a half-written answer line so stderr output does
+// not glue onto it in a terminal; callers hold mu.
+func (r *renderer) endAnswerLine() {
+	if !r.atLineStart {
+		r.write("\n")
+	}
 }
 
 func (r *renderer) endReasoning() {
@@ -83,9 +112,7 @@ func (r *renderer) event(e agent.Event) {
 	case agent.EventText:
 		r.clearTransient()
 		r.endReasoning()
-		fmt.Fprint(r.out, e.Text)
-		r.atLineStart = strings.HasSuffix(e.Text, "\n")
-		r.printedAny = true
+		r.write(e.Text)
 	case agent.EventReasoning:
 		if !r.verbose {
 			if r.tty && !r.transient {
@@ -101,15 +128,23 @@ func (r *renderer) event(e agent.Event) {
 		}
 		fmt.Fprint(r.err, e.Text)
 	case agent.EventRetry:
-		r.line(r.color(dim, "! "+e.Text))
+		if r.outTTY {
+			r.line(r.color(dim, "! "+e.Text+" (the answer starts over)"))
+		} else {
+			r.pending.Reset()
+			r.atLineStart = true
+			r.line(r.color(dim, "! "+e.Text))
+		}
+	case agent.EventUsage:
+		// The model's response is complete.
+		r.flush()
 	case agent.EventToolStart:
+		r.flush()
 		if r.tty {
 			r.clearTransient()
 			r.endReasoning()
-			if !r.atLineStart {
-				fmt.Fprintln(r.out)
-				r.atLineStart = true
-			}
+			r.endAnswerLine()
+			r.flush()
 			fmt.Fprint(r.err, r.color(dim, "… "+describeCall(e.Tool)))
 			r.transient = true
 		}
@@ -130,9 +165,9 @@ func (r *renderer) event(e agent.Event) {
 	case agent.EventNotice:
 		r.line(r.color(dim, "note: "+e.Text))
 	case agent.EventError:
-		r.line(r.color(red, "error: ") + e.Error)
-	case agent.EventUsage:
-		r.lastUsage = e.Usage
+		// The command reports the error itself, with advice; the text of
+		// the failed response is void.
+		r.pending.Reset()
 	}
 }
 
@@ -149,11 +184,12 @@ func (r *renderer) finish(res agent.TurnResult) {
 	defer r.mu.Unlock()
 	r.clearTransient()
 	r.endReasoning()
-	if !r.atLineStart {
-		fmt.Fprintln(r.out)
-		r.atLineStart = true
-	}
+	r.endAnswerLine()
+	r.flush()
 	u := res.Usage
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
+		return // no request succeeded: nothing to account
+	}
 	parts := []string{
 		fmt.Sprintf("turn %d", res.Turn),
 		plural(res.Steps, "request"),

@@ -67,7 +67,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	interactive := isTerminal(stdin) && isTerminal(stderr)
-	r := newRenderer(stdout, stderr, isTerminal(stderr), *verbose)
+	r := newRenderer(stdout, stderr, isTerminal(stderr), isTerminal(stdout), *verbose)
 	opts := agent.Options{
 		Dir:    dir,
 		Model:  *model,

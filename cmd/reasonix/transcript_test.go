@@ -125,6 +125,11 @@ func TestTranscripts(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 				}
 			}
+			for _, bad := range sc.StdoutAbsent {
+				if strings.Contains(r.stdout, bad) {
+					t.Errorf("stdout has %q:\n%s", bad, r.stdout)
+				}
+			}
 			for _, want := range sc.Stderr {
 				if !strings.Contains(r.stderr, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)

@@ -204,9 +204,11 @@ func shellCommand(ctx context.Context, shell, command string) *exec.Cmd {
 
 // nonInteractiveEnv returns the variables added to the inherited
 // environment so that commands neither wait for input nobody will type nor
-// hand output to a pager, and keep colour codes out of the output.
+// hand output to a pager, and keep colour codes out of the output. An
+// editor git would open (git commit without -m, git rebase -i) exits at
+// once instead of waiting for a terminal that is not there.
 func nonInteractiveEnv() []string {
-	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "NO_COLOR=1"}
+	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "NO_COLOR=1", "GIT_EDITOR=true"}
 	if _, ok := os.LookupEnv("TERM"); !ok {
 		env = append(env, "TERM=dumb")
 	}

@@ -55,7 +55,7 @@ func TestBashRuns(t *testing.T) {
 		{"ansi escapes stripped", `printf '\033[1;31mred\033[0m \033]0;title\007plain\n'`, "red plain\nExit code: 0", false, "exit 0"},
 		{"invalid utf-8 replaced", `printf 'a\377\376b\n'`, "a\uFFFDb\nExit code: 0", false, "exit 0"},
 		{"stdin is empty", "cat; echo done", "done\nExit code: 0", false, "exit 0"},
-		{"non-interactive env", `echo "$GIT_TERMINAL_PROMPT $GIT_PAGER $PAGER $NO_COLOR"`, "0 cat cat 1\nExit code: 0", false, "exit 0"},
+		{"non-interactive env", `echo "$GIT_TERMINAL_PROMPT $GIT_PAGER $PAGER $NO_COLOR $GIT_EDITOR"`, "0 cat cat 1 true\nExit code: 0", false, "exit 0"},
 		{"killed by a signal", "kill -9 $$", "(no output)\nKilled by signal 9 (killed).", true, "killed by signal 9"},
 	}
 	for _, tt := range tests {

@@ -100,7 +100,7 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 		c.warned = true
 		c.mu.Unlock()
 		if first && c.Notify != nil {
-			c.Notify("no one to ask for approval (not interactive): tool calls that would ask are allowed; use [permissions] deny rules or mode = \"deny\" to restrict")
+			c.Notify("not interactive, so calls that need approval run without asking; [permissions] deny rules still apply")
 		}
 		return Verdict{Allowed: true}
 	}

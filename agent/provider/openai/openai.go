@@ -69,7 +69,7 @@ func New(cfg provider.Config) (provider.Provider, error) {
 		apiKey: cfg.APIKey,
 		replay: ReplayToolTurns,
 		retry:  defaultRetry,
-		idle:   3 * time.Minute,
+		idle:   2 * time.Minute,
 		http: &http.Client{Transport: &http.Transport{
 			Proxy:                 http.ProxyFromEnvironment,
 			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -173,7 +173,8 @@ func (c *Client) once(ctx context.Context, body []byte, emit func(provider.Chunk
 	// stalled connection becomes a retry instead of a hang.
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	watch := newWatchdog(c.idle, func() { cancel(errIdle) })
+	idleErr := fmt.Errorf("no data from the server for %v", c.idle)
+	watch := newWatchdog(c.idle, func() { cancel(idleErr) })
 	defer watch.stop()
 
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
@@ -190,7 +191,7 @@ func (c *Client) once(ctx context.Context, body []byte, emit func(provider.Chunk
 	}
 	hresp, err := c.http.Do(hreq)
 	if err != nil {
-		if cause := context.Cause(actx); cause == errIdle {
+		if cause := context.Cause(actx); cause == idleErr {
 			err = cause
 		}
 		return provider.Response{}, &failure{err: &provider.APIError{Provider: c.name, Err: unwrapURLError(err)}, transient: true}
@@ -208,7 +209,7 @@ func (c *Client) once(ctx context.Context, body []byte, emit func(provider.Chunk
 		resp, err = readStream(hresp.Body, watch.kick, emit)
 	}
 	if err != nil {
-		if cause := context.Cause(actx); cause == errIdle {
+		if cause := context.Cause(actx); cause == idleErr {
 			err = cause
 		}
 		if ctx.Err() != nil {

@@ -383,3 +383,26 @@ func TestExtraBodyAndOptions(t *testing.T) {
 		t.Fatal("string max_retries accepted")
 	}
 }
+
+func TestMissingToolCallIDsAreUnique(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sse(w,
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"ls","arguments":"{}"}},{"index":1,"function":{"name":"ls","arguments":"{}"}}]}}]}`,
+			`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`)
+	}))
+	defer srv.Close()
+	c := newClient(t, srv.URL, nil)
+	seen := map[string]bool{}
+	for range 2 {
+		_, resp, err := collect(t, c, userReq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range resp.Message.ToolCalls {
+			if tc.ID == "" || seen[tc.ID] {
+				t.Fatalf("id %q empty or repeated", tc.ID)
+			}
+			seen[tc.ID] = true
+		}
+	}
+}

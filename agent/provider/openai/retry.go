@@ -121,8 +121,6 @@ func retryAfter(h http.Header) time.Duration {
 	return 0
 }
 
-var errIdle = errors.New("no data from the server for too long")
-
 // unwrapURLError drops the *url.Error wrapper, whose message repeats the
 // method and URL in every line the user sees.
 func unwrapURLError(err error) error {

@@ -3,6 +3,8 @@ package openai
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,6 +98,13 @@ func readStream(r io.Reader, kick func(), emit func(provider.Chunk)) (provider.R
 		return provider.Response{}, provider.ErrStreamTruncated
 	}
 	return a.response(emit), nil
+}
+
+// newCallID returns a random tool call id.
+func newCallID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "call_" + hex.EncodeToString(b[:])
 }
 
 // readLine reads one line without its terminator, however long.
@@ -226,10 +235,13 @@ func (a *assembler) response(emit func(provider.Chunk)) provider.Response {
 		Content:   a.content.String(),
 		Reasoning: a.reasoning.String(),
 	}
-	for i, b := range a.calls {
+	for _, b := range a.calls {
 		id := b.id
 		if id == "" {
-			id = fmt.Sprintf("call_%d", i)
+			// Ids pair calls with their results for the whole session;
+			// a server that sends none gets unique ones, not positions
+			// that repeat every response.
+			id = newCallID()
 		}
 		args := b.args.String()
 		if strings.TrimSpace(args) == "" {

@@ -23,6 +23,7 @@ import (
 //	                   which must succeed
 //	-- exit --         the expected exit code of `reasonix run` (default 0)
 //	-- stdout --       lines that must each appear in the run's stdout
+//	-- stdout-absent -- lines that must not appear in the run's stdout
 //	-- stderr --       lines that must each appear in the run's stderr
 type Scenario struct {
 	Comment string
@@ -35,7 +36,9 @@ type Scenario struct {
 	Check   string
 	Exit    int
 	Stdout  []string
-	Stderr  []string
+	// StdoutAbsent lists text that must not appear in stdout.
+	StdoutAbsent []string
+	Stderr       []string
 }
 
 // ParseScenario reads a scenario archive.
@@ -69,6 +72,8 @@ func ParseScenario(data []byte) (*Scenario, error) {
 			sc.Exit = n
 		case name == "stdout":
 			sc.Stdout = nonEmptyLines(body)
+		case name == "stdout-absent":
+			sc.StdoutAbsent = nonEmptyLines(body)
 		case name == "stderr":
 			sc.Stderr = nonEmptyLines(body)
 		case strings.HasPrefix(name, "files/"):
