@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reasonix/reasonix/agent/provider/scripted"
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
@@ -53,23 +52,12 @@ func TestApprovalOnATerminal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.answer, func(t *testing.T) {
-			script, err := scripted.Parse([]byte(`call write_file {"path": "out.txt", "content": "hi\n"}
+			srv, cfg := startScripted(t, `call write_file {"path": "out.txt", "content": "hi\n"}
 ---
-expect tool ` + tt.expect + `
+expect tool `+tt.expect+`
 text finished
-`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := scripted.NewServer(script, scripted.Options{})
-			url, err := srv.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
+`)
 			work, home := t.TempDir(), t.TempDir()
-			cfg := filepath.Join(t.TempDir(), "c.toml")
-			os.WriteFile(cfg, []byte(scriptedConfig(url)), 0o644)
 
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()

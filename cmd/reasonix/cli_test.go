@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
 
 // noTrace fails if a Go panic or stack trace reached the user.
@@ -84,19 +82,8 @@ func TestSetupWritesAConfigThatLoads(t *testing.T) {
 // TestSessionsAndResume runs a task, lists it, and resumes it: the resumed
 // request must carry the first turn's messages unchanged.
 func TestSessionsAndResume(t *testing.T) {
-	script, err := scripted.Parse([]byte("text first answer\n---\nexpect user second question\ntext second answer\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := scripted.NewServer(script, scripted.Options{})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv, cfg := startScripted(t, "text first answer\n---\nexpect user second question\ntext second answer\n")
 	home, work := t.TempDir(), t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "c.toml")
-	os.WriteFile(cfg, []byte(scriptedConfig(url)), 0o644)
 
 	r := runReasonix(t, work, home, nil, "run", "--config", cfg, "first question")
 	if r.exit != 0 || strings.TrimSpace(r.stdout) != "first answer" {
@@ -141,19 +128,8 @@ func TestInterrupt(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT on Windows")
 	}
-	script, err := scripted.Parse([]byte("delay 100ms\ntext " + strings.Repeat("slow words ", 200) + "\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := scripted.NewServer(script, scripted.Options{})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv, cfg := startScripted(t, "delay 100ms\ntext "+strings.Repeat("slow words ", 200)+"\n")
 	home, work := t.TempDir(), t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "c.toml")
-	os.WriteFile(cfg, []byte(scriptedConfig(url)), 0o644)
 
 	cmd := exec.Command(reasonixBin, "run", "--config", cfg, "talk slowly")
 	cmd.Dir = work
@@ -169,7 +145,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	start := time.Now()
 	cmd.Process.Signal(os.Interrupt)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit: %v\n%s", err, stderr.String())

@@ -83,6 +83,28 @@ options  = { retry_base_ms = 10, max_retries = 5 }
 `, url)
 }
 
+// startScripted serves script on a fresh scripted server for the test's
+// lifetime and returns it with a config file that points the default
+// model at it.
+func startScripted(t *testing.T, script string) (*scripted.Server, string) {
+	t.Helper()
+	sc, err := scripted.Parse([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := scripted.NewServer(sc, scripted.Options{})
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte(scriptedConfig(url)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return srv, cfg
+}
+
 // TestTranscripts plays every scenario in testdata through the real
 // binary against the scripted model server and checks the workspace
 // afterwards. The server refuses any request whose expectations fail, so
