@@ -138,6 +138,10 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	}
 	s := &Session{ID: id, Created: l.Meta.Created, messages: repairHistory(l.Messages),
 		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f}
+	if l.Meta.Root != "" && l.Meta.Root != a.Env.Root {
+		a.emit(Event{Kind: EventNotice, SessionID: id,
+			Text: fmt.Sprintf("this session started in %s; its tools now work in %s", l.Meta.Root, a.Env.Root)})
+	}
 	if PrefixHash(l.Messages[0].Content, a.Tools.Schemas()) != l.Meta.PrefixHash {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
 			Text: "the tool set changed since this session started; the first request will miss the prompt cache"})
