@@ -1,0 +1,62 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestCheckWrite(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	os.Symlink(outside, filepath.Join(root, "escape"))
+	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
+	p := New([]string{root}, nil)
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(root, "a.txt"), true},
+		{filepath.Join(root, "sub", "new", "deep.txt"), true},
+		{filepath.Join(root, "sub", "..", "..", "x"), false},
+		{filepath.Join(root, "escape", "x.txt"), false},
+		{filepath.Join(outside, "x.txt"), false},
+		{root + "-sibling/x", false},
+	}
+	for _, tt := range tests {
+		got, err := p.CheckWrite(tt.path)
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckWrite(%s) = %q, %v; want ok=%v", tt.path, got, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, ErrOutsideRoots) {
+			t.Errorf("CheckWrite(%s): %v does not wrap ErrOutsideRoots", tt.path, err)
+		}
+	}
+}
+
+func TestCheckRead(t *testing.T) {
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	work, _ := filepath.EvalSymlinks(t.TempDir())
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(work, "keys"))
+	p := New(nil, HomeDefaults(home))
+	for path, forbidden := range map[string]bool{
+		filepath.Join(home, ".ssh", "id_ed25519"): true,
+		filepath.Join(home, ".aws"):               true,
+		filepath.Join(work, "keys", "id_rsa"):     true, // through a link
+		filepath.Join(home, ".sshx"):              false,
+		filepath.Join(work, "main.go"):            false,
+	} {
+		err := p.CheckRead(path)
+		if (err != nil) != forbidden {
+			t.Errorf("CheckRead(%s) = %v, want forbidden=%v", path, err, forbidden)
+		}
+		if err != nil && !errors.Is(err, ErrForbidden) {
+			t.Errorf("CheckRead(%s): %v does not wrap ErrForbidden", path, err)
+		}
+	}
+	if !p.Forbidden(filepath.Join(home, ".gnupg", "x")) || p.Forbidden(work) {
+		t.Error("Forbidden disagrees with the defaults")
+	}
+}
