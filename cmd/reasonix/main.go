@@ -3,6 +3,7 @@
 //
 // Usage:
 //
+//	reasonix lsp [--stdio] [--config FILE]
 //	reasonix run [--model REF] [--config FILE] [--resume ID] PROMPT
 //	reasonix sessions [--json]
 //	reasonix setup [--force]
@@ -39,6 +40,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdin, stdout, stderr)
+	case "lsp":
+		return lspCmd(args[1:], stdin, stdout, stderr)
 	case "sessions":
 		return sessionsCmd(args[1:], stdout, stderr)
 	case "setup":
@@ -59,6 +62,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `Reasonix is a coding agent for your editor and your terminal.
 
 Usage:
+  reasonix lsp [--config FILE]  serve the Language Server Protocol on stdin/stdout (for editors)
   reasonix run [flags] PROMPT   run one task in the current directory
   reasonix sessions [--json]    list saved sessions
   reasonix setup [--force]      write a commented config to ~/.reasonix/config.toml

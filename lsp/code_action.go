@@ -1,0 +1,91 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
+
+// Code action kinds of the selection actions beyond the standard ones.
+const (
+	kindExplain protocol.CodeActionKind = "reasonix.explain"
+	kindTests   protocol.CodeActionKind = "reasonix.tests"
+)
+
+// selectionActions are offered on a non-empty selection.
+var selectionActions = []struct {
+	title, prompt string
+	kind          protocol.CodeActionKind
+}{
+	{"Ask Reasonix to explain this code", "Explain what this code does and anything surprising about it. Do not change any file.", kindExplain},
+	{"Ask Reasonix to refactor this code", "Refactor this code to be clearer without changing its behaviour, then verify it still builds and its tests pass.", protocol.CodeActionKindRefactorRewrite},
+	{"Ask Reasonix to add tests for this code", "Add tests for this code in the project's existing test style, then run them.", kindTests},
+}
+
+// CodeAction answers at once and never calls the model: it only offers
+// actions. The work happens when the client executes an action's command
+// (reasonix.start), which returns immediately while the turn runs.
+func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+	s.mu.Lock()
+	literals := s.caps.codeActionLiterals
+	s.mu.Unlock()
+	u := string(params.TextDocument.URI)
+	var out []protocol.CommandOrCodeAction
+	add := func(title string, kind protocol.CodeActionKind, args askArgs, diags []protocol.Diagnostic) {
+		if !kindWanted(kind, params.Context.Only) {
+			return
+		}
+		b, _ := json.Marshal(args)
+		cmd := protocol.Command{Title: title, Command: cmdStart, Arguments: []protocol.LSPAny{b}}
+		if !literals {
+			out = append(out, &cmd)
+			return
+		}
+		k := kind
+		out = append(out, &protocol.CodeAction{Title: title, Kind: &k, Diagnostics: diags, Command: cmd})
+	}
+	for i := range params.Context.Diagnostics {
+		d := params.Context.Diagnostics[i]
+		raw, err := protocol.Marshal(&d)
+		if err != nil {
+			continue
+		}
+		add("Ask Reasonix to fix: "+clip(firstLine(strings.TrimSpace(diagnosticMessage(&d))), 80),
+			protocol.CodeActionKindQuickFix, askArgs{URI: u, Diagnostic: raw}, []protocol.Diagnostic{d})
+	}
+	if r := params.Range; r.Start != r.End && !isDiagnosticRange(r, params.Context.Diagnostics) {
+		for _, a := range selectionActions {
+			rng := r
+			add(a.title, a.kind, askArgs{URI: u, Range: &rng, Prompt: a.prompt}, nil)
+		}
+	}
+	return out, nil
+}
+
+// isDiagnosticRange reports whether r is just a diagnostic's range, as
+// editors send when the cursor is on a diagnostic: that is not a selection
+// the user made.
+func isDiagnosticRange(r protocol.Range, diags []protocol.Diagnostic) bool {
+	for _, d := range diags {
+		if d.Range == r {
+			return true
+		}
+	}
+	return false
+}
+
+// kindWanted applies the client's "only" filter: a kind matches a filter
+// entry equal to it or to one of its dotted prefixes.
+func kindWanted(kind protocol.CodeActionKind, only []protocol.CodeActionKind) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if kind == o || strings.HasPrefix(string(kind), string(o)+".") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,225 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/provider"
+)
+
+// The workspace/executeCommand commands (docs/PROTOCOL.md).
+const (
+	// cmdAsk runs a turn and answers when it ends.
+	cmdAsk = "reasonix.ask"
+	// cmdStart starts a turn and answers at once; code actions use it so
+	// no editor waits on a request for minutes.
+	cmdStart = "reasonix.start"
+	// cmdCancel stops a session's running turn.
+	cmdCancel = "reasonix.cancel"
+)
+
+func commandNames() []string { return []string{cmdAsk, cmdStart, cmdCancel} }
+
+// askArgs is the argument object of reasonix.ask and reasonix.start.
+type askArgs struct {
+	Prompt    string          `json:"prompt"`
+	URI       string          `json:"uri,omitempty"`
+	Range     *protocol.Range `json:"range,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+	// Diagnostic makes the turn a fix for it (the quick fix).
+	Diagnostic json.RawMessage `json:"diagnostic,omitempty"`
+}
+
+// askResult is what reasonix.ask answers.
+type askResult struct {
+	SessionID string         `json:"sessionId"`
+	Turn      int            `json:"turn"`
+	Text      string         `json:"text"`
+	Stop      string         `json:"stop"`
+	Error     string         `json:"error,omitempty"`
+	Steps     int            `json:"steps"`
+	ToolCalls int            `json:"toolCalls"`
+	Usage     provider.Usage `json:"usage"`
+	CacheHit  float64        `json:"cacheHitRatio"`
+	Cost      float64        `json:"cost"`
+	Priced    bool           `json:"priced"`
+}
+
+// startResult is what reasonix.start answers.
+type startResult struct {
+	SessionID string `json:"sessionId"`
+}
+
+type cancelArgs struct {
+	SessionID string `json:"sessionId"`
+}
+
+type cancelResult struct {
+	Cancelled bool `json:"cancelled"`
+}
+
+func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
+	switch params.Command {
+	case cmdAsk:
+		var args askArgs
+		if err := firstArg(params.Arguments, &args); err != nil {
+			return nil, err
+		}
+		// The turn calls back into the client (dialogs, edits); release
+		// the read loop so their answers, and everything else, can be read.
+		jsonrpc2.Async(ctx)
+		return s.ask(ctx, args)
+	case cmdStart:
+		var args askArgs
+		if err := firstArg(params.Arguments, &args); err != nil {
+			return nil, err
+		}
+		return s.start(args)
+	case cmdCancel:
+		var args cancelArgs
+		if err := firstArg(params.Arguments, &args); err != nil {
+			return nil, err
+		}
+		if args.SessionID == "" {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "reasonix.cancel needs a sessionId")
+		}
+		return marshalAny(cancelResult{Cancelled: s.sessions.cancel(args.SessionID)})
+	}
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q; this server runs %s", params.Command, strings.Join(commandNames(), ", ")))
+}
+
+// firstArg decodes the first command argument into v.
+func firstArg(args []protocol.LSPAny, v any) error {
+	if len(args) == 0 {
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, "the command needs an argument object")
+	}
+	if err := json.Unmarshal(args[0], v); err != nil {
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, "bad command argument: "+err.Error())
+	}
+	return nil
+}
+
+// prepare resolves a request to its session and the prompt to send.
+func (s *Server) prepare(args askArgs) (*liveSession, string, string, error) {
+	path := ""
+	if args.URI != "" {
+		path = pathOf(uri.URI(args.URI))
+	}
+	s.mu.Lock()
+	anchor := path
+	if anchor == "" && len(s.folders) > 0 {
+		anchor = s.folders[0].path
+	}
+	s.mu.Unlock()
+	ws, err := s.workspaceFor(anchor)
+	if err != nil {
+		s.showError(s.ctx, "Reasonix configuration: "+err.Error())
+		return nil, "", "", err
+	}
+	prompt, title, err := s.buildPrompt(args, path)
+	if err != nil {
+		return nil, "", "", err
+	}
+	ls, err := s.sessions.get(ws, args.SessionID)
+	if err != nil {
+		return nil, "", "", jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	return ls, prompt, title, nil
+}
+
+// ask runs a turn and returns its result.
+func (s *Server) ask(ctx context.Context, args askArgs) (protocol.LSPAny, error) {
+	ls, prompt, title, err := s.prepare(args)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.sessions.run(ctx, ls, prompt, title)
+	if errors.Is(err, errBusy) {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, protocol.ErrRequestCancelled
+	}
+	out := askResult{
+		SessionID: ls.id, Turn: res.Turn, Text: res.Text, Stop: string(res.Stop),
+		Steps: res.Steps, ToolCalls: res.ToolCalls, Usage: res.Usage,
+		CacheHit: res.Usage.HitRatio(), Cost: res.Cost, Priced: res.Priced,
+	}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return marshalAny(out)
+}
+
+// start runs a turn in the background and returns its session at once.
+func (s *Server) start(args askArgs) (protocol.LSPAny, error) {
+	ls, prompt, title, err := s.prepare(args)
+	if err != nil {
+		return nil, err
+	}
+	ctx, ts, err := s.sessions.begin(context.Background(), ls, title)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
+	}
+	go func() {
+		defer s.sessions.end(ls, ts)
+		ts.progress.start(ctx)
+		res, err := ls.ws.agent.Run(ctx, ls.sess, prompt)
+		defer ts.progress.finish(res, err)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.reportTurnError(err, ls.ws)
+		case err == nil && res.Text != "":
+			// The answer of a background turn has no request to return
+			// to; show it.
+			s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: " + clip(res.Text, 1000)})
+		}
+	}()
+	return marshalAny(startResult{SessionID: ls.id})
+}
+
+// reportTurnError shows a failed turn's error with what to do about it.
+func (s *Server) reportTurnError(err error, ws *workspace) {
+	msg := "Reasonix: " + err.Error()
+	var ae *provider.APIError
+	switch {
+	case errors.Is(err, agent.ErrMaxSteps), errors.Is(err, agent.ErrBudgetExceeded):
+		s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+		return
+	case provider.IsAuth(err):
+		msg += " — check the API key for " + ws.agent.ModelRef
+	case errors.As(err, &ae) && ae.Status == 0:
+		msg += " — is the model endpoint reachable?"
+	}
+	s.showError(s.ctx, msg)
+}
+
+// marshalAny encodes a result object.
+func marshalAny(v any) (protocol.LSPAny, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.LSPAny(b), nil
+}
+
+// docFor returns the open document at path, or the file from disk.
+func (s *Server) docFor(path string) (document, bool) {
+	if d, ok := s.docs.byPath(path); ok {
+		return d, true
+	}
+	b, err := (&editorFS{s: s}).ReadFile(path)
+	if err != nil {
+		return document{}, false
+	}
+	return document{URI: uri.File(path), Path: filepath.Clean(path), Text: string(b), LanguageID: languageOf(path)}, true
+}

@@ -1,0 +1,190 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"go.lsp.dev/protocol"
+
+	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/config"
+)
+
+// Editors send settings as JSON with the same keys as the TOML config
+// (initializationOptions, workspace/didChangeConfiguration). They form the
+// highest config layer. A client may wrap them in {"reasonix": {...}}, and
+// may declare its Reasonix extensions under "client".
+
+// splitInitOptions returns the settings as TOML and the client features.
+func splitInitOptions(raw protocol.LSPAny) ([]byte, reasonixClientFeatures, error) {
+	var features reasonixClientFeatures
+	m, err := settingsObject(raw)
+	if err != nil || m == nil {
+		return nil, features, err
+	}
+	if c, ok := m["client"]; ok {
+		b, _ := json.Marshal(c)
+		json.Unmarshal(b, &features)
+		delete(m, "client")
+	}
+	settings, err := settingsTOML(m)
+	return settings, features, err
+}
+
+// settingsObject decodes a settings value, unwrapping {"reasonix": {...}}.
+// Numbers stay exact so integers remain integers in TOML.
+func settingsObject(raw []byte) (map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("settings must be a JSON object: %w", err)
+	}
+	if inner, ok := m["reasonix"].(map[string]any); ok && len(m) == 1 {
+		m = inner
+	}
+	return m, nil
+}
+
+// settingsTOML renders settings as a TOML document.
+func settingsTOML(m map[string]any) ([]byte, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(normalizeNumbers(m)); err != nil {
+		return nil, fmt.Errorf("settings cannot be expressed as config: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+		return x
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return v
+}
+
+// DidChangeConfiguration replaces the editor's settings. Running turns
+// keep the agent they started with; the next turn uses the new settings.
+func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
+	m, err := settingsObject(params.Settings)
+	if err != nil {
+		s.showError(ctx, "Reasonix settings: "+err.Error())
+		return nil
+	}
+	delete(m, "client")
+	settings, err := settingsTOML(m)
+	if err != nil {
+		s.showError(ctx, "Reasonix settings: "+err.Error())
+		return nil
+	}
+	s.mu.Lock()
+	s.settings = settings
+	s.spaces = map[string]*workspace{} // rebuilt on next use
+	folders := append([]folder(nil), s.folders...)
+	s.mu.Unlock()
+	for _, f := range folders {
+		if _, err := s.workspaceFor(f.path); err != nil {
+			s.showError(ctx, "Reasonix configuration: "+err.Error())
+		}
+	}
+	return nil
+}
+
+// workspace is one workspace folder's agent, built from its configuration.
+type workspace struct {
+	root  string
+	agent *agent.Agent
+}
+
+// workspaceFor returns the workspace that owns path (a file or a folder),
+// building its agent on first use.
+func (s *Server) workspaceFor(path string) (*workspace, error) {
+	s.mu.Lock()
+	root := s.rootFor(path)
+	if w, ok := s.spaces[root]; ok {
+		s.mu.Unlock()
+		return w, nil
+	}
+	settings := s.settings
+	s.mu.Unlock()
+	if root == "" {
+		return nil, errors.New("no workspace folder is open")
+	}
+
+	cfg, err := config.Load(config.Options{Dir: root, File: s.opts.ConfigFile})
+	if err != nil {
+		return nil, err
+	}
+	if len(settings) > 0 {
+		if err := cfg.OverlayTOML("editor settings", string(settings)); err != nil {
+			return nil, err
+		}
+	}
+	for _, w := range cfg.Warnings {
+		s.log.Warn("config", "warning", w)
+	}
+	a, err := agent.Build(cfg, agent.Options{
+		Dir:      root,
+		Approver: &approver{s: s},
+		Notify:   func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
+		FS:       &editorFS{s: s},
+		Sink:     s.event,
+	})
+	if err != nil {
+		return nil, err
+	}
+	w := &workspace{root: a.Env.Root, agent: a}
+	a.Env.BeforeShell = func(ctx context.Context) (string, error) { return s.beforeShell(ctx, w) }
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if existing, ok := s.spaces[root]; ok {
+		return existing, nil
+	}
+	s.spaces[root] = w
+	return w, nil
+}
+
+// rootFor picks the workspace folder containing path, the innermost when
+// folders nest; a path outside every folder belongs to the first one.
+// Callers hold mu.
+func (s *Server) rootFor(path string) string {
+	best := ""
+	for _, f := range s.folders {
+		if path == f.path || strings.HasPrefix(path, f.path+string(filepath.Separator)) {
+			if len(f.path) > len(best) {
+				best = f.path
+			}
+		}
+	}
+	if best == "" && len(s.folders) > 0 {
+		best = s.folders[0].path
+	}
+	return best
+}

@@ -1,0 +1,225 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// clientCaps is what the server needs to know about the client.
+type clientCaps struct {
+	name string
+	// applyEdit: the client accepts workspace/applyEdit.
+	applyEdit bool
+	// documentChanges: versioned TextDocumentEdits; resourceOps lists the
+	// create, rename and delete operations it accepts inside them.
+	documentChanges bool
+	resourceOps     map[protocol.ResourceOperationKind]bool
+	// workDoneProgress: the client accepts window/workDoneProgress/create.
+	workDoneProgress bool
+	// codeActionLiterals: CodeAction objects rather than bare Commands.
+	codeActionLiterals bool
+	// The Reasonix extensions the client implements (docs/PROTOCOL.md).
+	saveDocuments bool
+	events        bool
+}
+
+// reasonixClientFeatures is how a client declares the Reasonix extensions
+// it implements, in capabilities.experimental.reasonix or
+// initializationOptions.client.
+type reasonixClientFeatures struct {
+	SaveDocuments bool `json:"saveDocuments"`
+	Events        bool `json:"events"`
+}
+
+// folder is a workspace folder.
+type folder struct {
+	uri  uri.URI
+	path string
+	name string
+}
+
+// Initialize records the client's capabilities, workspace folders and
+// settings, and announces what the server does.
+func (s *Server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	caps := readClientCaps(params)
+	folders := initialFolders(params)
+	settings, features, err := splitInitOptions(params.InitializationOptions)
+	if err != nil {
+		s.log.Warn("initializationOptions ignored", "err", err)
+	}
+	caps.saveDocuments = caps.saveDocuments || features.SaveDocuments
+	caps.events = caps.events || features.Events
+	var encodings []protocol.PositionEncodingKind
+	if g := params.Capabilities.General; g != nil {
+		encodings = g.PositionEncodings
+	}
+	enc, encKind := chooseEncoding(encodings)
+
+	s.mu.Lock()
+	s.caps = caps
+	s.folders = folders
+	s.settings = settings
+	s.enc = enc
+	s.state = stateInitialized
+	s.mu.Unlock()
+	s.log.Info("initialized", "client", caps.name, "folders", len(folders), "encoding", encKind)
+
+	return &protocol.InitializeResult{
+		Capabilities: s.capabilities(encKind),
+		ServerInfo:   protocol.ServerInfo{Name: "reasonix", Version: protocol.NewOptional(s.opts.Version)},
+	}, nil
+}
+
+// capabilities is what the server honestly offers.
+func (s *Server) capabilities(enc protocol.PositionEncodingKind) protocol.ServerCapabilities {
+	yes := true
+	incremental := protocol.TextDocumentSyncKindIncremental
+	noResolve := false
+	experimental, _ := json.Marshal(map[string]any{"reasonix": map[string]any{
+		"version": s.opts.Version,
+		"events":  true,
+		"methods": customMethodNames(),
+	}})
+	return protocol.ServerCapabilities{
+		PositionEncoding: enc,
+		TextDocumentSync: &protocol.TextDocumentSyncOptions{
+			OpenClose: &yes,
+			Change:    &incremental,
+			Save:      &protocol.SaveOptions{},
+		},
+		CodeActionProvider: &protocol.CodeActionOptions{
+			CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, kindExplain, kindTests},
+			ResolveProvider: &noResolve,
+		},
+		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
+		Workspace: &protocol.WorkspaceOptions{
+			WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
+				Supported:           &yes,
+				ChangeNotifications: protocol.Boolean(true),
+			},
+		},
+		Experimental: experimental,
+	}
+}
+
+func readClientCaps(p *protocol.InitializeParams) clientCaps {
+	c := clientCaps{name: p.ClientInfo.Name, resourceOps: map[protocol.ResourceOperationKind]bool{}}
+	caps := p.Capabilities
+	if w := caps.Workspace; w != nil {
+		c.applyEdit = w.ApplyEdit != nil && *w.ApplyEdit
+		if we := w.WorkspaceEdit; we != nil {
+			c.documentChanges = we.DocumentChanges != nil && *we.DocumentChanges
+			for _, op := range we.ResourceOperations {
+				c.resourceOps[op] = true
+			}
+		}
+	}
+	if w := caps.Window; w != nil {
+		c.workDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
+	}
+	if td := caps.TextDocument; td != nil && td.CodeAction != nil {
+		c.codeActionLiterals = len(td.CodeAction.CodeActionLiteralSupport.CodeActionKind.ValueSet) > 0
+	}
+	if len(caps.Experimental) > 0 {
+		var exp struct {
+			Reasonix reasonixClientFeatures `json:"reasonix"`
+		}
+		if json.Unmarshal(caps.Experimental, &exp) == nil {
+			c.saveDocuments = exp.Reasonix.SaveDocuments
+			c.events = exp.Reasonix.Events
+		}
+	}
+	return c
+}
+
+// initialFolders reads the workspace folders, falling back to rootUri,
+// rootPath, and finally the server's working directory.
+func initialFolders(p *protocol.InitializeParams) []folder {
+	var out []folder
+	if wf, ok := p.WorkspaceFolders.Get(); ok {
+		for _, f := range wf {
+			if path := pathOf(f.URI); path != "" {
+				out = append(out, folder{uri: f.URI, path: filepath.Clean(path), name: f.Name})
+			}
+		}
+	}
+	if len(out) == 0 && p.RootURI != nil && *p.RootURI != "" {
+		if path := pathOf(*p.RootURI); path != "" {
+			out = append(out, folder{uri: *p.RootURI, path: filepath.Clean(path), name: filepath.Base(path)})
+		}
+	}
+	if len(out) == 0 {
+		if rp, ok := p.RootPath.Get(); ok && rp != "" {
+			out = append(out, folder{uri: uri.File(rp), path: filepath.Clean(rp), name: filepath.Base(rp)})
+		}
+	}
+	if len(out) == 0 {
+		if wd, err := os.Getwd(); err == nil {
+			out = append(out, folder{uri: uri.File(wd), path: wd, name: filepath.Base(wd)})
+		}
+	}
+	return out
+}
+
+// Initialized reports configuration problems now that the client can show
+// messages.
+func (s *Server) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
+	s.mu.Lock()
+	folders := append([]folder(nil), s.folders...)
+	s.mu.Unlock()
+	for _, f := range folders {
+		if _, err := s.workspaceFor(f.path); err != nil {
+			s.showError(ctx, "Reasonix configuration: "+err.Error())
+		}
+	}
+	return nil
+}
+
+// Shutdown stops running turns; the connection stays up for exit.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.exitCode = 0
+	s.mu.Unlock()
+	s.sessions.cancelAll()
+	return nil
+}
+
+// Exit ends the server: exit code 0 after shutdown, else 1.
+func (s *Server) Exit(ctx context.Context) error {
+	s.exit()
+	return nil
+}
+
+// SetTrace is accepted; the server logs through window/logMessage.
+func (s *Server) SetTrace(ctx context.Context, params *protocol.SetTraceParams) error {
+	return nil
+}
+
+// DidChangeWorkspaceFolders updates the folders sessions run in.
+func (s *Server) DidChangeWorkspaceFolders(ctx context.Context, params *protocol.DidChangeWorkspaceFoldersParams) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	removed := map[string]bool{}
+	for _, f := range params.Event.Removed {
+		removed[filepath.Clean(pathOf(f.URI))] = true
+	}
+	var kept []folder
+	for _, f := range s.folders {
+		if !removed[f.path] {
+			kept = append(kept, f)
+		}
+	}
+	for _, f := range params.Event.Added {
+		if p := pathOf(f.URI); p != "" {
+			kept = append(kept, folder{uri: f.URI, path: filepath.Clean(p), name: f.Name})
+		}
+	}
+	s.folders = kept
+	return nil
+}

@@ -1,0 +1,130 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/reasonix/reasonix/tools/permission"
+)
+
+// The four answers of a permission dialog. These titles are public: tests
+// and editor plugins match them exactly.
+const (
+	titleAllowOnce    = "Allow once"
+	titleAllowSession = "Allow for session"
+	titleAlwaysAllow  = "Always allow"
+	titleDeny         = "Deny"
+)
+
+// approver asks the user through window/showMessageRequest.
+type approver struct {
+	s *Server
+}
+
+var _ permission.Approver = (*approver)(nil)
+
+func (a *approver) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
+	s := a.s
+	msg := promptText(p, s)
+	s.notifyApproval(p, msg)
+	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeWarning,
+		Message: msg,
+		Actions: []protocol.MessageActionItem{
+			{Title: titleAllowOnce}, {Title: titleAllowSession}, {Title: titleAlwaysAllow}, {Title: titleDeny},
+		},
+	})
+	if err != nil {
+		return permission.AnswerDeny, err
+	}
+	if item == nil {
+		return permission.AnswerDeny, nil // dismissed: no answer is no
+	}
+	switch item.Title {
+	case titleAllowOnce:
+		return permission.AnswerOnce, nil
+	case titleAllowSession:
+		return permission.AnswerSession, nil
+	case titleAlwaysAllow:
+		return permission.AnswerAlways, nil
+	}
+	return permission.AnswerDeny, nil
+}
+
+// promptText words the question: what the agent wants to do, and what a
+// session or permanent grant would cover.
+func promptText(p permission.Prompt, s *Server) string {
+	var args map[string]any
+	json.Unmarshal(p.Args, &args)
+	str := func(k string) string { v, _ := args[k].(string); return v }
+	var what string
+	switch {
+	case p.Tool == "bash":
+		what = fmt.Sprintf("run the command `%s`", clip(str("command"), 300))
+	case p.Tool == "move_file":
+		what = fmt.Sprintf("move %s to %s", str("source"), str("destination"))
+	case p.Tool == "apply_patch":
+		what = "apply a patch to " + strings.Join(patchFiles(str("patch")), ", ")
+	case str("path") != "":
+		what = fmt.Sprintf("use %s on %s", p.Tool, str("path"))
+	default:
+		what = "use the tool " + p.Tool
+	}
+	return fmt.Sprintf("Reasonix wants to %s. (%s covers %s.)", what, titleAllowSession, p.Scope)
+}
+
+// patchFiles lists the files a unified diff names.
+func patchFiles(patch string) []string {
+	var out []string
+	for _, l := range strings.Split(patch, "\n") {
+		if name, ok := strings.CutPrefix(l, "+++ "); ok {
+			name = strings.TrimPrefix(strings.Fields(name + " ")[0], "b/")
+			if name != "/dev/null" {
+				out = append(out, name)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"files"}
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// approvalEvent tells panels that a dialog is open.
+type approvalEvent struct {
+	Kind      string          `json:"kind"`
+	SessionID string          `json:"sessionId"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Scope     string          `json:"scope"`
+	Message   string          `json:"message"`
+	Actions   []string        `json:"actions"`
+}
+
+func (s *Server) notifyApproval(p permission.Prompt, msg string) {
+	s.mu.Lock()
+	stream := s.caps.events
+	s.mu.Unlock()
+	if !stream {
+		return
+	}
+	args := json.RawMessage(p.Args)
+	if !json.Valid(args) {
+		args = nil
+	}
+	s.notifyEvent(approvalEvent{
+		Kind: "approval", SessionID: p.SessionID, Tool: p.Tool, Arguments: args, Scope: p.Scope, Message: msg,
+		Actions: []string{titleAllowOnce, titleAllowSession, titleAlwaysAllow, titleDeny},
+	})
+}

@@ -1,0 +1,194 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/reasonix/reasonix/agent"
+)
+
+// progress shows a turn in the editor's progress area: begin with the
+// task, a report per tool call, end with the outcome. Clients without
+// work-done progress get nothing here; they still get log messages.
+type progress struct {
+	s      *Server
+	token  string
+	title  string
+	cancel context.CancelFunc
+
+	mu      sync.Mutex // guards started and ended
+	started bool
+	ended   bool
+}
+
+var progressSeq atomic.Int64
+
+func (s *Server) newProgress(sessionID, title string, cancel context.CancelFunc) *progress {
+	return &progress{
+		s:      s,
+		token:  fmt.Sprintf("reasonix/%s/%d", sessionID, progressSeq.Add(1)),
+		title:  title,
+		cancel: cancel,
+	}
+}
+
+// start creates the token and sends begin. It calls back into the client,
+// so it runs on the turn's goroutine, never on the read loop.
+func (p *progress) start(ctx context.Context) {
+	s := p.s
+	s.mu.Lock()
+	supported := s.caps.workDoneProgress
+	s.mu.Unlock()
+	if !supported {
+		return
+	}
+	if err := s.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(p.token)}); err != nil {
+		s.log.Info("progress not created", "err", err)
+		return
+	}
+	yes := true
+	msg := p.title
+	p.send(&protocol.WorkDoneProgressBegin{Kind: "begin", Title: "Reasonix", Message: &msg, Cancellable: &yes})
+	p.mu.Lock()
+	p.started = true
+	p.mu.Unlock()
+}
+
+// report updates the message, e.g. with the tool call running now.
+func (p *progress) report(msg string) {
+	p.mu.Lock()
+	live := p.started && !p.ended
+	p.mu.Unlock()
+	if live {
+		p.send(&protocol.WorkDoneProgressReport{Kind: "report", Message: &msg})
+	}
+}
+
+// finish sends end with the turn's outcome.
+func (p *progress) finish(res agent.TurnResult, err error) {
+	p.mu.Lock()
+	live := p.started && !p.ended
+	p.ended = true
+	p.mu.Unlock()
+	if !live {
+		return
+	}
+	msg := outcome(res, err)
+	p.send(&protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
+}
+
+func (p *progress) send(value any) {
+	b, err := protocol.Marshal(value)
+	if err != nil {
+		return
+	}
+	p.s.client.Progress(p.s.ctx, &protocol.ProgressParams{Token: protocol.String(p.token), Value: b})
+}
+
+// WorkDoneProgressCancel stops the turn behind a progress the user
+// cancelled in the editor.
+func (s *Server) WorkDoneProgressCancel(ctx context.Context, params *protocol.WorkDoneProgressCancelParams) error {
+	if t, ok := params.Token.(protocol.String); ok {
+		s.sessions.cancelByToken(string(t))
+	}
+	return nil
+}
+
+// outcome is a turn's result in one line.
+func outcome(res agent.TurnResult, err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "Cancelled"
+	case errors.Is(err, agent.ErrMaxSteps):
+		return fmt.Sprintf("Stopped after %d steps (max_steps)", res.Steps)
+	case errors.Is(err, agent.ErrBudgetExceeded):
+		return "Stopped: token budget exceeded"
+	case err != nil:
+		return "Failed: " + err.Error()
+	}
+	s := fmt.Sprintf("Done: %d tool calls, %.0f%% cache hit", res.ToolCalls, 100*res.Usage.HitRatio())
+	if res.Priced {
+		s += fmt.Sprintf(", $%.4f", res.Cost)
+	}
+	return s
+}
+
+// event receives every agent event: it feeds the progress, logs tool
+// activity, and forwards the event to clients that asked for the stream.
+func (s *Server) event(e agent.Event) {
+	switch e.Kind {
+	case agent.EventToolStart:
+		if p := s.sessions.progressFor(e.SessionID); p != nil {
+			p.report(toolLine(e.Tool))
+		}
+	case agent.EventToolResult:
+		mark := "✓"
+		if e.Tool.IsError {
+			mark = "✗"
+		}
+		line := mark + " " + toolLine(e.Tool)
+		if e.Tool.Summary != "" {
+			line += " — " + e.Tool.Summary
+		}
+		s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: "+line)
+	case agent.EventRetry, agent.EventNotice:
+		s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+e.Text)
+	}
+	s.mu.Lock()
+	stream := s.caps.events
+	s.mu.Unlock()
+	if stream {
+		s.notifyEvent(e)
+	}
+}
+
+// notifyEvent sends an event as a reasonix/event notification.
+func (s *Server) notifyEvent(e any) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	if err := s.conn.Notify(s.ctx, methodEvent, rawJSON(b)); err != nil {
+		s.log.Info("event not sent", "err", err)
+	}
+}
+
+// toolLine renders a call as "tool subject".
+func toolLine(t *agent.ToolEvent) string {
+	var args map[string]any
+	json.Unmarshal(t.Arguments, &args)
+	for _, k := range []string{"command", "path", "pattern", "source"} {
+		if v, ok := args[k].(string); ok && v != "" {
+			if r := []rune(v); len(r) > 80 {
+				v = string(r[:79]) + "…"
+			}
+			return t.Name + " " + v
+		}
+	}
+	return t.Name
+}
+
+// logMessage sends window/logMessage.
+func (s *Server) logMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	if s.client == nil {
+		return
+	}
+	if err := s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
+		s.log.Info("log message not sent", "err", err)
+	}
+}
+
+// showError sends window/showMessage for an error the user must see.
+func (s *Server) showError(ctx context.Context, msg string) {
+	s.log.Warn(msg)
+	if s.client == nil {
+		return
+	}
+	s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeError, Message: msg})
+}

@@ -1,0 +1,283 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"golang.org/x/tools/txtar"
+
+	"github.com/reasonix/reasonix/agent/provider/scripted"
+	"github.com/reasonix/reasonix/lsp/lsptest"
+)
+
+// TestScenarios plays the txtar scenarios in testdata/scenarios through a
+// fake editor connected to the real server, with a scripted model.
+//
+// A scenario holds the workspace (files/...), the model's script (model),
+// extra project config (config), the editor's capabilities (editor: words
+// among events, saveDocuments, noResourceOps, noProgress, utf8) and the
+// steps, one per line:
+//
+//	open PATH                         open a file in a buffer
+//	type PATH "OLD" "NEW"             edit a buffer without saving
+//	save PATH                         save a buffer
+//	answer TITLE                      answer dialogs with this action ("" = dismiss)
+//	reject REASON                     refuse workspace edits with REASON
+//	codeaction PATH L:C-L:C [MESSAGE] request actions (with a diagnostic when MESSAGE is given)
+//	run TITLE-PREFIX                  execute a returned action's command
+//	ask "PROMPT" [PATH [L:C-L:C]]     run reasonix.ask and keep its result
+//	wait progress end | wait edits N  wait for a condition
+//	expect WHAT ...                   assert: buffer/disk PATH contains|lacks TEXT,
+//	                                  dialogs N, dialog|log|message contains TEXT,
+//	                                  result FIELD contains TEXT, actions N, edits N
+func TestScenarios(t *testing.T) {
+	files, _ := filepath.Glob("testdata/scenarios/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no scenarios")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			runScenario(t, file)
+		})
+	}
+}
+
+type scenario struct {
+	t       *testing.T
+	ed      *lsptest.Editor
+	srv     *scripted.Server
+	root    string
+	actions []protocol.CommandOrCodeAction
+	result  map[string]any
+}
+
+func runScenario(t *testing.T, file string) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := txtar.Parse(data)
+	var model, config, editor, steps string
+	files := map[string]string{}
+	for _, f := range ar.Files {
+		switch {
+		case f.Name == "model":
+			model = string(f.Data)
+		case f.Name == "config":
+			config = string(f.Data)
+		case f.Name == "editor":
+			editor = string(f.Data)
+		case f.Name == "steps":
+			steps = string(f.Data)
+		case strings.HasPrefix(f.Name, "files/"):
+			files[strings.TrimPrefix(f.Name, "files/")] = string(f.Data)
+		default:
+			t.Fatalf("unknown section %q", f.Name)
+		}
+	}
+	root, srv := workspace(t, model, config)
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := lsptest.Options{Root: root}
+	for _, w := range strings.Fields(editor) {
+		switch w {
+		case "events":
+			opts.Events = true
+		case "saveDocuments":
+			opts.SaveDocuments = true
+		case "noResourceOps":
+			opts.NoResourceOps = true
+		case "noProgress":
+			opts.NoProgress = true
+		case "utf8":
+			opts.UTF8 = true
+		default:
+			t.Fatalf("unknown editor option %q", w)
+		}
+	}
+	sc := &scenario{t: t, ed: lsptest.New(t, opts), srv: srv, root: root}
+	for i, line := range strings.Split(steps, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		args, err := splitArgs(line)
+		if err != nil {
+			t.Fatalf("steps line %d: %v", i+1, err)
+		}
+		sc.step(i+1, args)
+	}
+	if n := srv.Remaining(); n != 0 {
+		t.Errorf("%d scripted model steps were never requested", n)
+	}
+}
+
+// splitArgs splits a step into words, honouring "quoted strings".
+func splitArgs(line string) ([]string, error) {
+	var out []string
+	for line = strings.TrimSpace(line); line != ""; line = strings.TrimSpace(line) {
+		if line[0] == '"' {
+			end := 1
+			for end < len(line) && (line[end] != '"' || line[end-1] == '\\') {
+				end++
+			}
+			if end == len(line) {
+				return nil, fmt.Errorf("unterminated string")
+			}
+			s, err := strconv.Unquote(line[:end+1])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+			line = line[end+1:]
+			continue
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		out = append(out, word)
+		line = rest
+	}
+	return out, nil
+}
+
+func parseRange(t *testing.T, s string) protocol.Range {
+	var a, b, c, d uint32
+	if _, err := fmt.Sscanf(s, "%d:%d-%d:%d", &a, &b, &c, &d); err != nil {
+		t.Fatalf("range %q: %v", s, err)
+	}
+	return protocol.Range{Start: protocol.Position{Line: a - 1, Character: b - 1}, End: protocol.Position{Line: c - 1, Character: d - 1}}
+}
+
+func (sc *scenario) step(n int, a []string) {
+	t := sc.t
+	t.Helper()
+	rest := strings.Join(a[1:], " ")
+	switch a[0] {
+	case "open":
+		sc.ed.OpenFile(a[1])
+	case "type":
+		sc.ed.Type(a[1], a[2], a[3])
+	case "save":
+		sc.ed.Save(a[1])
+	case "answer":
+		sc.ed.Answer(rest)
+	case "reject":
+		sc.ed.RejectEdits(rest)
+	case "codeaction":
+		params := &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: sc.ed.URI(a[1])}, Range: parseRange(t, a[2])}
+		if len(a) > 3 {
+			params.Context.Diagnostics = []protocol.Diagnostic{{
+				Range: params.Range, Severity: protocol.DiagnosticSeverityError, Message: protocol.String(strings.Join(a[3:], " ")),
+			}}
+		}
+		acts, err := sc.ed.Server().CodeAction(ctx(t), params)
+		if err != nil {
+			t.Fatalf("step %d: %v", n, err)
+		}
+		sc.actions = acts
+	case "run":
+		for _, act := range sc.actions {
+			if ca, ok := act.(*protocol.CodeAction); ok && strings.HasPrefix(ca.Title, rest) {
+				sc.result = execute(t, sc.ed, ca.Command)
+				return
+			}
+		}
+		t.Fatalf("step %d: no action titled %q", n, rest)
+	case "ask":
+		args := map[string]any{"prompt": a[1]}
+		if len(a) > 2 {
+			args["uri"] = string(sc.ed.URI(a[2]))
+		}
+		if len(a) > 3 {
+			args["range"] = parseRange(t, a[3])
+		}
+		b, _ := json.Marshal(args)
+		sc.result = execute(t, sc.ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
+	case "wait":
+		switch a[1] {
+		case "progress":
+			sc.ed.Await("the turn's progress to end", 30*time.Second, progressEnded)
+		case "edits":
+			want, _ := strconv.Atoi(a[2])
+			sc.ed.Await(fmt.Sprintf("%d edits", want), 30*time.Second, func(r *lsptest.Recorded) bool { return len(r.Edits) >= want })
+		default:
+			t.Fatalf("step %d: wait for what?", n)
+		}
+	case "expect":
+		sc.expect(n, a[1:])
+	default:
+		t.Fatalf("step %d: unknown step %q", n, a[0])
+	}
+}
+
+func (sc *scenario) expect(n int, a []string) {
+	t := sc.t
+	t.Helper()
+	rec := sc.ed.Snapshot()
+	count := func(what string, got int) {
+		want, _ := strconv.Atoi(a[1])
+		if got != want {
+			t.Fatalf("step %d: %d %s, want %d", n, got, what, want)
+		}
+	}
+	has := func(what string, texts []string, want string) {
+		for _, s := range texts {
+			if strings.Contains(s, want) {
+				return
+			}
+		}
+		t.Fatalf("step %d: no %s contains %q; got %q", n, what, want, texts)
+	}
+	switch a[0] {
+	case "buffer", "disk":
+		var text string
+		if a[0] == "buffer" {
+			text, _ = sc.ed.Buffer(a[1])
+		} else {
+			b, _ := os.ReadFile(filepath.Join(sc.root, filepath.FromSlash(a[1])))
+			text = string(b)
+		}
+		want := strings.Join(a[3:], " ")
+		if (a[2] == "contains") != strings.Contains(text, want) {
+			t.Fatalf("step %d: %s %s should %s %q:\n%s", n, a[0], a[1], a[2], want, text)
+		}
+	case "dialogs":
+		count("dialogs", len(rec.Dialogs))
+	case "edits":
+		count("edits", len(rec.Edits))
+	case "actions":
+		count("actions", len(sc.actions))
+	case "dialog":
+		var msgs []string
+		for _, d := range rec.Dialogs {
+			msgs = append(msgs, d.Message)
+		}
+		has("dialog", msgs, strings.Join(a[2:], " "))
+	case "log":
+		has("log line", rec.Logs, strings.Join(a[2:], " "))
+	case "message":
+		var msgs []string
+		for _, m := range rec.Messages {
+			msgs = append(msgs, m.Message)
+		}
+		has("message", msgs, strings.Join(a[2:], " "))
+	case "result":
+		got := fmt.Sprint(sc.result[a[1]])
+		if want := strings.Join(a[3:], " "); !strings.Contains(got, want) {
+			t.Fatalf("step %d: result %s = %q, want it to contain %q", n, a[1], got, want)
+		}
+	default:
+		t.Fatalf("step %d: unknown expectation %q", n, a[0])
+	}
+}

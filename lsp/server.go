@@ -1,0 +1,324 @@
+// Package lsp is Reasonix's language server: the protocol layer between an
+// editor and the agent. An editor starts `reasonix lsp`, offers code
+// actions that run the agent, answers its permission questions in dialogs,
+// and receives its changes as ordinary, undoable workspace edits.
+//
+// The package is only the protocol layer. Each LSP feature lives in its
+// own file (lifecycle.go, text_sync.go, code_action.go, command.go, ...);
+// the agent, its tools and the config are used through their packages.
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Options configure a server.
+type Options struct {
+	// ConfigFile is a config file above the project file (reasonix lsp
+	// --config).
+	ConfigFile string
+	// Version is reported in serverInfo.
+	Version string
+	// Logger receives the server's own log; nil discards it. Stdout is the
+	// protocol stream, so it must never be written to.
+	Logger *slog.Logger
+	// ShutdownGrace bounds how long a vanished client's running turns get
+	// to stop before the server exits. Zero means five seconds.
+	ShutdownGrace time.Duration
+}
+
+// A Server holds the state of a single client connection: the lifecycle,
+// the client's capabilities, the open documents, the workspace folders and
+// the agent sessions they run.
+type Server struct {
+	protocol.UnimplementedServer
+
+	opts   Options
+	log    *slog.Logger
+	conn   jsonrpc2.Conn
+	client protocol.Client
+
+	// ctx lives as long as the connection; turns derive from it so a
+	// vanished client cancels them all.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	docs  *overlay
+	edits *editTracker
+
+	mu       sync.Mutex // guards the fields below
+	state    state
+	caps     clientCaps
+	enc      encoding
+	folders  []folder
+	settings []byte // the editor's settings as TOML, above the project file
+	spaces   map[string]*workspace
+	exitCode int
+
+	sessions *sessions
+	inflight inflight
+	exited   chan struct{}
+	exitOnce sync.Once
+}
+
+// state is the lifecycle of a connection.
+type state int
+
+const (
+	stateCreated state = iota
+	stateInitialized
+	stateShutdown
+)
+
+var _ protocol.Server = (*Server)(nil)
+
+// New returns a server ready to Run.
+func New(opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.ShutdownGrace == 0 {
+		opts.ShutdownGrace = 5 * time.Second
+	}
+	s := &Server{
+		opts:     opts,
+		log:      log,
+		docs:     newOverlay(),
+		edits:    newEditTracker(),
+		enc:      utf16,
+		spaces:   map[string]*workspace{},
+		exitCode: 1,
+		exited:   make(chan struct{}),
+	}
+	s.sessions = newSessions(s)
+	return s
+}
+
+// Serve runs the server over in and out (stdin and stdout for `reasonix
+// lsp`) until the client sends exit or goes away, and returns the process
+// exit code the protocol prescribes: 0 after shutdown, 1 otherwise.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, closer io.Closer, opts Options) int {
+	s := New(opts)
+	return s.Run(ctx, newStream(in, out, closer, func(format string, args ...any) {
+		s.log.Warn(fmt.Sprintf(format, args...))
+	}))
+}
+
+// Run serves one connection over stream.
+func (s *Server) Run(ctx context.Context, stream jsonrpc2.Stream) int {
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	defer s.cancel()
+	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(Codec{}))
+	s.client = protocol.ClientDispatcher(s.conn)
+	s.conn.Go(s.ctx, s.handle)
+
+	select {
+	case <-s.exited:
+	case <-s.conn.Done():
+		if err := s.conn.Err(); err != nil {
+			s.log.Warn("connection ended", "err", err)
+		} else {
+			s.log.Info("client closed the connection")
+		}
+	case <-ctx.Done():
+	}
+	s.teardown()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exitCode
+}
+
+// teardown stops every running turn (closing model streams and killing
+// shell commands), waits a bounded time for them to record their end, and
+// closes the session files.
+func (s *Server) teardown() {
+	s.cancel()
+	done := make(chan struct{})
+	go func() {
+		s.sessions.wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(s.opts.ShutdownGrace):
+		s.log.Warn("turns did not stop in time; exiting anyway")
+	}
+	s.sessions.closeAll()
+}
+
+// handle is the connection's one handler. It enforces the lifecycle,
+// turns every panic into an internal error (a bug must not take down the
+// editor's server), and never lets a notification fail the connection.
+func (s *Server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	method := strings.Clone(req.Method())
+	isCall := req.IsCall()
+	if method == protocol.MethodCancelRequest {
+		s.cancelRequest(req.Params())
+		return nil, nil
+	}
+	// The request's own context is pooled and recycled when the handler
+	// returns, so nothing may derive from it (a derived context would
+	// outlive it). Each request gets a context of the connection's
+	// lifetime instead, cancelled by $/cancelRequest, which still finds
+	// the request's values (jsonrpc2.Async needs them).
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	if isCall {
+		id := req.ID()
+		s.inflight.add(id, cancel)
+		defer s.inflight.remove(id)
+	}
+	ctx = requestValues{Context: ctx, values: reqCtx}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
+			result = nil
+			err = jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("internal error in %s: %v", method, r))
+		}
+		if !isCall {
+			if err != nil {
+				s.log.Warn("notification failed", "method", method, "err", err)
+			}
+			result, err = nil, nil
+		}
+	}()
+
+	if err := s.gate(method, isCall); err != nil {
+		return nil, err
+	}
+	result, err = protocol.ServerHandler(s, nil)(ctx, req)
+	if err != nil {
+		err = s.describeError(method, err)
+	}
+	return result, err
+}
+
+// gate applies the lifecycle rules: nothing but initialize before
+// initialize; nothing but exit after shutdown.
+func (s *Server) gate(method string, isCall bool) error {
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	switch {
+	case method == protocol.MethodExit:
+		return nil
+	case st == stateCreated && method != protocol.MethodInitialize:
+		if isCall {
+			return jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "the server is not initialized: send initialize first")
+		}
+		return errors.New("notification before initialize dropped")
+	case st != stateCreated && method == protocol.MethodInitialize:
+		return jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
+	case st == stateShutdown:
+		return jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shutting down: only exit is accepted")
+	}
+	return nil
+}
+
+// describeError makes a decoding failure say what was wrong: the protocol
+// layer reports a params shape it cannot decode as a parse error, while
+// JSON-RPC calls that invalid params.
+func (s *Server) describeError(method string, err error) error {
+	switch {
+	case errors.Is(err, jsonrpc2.ErrParse):
+		msg := strings.TrimPrefix(err.Error(), jsonrpc2.ErrParse.Message+": ")
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("invalid params for %s: %s", method, msg))
+	case errors.Is(err, context.Canceled):
+		return protocol.ErrRequestCancelled
+	}
+	return err
+}
+
+// requestValues is a context with its own cancellation that looks up
+// values in the request's context as well.
+type requestValues struct {
+	context.Context
+	values context.Context
+}
+
+func (c requestValues) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.values.Value(key)
+}
+
+// inflight maps the ids of running requests to their cancel functions.
+type inflight struct {
+	mu      sync.Mutex // guards cancels
+	cancels map[jsonrpc2.ID]context.CancelFunc
+}
+
+func (f *inflight) add(id jsonrpc2.ID, cancel context.CancelFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cancels == nil {
+		f.cancels = map[jsonrpc2.ID]context.CancelFunc{}
+	}
+	f.cancels[id] = cancel
+}
+
+func (f *inflight) remove(id jsonrpc2.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.cancels, id)
+}
+
+func (f *inflight) cancel(id jsonrpc2.ID) {
+	f.mu.Lock()
+	cancel := f.cancels[id]
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// cancelRequest handles $/cancelRequest. An unknown or finished id is
+// ignored, as the protocol says.
+func (s *Server) cancelRequest(raw jsonrpc2.RawMessage) {
+	var p protocol.CancelParams
+	if err := protocol.Unmarshal(raw, &p); err != nil {
+		s.log.Warn("bad $/cancelRequest", "err", err)
+		return
+	}
+	switch id := p.ID.(type) {
+	case protocol.Integer:
+		s.inflight.cancel(jsonrpc2.NewNumberID(int64(id)))
+	case protocol.String:
+		s.inflight.cancel(jsonrpc2.NewStringID(string(id)))
+	}
+}
+
+// exit ends Run. The exit code follows the protocol: 0 when shutdown came
+// first.
+func (s *Server) exit() {
+	s.exitOnce.Do(func() { close(s.exited) })
+}
+
+// pathOf returns the clean file path of a file URI, or "" for other
+// schemes (untitled buffers and the like).
+func pathOf(u uri.URI) string {
+	if !u.IsFile() {
+		return ""
+	}
+	return filepath.Clean(u.FsPath())
+}
+
+// logf writes to the server log.
+func (s *Server) logf(format string, args ...any) {
+	s.log.Info(fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,198 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/reasonix/reasonix/agent"
+)
+
+// sessions holds the agent sessions of one connection and the turns they
+// are running. Turns run on their own goroutines so the connection keeps
+// answering code actions, edits and other sessions while a model streams.
+type sessions struct {
+	s *Server
+
+	mu   sync.Mutex // guards live
+	live map[string]*liveSession
+	// running counts turns in flight, so teardown can wait for them.
+	running sync.WaitGroup
+}
+
+// liveSession is a session this connection has used.
+type liveSession struct {
+	id   string
+	ws   *workspace
+	sess *agent.Session
+	// turn is the running turn, nil when idle; guarded by sessions.mu.
+	turn *turnState
+}
+
+// turnState is a running turn.
+type turnState struct {
+	cancel context.CancelFunc
+	// unwatch stops following the parent context.
+	unwatch  func()
+	progress *progress
+}
+
+func newSessions(s *Server) *sessions {
+	return &sessions{s: s, live: map[string]*liveSession{}}
+}
+
+// errBusy reports a second turn for a session that is running one.
+var errBusy = errors.New("this session is already running a turn; cancel it or wait")
+
+// get returns the session with id, resuming it from its file if this
+// connection has not used it yet; an empty id starts a new session.
+func (m *sessions) get(ws *workspace, id string) (*liveSession, error) {
+	m.mu.Lock()
+	if ls, ok := m.live[id]; ok && id != "" {
+		m.mu.Unlock()
+		return ls, nil
+	}
+	m.mu.Unlock()
+	var (
+		sess *agent.Session
+		err  error
+	)
+	if id == "" {
+		sess, err = ws.agent.NewSession()
+	} else {
+		sess, err = ws.agent.Resume(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ls, ok := m.live[sess.ID]; ok {
+		sess.Close()
+		return ls, nil
+	}
+	ls := &liveSession{id: sess.ID, ws: ws, sess: sess}
+	m.live[sess.ID] = ls
+	return ls, nil
+}
+
+// begin reserves the session for a turn whose context derives from
+// parent and the server's lifetime. The returned context ends when the
+// turn is cancelled, the parent ends, or the client goes away.
+func (m *sessions) begin(parent context.Context, ls *liveSession, title string) (context.Context, *turnState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ls.turn != nil {
+		return nil, nil, errBusy
+	}
+	ctx, cancel := context.WithCancel(m.s.ctx)
+	// Follow the parent (a request's context, cancelled by
+	// $/cancelRequest) with a goroutine that is joined before the turn
+	// ends: a request context must not be touched once its handler has
+	// returned, which rules out context.AfterFunc.
+	done, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-parent.Done():
+			cancel()
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	ts := &turnState{cancel: cancel, unwatch: func() {
+		once.Do(func() { close(done); <-watched })
+	}}
+	ts.progress = m.s.newProgress(ls.id, title, ts.cancel)
+	ls.turn = ts
+	m.running.Add(1)
+	return ctx, ts, nil
+}
+
+// end releases the session after a turn.
+func (m *sessions) end(ls *liveSession, ts *turnState) {
+	m.mu.Lock()
+	if ls.turn == ts {
+		ls.turn = nil
+	}
+	m.mu.Unlock()
+	ts.unwatch()
+	ts.cancel()
+	m.running.Done()
+}
+
+// run executes one turn of ls.
+func (m *sessions) run(parent context.Context, ls *liveSession, prompt, title string) (agent.TurnResult, error) {
+	ctx, ts, err := m.begin(parent, ls, title)
+	if err != nil {
+		return agent.TurnResult{SessionID: ls.id}, err
+	}
+	defer m.end(ls, ts)
+	ts.progress.start(ctx)
+	res, err := ls.ws.agent.Run(ctx, ls.sess, prompt)
+	ts.progress.finish(res, err)
+	if err != nil && ctx.Err() == nil {
+		m.s.reportTurnError(err, ls.ws)
+	}
+	return res, err
+}
+
+// progressFor returns the progress of a session's running turn.
+func (m *sessions) progressFor(id string) *progress {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ls, ok := m.live[id]; ok && ls.turn != nil {
+		return ls.turn.progress
+	}
+	return nil
+}
+
+// cancel stops a session's running turn and reports whether there was one.
+func (m *sessions) cancel(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ls, ok := m.live[id]
+	if !ok || ls.turn == nil {
+		return false
+	}
+	ls.turn.cancel()
+	return true
+}
+
+// cancelByToken stops the turn whose progress token the client cancelled.
+func (m *sessions) cancelByToken(token string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, ls := range m.live {
+		if ls.turn != nil && ls.turn.progress.token == token {
+			ls.turn.cancel()
+			return true
+		}
+	}
+	return false
+}
+
+// cancelAll stops every running turn.
+func (m *sessions) cancelAll() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, ls := range m.live {
+		if ls.turn != nil {
+			ls.turn.cancel()
+		}
+	}
+}
+
+// wait blocks until no turn is running.
+func (m *sessions) wait() { m.running.Wait() }
+
+// closeAll flushes and closes every session file.
+func (m *sessions) closeAll() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, ls := range m.live {
+		if err := ls.sess.Close(); err != nil {
+			m.s.log.Warn("closing session", "id", ls.id, "err", err)
+		}
+	}
+}

@@ -1,0 +1,352 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+// The agent's file changes go to the editor as workspace edits, so they
+// land in the user's buffers as ordinary, undoable edits. editorFS is the
+// tools.FS the agent sees inside the editor: it reads the open documents
+// (unsaved text wins over disk) and applies changes with
+// workspace/applyEdit.
+
+// editTracker remembers what the agent changed through the editor and the
+// disk does not show yet.
+type editTracker struct {
+	mu sync.Mutex // guards the maps
+	// pending is content the agent wrote into a document the editor does
+	// not report as open; the editor holds it in a buffer of its own (or
+	// nowhere yet), so reads must not fall back to disk. A nil entry
+	// means the agent deleted the file.
+	pending map[string]*string
+	// dirty lists files the agent changed that are not known to be saved.
+	dirty map[string]bool
+}
+
+func newEditTracker() *editTracker {
+	return &editTracker{pending: map[string]*string{}, dirty: map[string]bool{}}
+}
+
+// forget drops pending content once the editor reports the document
+// itself (didOpen, didChange): the overlay is authoritative from then on.
+func (t *editTracker) forget(path string) {
+	t.mu.Lock()
+	delete(t.pending, path)
+	t.mu.Unlock()
+}
+
+// saved records that path reached the disk.
+func (t *editTracker) saved(path string) {
+	t.mu.Lock()
+	delete(t.pending, path)
+	delete(t.dirty, path)
+	t.mu.Unlock()
+}
+
+func (t *editTracker) wrote(path string, content *string) {
+	t.mu.Lock()
+	t.pending[path] = content
+	t.dirty[path] = true
+	t.mu.Unlock()
+}
+
+func (t *editTracker) lookup(path string) (content *string, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	content, ok = t.pending[path]
+	return content, ok
+}
+
+// dirtyUnder lists the unsaved paths inside root, sorted.
+func (t *editTracker) dirtyUnder(root string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for p := range t.dirty {
+		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// editorFS implements tools.FS over the editor.
+type editorFS struct {
+	s *Server
+}
+
+var _ tools.FS = (*editorFS)(nil)
+
+func (f *editorFS) ReadFile(name string) ([]byte, error) {
+	if d, ok := f.s.docs.byPath(name); ok {
+		return []byte(d.Text), nil
+	}
+	if c, ok := f.s.edits.lookup(name); ok {
+		if c == nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		return []byte(*c), nil
+	}
+	return os.ReadFile(name)
+}
+
+func (f *editorFS) Stat(name string) (fs.FileInfo, error) {
+	if d, ok := f.s.docs.byPath(name); ok {
+		return memInfo{name: filepath.Base(name), size: int64(len(d.Text))}, nil
+	}
+	if c, ok := f.s.edits.lookup(name); ok {
+		if c == nil {
+			return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+		}
+		return memInfo{name: filepath.Base(name), size: int64(len(*c))}, nil
+	}
+	return os.Stat(name)
+}
+
+func (f *editorFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// Apply sends the changes to the editor as one workspace edit, so the
+// editor applies them together and the user can undo them. Changes the
+// editor cannot take as an edit (creating or removing files when it does
+// not support resource operations) go to disk directly, but never for a
+// document the editor has open: that would leave its buffer in conflict
+// with the disk.
+func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
+	s := f.s
+	s.mu.Lock()
+	caps, enc := s.caps, s.enc
+	s.mu.Unlock()
+
+	var (
+		docChanges []protocol.DocumentChange
+		plain      = map[uri.URI][]protocol.TextEdit{}
+		direct     []tools.Change
+		after      []func()
+		label      []string
+	)
+	for _, c := range changes {
+		u := uri.File(c.Path)
+		_, open := s.docs.byPath(c.Path)
+		label = append(label, s.relPath(c.Path))
+		switch c.Kind {
+		case tools.Write:
+			newText := string(c.Content)
+			old, exists, version, err := f.current(c.Path)
+			if err != nil {
+				return err
+			}
+			path := c.Path
+			after = append(after, func() { s.edits.wrote(path, &newText) })
+			switch {
+			case !caps.applyEdit:
+				if open {
+					return errors.New("the editor does not accept workspace edits, and the file is open in it")
+				}
+				direct = append(direct, c)
+			case exists && caps.documentChanges:
+				docChanges = append(docChanges, &protocol.TextDocumentEdit{
+					TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+						TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u},
+						Version:                version,
+					},
+					Edits: textEditsAny(textEdits(old, newText, enc)),
+				})
+			case exists:
+				plain[u] = append(plain[u], textEdits(old, newText, enc)...)
+			case caps.resourceOps[protocol.ResourceOperationKindCreate]:
+				docChanges = append(docChanges,
+					&protocol.CreateFile{Kind: "create", URI: u},
+					&protocol.TextDocumentEdit{
+						TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}},
+						Edits:        textEditsAny([]protocol.TextEdit{{NewText: newText}}),
+					})
+			default:
+				// Nothing in the editor can hold a new file: it goes to
+				// disk, which is then its truth.
+				direct = append(direct, c)
+				after[len(after)-1] = func() { s.edits.saved(path) }
+			}
+		case tools.Delete:
+			path := c.Path
+			switch {
+			case caps.applyEdit && caps.resourceOps[protocol.ResourceOperationKindDelete]:
+				docChanges = append(docChanges, &protocol.DeleteFile{Kind: "delete", URI: u})
+				after = append(after, func() { s.edits.saved(path) })
+			case open:
+				return fmt.Errorf("the editor cannot delete files through edits, and %s is open in it", s.relPath(path))
+			default:
+				direct = append(direct, c)
+			}
+		case tools.Rename:
+			from, to := c.Path, c.NewPath
+			switch {
+			case caps.applyEdit && caps.resourceOps[protocol.ResourceOperationKindRename]:
+				docChanges = append(docChanges, &protocol.RenameFile{Kind: "rename", OldURI: u, NewURI: uri.File(to)})
+				after = append(after, func() { s.edits.saved(from) })
+			case open:
+				return fmt.Errorf("the editor cannot rename files through edits, and %s is open in it", s.relPath(from))
+			default:
+				direct = append(direct, c)
+			}
+		}
+	}
+
+	if len(docChanges) > 0 || len(plain) > 0 {
+		edit := protocol.WorkspaceEdit{DocumentChanges: docChanges}
+		if len(plain) > 0 {
+			edit.Changes = plain
+		}
+		title := "Reasonix: " + strings.Join(label, ", ")
+		res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &title, Edit: edit})
+		if err != nil {
+			return fmt.Errorf("the editor did not answer the edit: %w", err)
+		}
+		if res == nil || !res.Applied {
+			reason := "no reason given"
+			if res != nil && res.FailureReason != nil && *res.FailureReason != "" {
+				reason = *res.FailureReason
+			}
+			return fmt.Errorf("the editor rejected the edit: %s", reason)
+		}
+	}
+	if len(direct) > 0 {
+		if err := (tools.DiskFS{}).Apply(ctx, direct); err != nil {
+			return err
+		}
+	}
+	for _, fn := range after {
+		fn()
+	}
+	return nil
+}
+
+// current returns a file's text as the editor has it, whether it exists,
+// and the version to send (nil when the editor does not have it open).
+func (f *editorFS) current(path string) (text string, exists bool, version *int32, err error) {
+	if d, ok := f.s.docs.byPath(path); ok {
+		v := d.Version
+		return d.Text, true, &v, nil
+	}
+	if c, ok := f.s.edits.lookup(path); ok {
+		if c == nil {
+			return "", false, nil, nil
+		}
+		return *c, true, nil, nil
+	}
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		return string(b), true, nil, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false, nil, nil
+	}
+	return "", false, nil, err
+}
+
+// textEditsAny converts edits for a TextDocumentEdit, whose edits are a
+// union of plain and annotated edits.
+func textEditsAny(edits []protocol.TextEdit) []protocol.TextDocumentEditElement {
+	out := make([]protocol.TextDocumentEditElement, len(edits))
+	for i := range edits {
+		out[i] = &edits[i]
+	}
+	return out
+}
+
+// beforeShell runs before every shell command: what the agent changed must
+// be on disk first. Clients that implement reasonix/saveDocuments save the
+// documents themselves; for others the server writes only files the editor
+// does not have open (writing an open one would put its buffer in conflict
+// with the disk) and tells the model which edits the command cannot see.
+func (s *Server) beforeShell(ctx context.Context, w *workspace) (string, error) {
+	paths := s.edits.dirtyUnder(w.root)
+	if len(paths) == 0 {
+		return "", nil
+	}
+	s.mu.Lock()
+	saveDocs := s.caps.saveDocuments
+	s.mu.Unlock()
+
+	var unsaved []string
+	if saveDocs {
+		params := saveDocumentsParams{}
+		for _, p := range paths {
+			params.URIs = append(params.URIs, string(uri.File(p)))
+		}
+		var res saveDocumentsResult
+		if _, err := s.conn.Call(ctx, methodSaveDocuments, params, &res); err != nil {
+			return "", fmt.Errorf("saving the edited files before the command: %w", err)
+		}
+		for _, u := range res.Saved {
+			s.edits.saved(pathOf(uri.URI(u)))
+		}
+		for _, fail := range res.Failed {
+			unsaved = append(unsaved, s.relPath(pathOf(uri.URI(fail.URI)))+" ("+fail.Reason+")")
+		}
+	} else {
+		for _, p := range paths {
+			if _, open := s.docs.byPath(p); open {
+				unsaved = append(unsaved, s.relPath(p))
+				continue
+			}
+			c, ok := s.edits.lookup(p)
+			if !ok {
+				continue
+			}
+			var change tools.Change
+			if c == nil {
+				change = tools.Change{Kind: tools.Delete, Path: p}
+			} else {
+				change = tools.Change{Kind: tools.Write, Path: p, Content: []byte(*c)}
+			}
+			if err := (tools.DiskFS{}).Apply(ctx, []tools.Change{change}); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("writing %s before the command: %w", s.relPath(p), err)
+			}
+			s.edits.saved(p)
+		}
+	}
+	if len(unsaved) == 0 {
+		return "", nil
+	}
+	return "Note: the editor holds unsaved edits to " + strings.Join(unsaved, ", ") +
+		"; this command sees the versions on disk.", nil
+}
+
+// relPath shows a path relative to its workspace folder.
+func (s *Server) relPath(path string) string {
+	s.mu.Lock()
+	root := s.rootFor(path)
+	s.mu.Unlock()
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// memInfo describes a document that exists in the editor.
+type memInfo struct {
+	name string
+	size int64
+}
+
+func (m memInfo) Name() string       { return m.name }
+func (m memInfo) Size() int64        { return m.size }
+func (m memInfo) Mode() fs.FileMode  { return 0o644 }
+func (m memInfo) ModTime() time.Time { return time.Time{} }
+func (m memInfo) IsDir() bool        { return false }
+func (m memInfo) Sys() any           { return nil }
