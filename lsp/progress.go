@@ -32,7 +32,7 @@ var progressSeq atomic.Int64
 func (s *Server) newProgress(sessionID, title string, cancel context.CancelFunc) *progress {
 	return &progress{
 		s:      s,
-		token:  fmt.Sprintf("reasonix/%s/%d", sessionID, progressSeq.Add(1)),
+		token:  fmt.Sprintf("reasonix-%s-%d", sessionID, progressSeq.Add(1)),
 		title:  title,
 		cancel: cancel,
 	}

@@ -200,6 +200,11 @@ func (s *Server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result a
 	if err := s.gate(method, isCall); err != nil {
 		return nil, err
 	}
+	if !standardMethods[method] {
+		// Custom and unknown methods skip the protocol layer, which would
+		// reject a missing params value before looking at the method.
+		return s.Request(ctx, method, protocol.LSPAny(req.Params()))
+	}
 	result, err = protocol.ServerHandler(s, nil)(ctx, req)
 	if err != nil {
 		err = s.describeError(method, err)
@@ -242,6 +247,17 @@ func (s *Server) describeError(method string, err error) error {
 	}
 	return err
 }
+
+// standardMethods are the LSP methods a client may send a server.
+var standardMethods = func() map[string]bool {
+	m := map[string]bool{}
+	for _, mi := range protocol.Methods {
+		if mi.Direction != protocol.DirectionServerToClient {
+			m[mi.Method] = true
+		}
+	}
+	return m
+}()
 
 // requestValues is a context with its own cancellation that looks up
 // values in the request's context as well.
