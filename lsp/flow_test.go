@@ -54,7 +54,7 @@ text Add subtracted; it adds now and the test passes.
 
 // workspace writes a Go module with a failing test and a project config
 // pointing at a scripted model server playing script.
-func workspace(t *testing.T, script string, extraConfig string) (string, *scripted.Server) {
+func workspace(t testing.TB, script string, extraConfig string) (string, *scripted.Server) {
 	t.Helper()
 	t.Setenv("REASONIX_HOME", t.TempDir())
 	t.Setenv("DEEPSEEK_API_KEY", "")
