@@ -1,5 +1,6 @@
-# Reasonix build, test and demo targets. `make test` needs only Go (and a C
-# compiler for the race detector); `make bench` installs ripgrep if missing.
+# Reasonix build, test and demo targets. `make test` needs Go (and a C
+# compiler for the race detector) and installs the real editor clients it
+# drives if missing (`make peers`); `make bench` installs ripgrep if missing.
 
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -10,7 +11,7 @@ PLATFORMS := darwin/amd64 darwin/arm64 linux/amd64 linux/arm64 windows/amd64 win
 
 export CGO_ENABLED = 0
 
-.PHONY: all build test vet fmt fmt-check cross bench demo deps clean
+.PHONY: all build test vet fmt fmt-check cross bench demo deps peers clean
 
 all: build
 
@@ -26,6 +27,28 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq ripgrep >/dev/null; }
 
+# peers installs the real LSP clients that lsp/clients_test.go drives
+# (Neovim, Emacs with eglot, and the Node client library), each only when
+# it is missing. apt-get update runs once, and only if something is.
+NODE_CLIENT := lsp/testdata/clients/node
+
+peers:
+	@pkgs=; \
+	nvim --version >/dev/null 2>&1 || pkgs="$$pkgs neovim"; \
+	emacs --version >/dev/null 2>&1 || pkgs="$$pkgs emacs-nox"; \
+	emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$$pkgs elpa-eglot"; \
+	command -v npm >/dev/null 2>&1 || pkgs="$$pkgs nodejs npm"; \
+	if [ -n "$$pkgs" ]; then \
+		echo "installing$$pkgs (real LSP clients for the editor tests)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$pkgs >/dev/null || exit 1; \
+	fi; \
+	if [ ! -d $(NODE_CLIENT)/node_modules ]; then \
+		echo "installing the Node LSP client in $(NODE_CLIENT)"; \
+		(cd $(NODE_CLIENT) && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
+	fi
+
 vet: fmt-check
 	$(GO) vet ./...
 
@@ -37,9 +60,10 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 # Tests run under the race detector (which needs cgo); the binaries they
-# build are still static.
-test: vet
-	CGO_ENABLED=1 $(GO) test -count=1 -race ./...
+# build are still static. The editor tests must not skip here: peers
+# installs what they drive.
+test: vet peers
+	REASONIX_REQUIRE_PEERS=1 CGO_ENABLED=1 $(GO) test -count=1 -race ./...
 
 cross:
 	@mkdir -p $(DIST)
@@ -52,11 +76,15 @@ cross:
 
 # bench prints ratios measured side by side in one run: grep against
 # ripgrep on Go's own source tree, the harness overhead per tool round
-# trip, and the prompt-cache hit ratio of a scripted session.
+# trip, the prompt-cache hit ratio of a scripted session, and for the
+# language server the initialize round trip, idle RSS and codeAction
+# latency (p50/p99, alone and while a turn streams).
 bench: deps
 	$(GO) test -run '^$$' -bench 'GrepVsRipgrep' -benchtime 5x ./tools/builtin
 	$(GO) test -run '^$$' -bench 'RoundTrip' -benchtime 500x ./agent/
 	$(GO) test -run '^$$' -bench 'PromptCache' -benchtime 3x ./agent/
+	$(GO) test -run '^$$' -bench 'Initialize' -benchtime 10x ./lsp/
+	$(GO) test -run '^$$' -bench 'CodeAction' -benchtime 300x ./lsp/
 
 demo: build
 	@sh testdata/demo/demo.sh

@@ -154,7 +154,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (protocol.LSPAny, error)
 		Steps: res.Steps, ToolCalls: res.ToolCalls, Usage: res.Usage,
 		CacheHit: res.Usage.HitRatio(), Cost: res.Cost, Priced: res.Priced,
 	}
-	if err != nil {
+	if err != nil && res.Stop != agent.StopCancelled {
 		out.Error = err.Error()
 	}
 	return marshalAny(out)
@@ -215,6 +215,9 @@ func marshalAny(v any) (protocol.LSPAny, error) {
 // docFor returns the open document at path, or the file from disk.
 func (s *Server) docFor(path string) (document, bool) {
 	if d, ok := s.docs.byPath(path); ok {
+		if text, ok := s.edits.afterEdit(d); ok {
+			d.Text = text
+		}
 		return d, true
 	}
 	b, err := (&editorFS{s: s}).ReadFile(path)

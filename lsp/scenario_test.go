@@ -22,7 +22,8 @@ import (
 //
 // A scenario holds the workspace (files/...), the model's script (model),
 // extra project config (config), the editor's capabilities (editor: words
-// among events, saveDocuments, noResourceOps, noProgress, utf8) and the
+// among events, saveDocuments, noResourceOps, noProgress, utf8,
+// lateDidChange) and the
 // steps, one per line:
 //
 //	open PATH                         open a file in a buffer
@@ -103,6 +104,8 @@ func runScenario(t *testing.T, file string) {
 			opts.NoProgress = true
 		case "utf8":
 			opts.UTF8 = true
+		case "lateDidChange":
+			opts.LateDidChange = true
 		default:
 			t.Fatalf("unknown editor option %q", w)
 		}

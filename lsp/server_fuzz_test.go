@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,14 +42,13 @@ func FuzzServer(f *testing.F) {
 	os.Setenv("REASONIX_HOME", home)
 	init := frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"rootUri":"file:///tmp","processId":null}}`)
 	f.Fuzz(func(t *testing.T, input []byte) {
-		var log bytes.Buffer
-		logw := &syncWriter{w: &log}
+		log := &lockedBuffer{}
 		in := io.MultiReader(strings.NewReader(init), bytes.NewReader(input))
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			lsp.Serve(context.Background(), in, io.Discard, nopCloser{}, lsp.Options{
-				Logger:        slog.New(slog.NewTextHandler(logw, nil)),
+				Logger:        slog.New(slog.NewTextHandler(log, nil)),
 				ShutdownGrace: 100 * time.Millisecond,
 			})
 		}()
@@ -59,8 +57,6 @@ func FuzzServer(f *testing.F) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("the server did not finish on input %q", input)
 		}
-		logw.mu.Lock()
-		defer logw.mu.Unlock()
 		if strings.Contains(log.String(), "panicked") {
 			t.Fatalf("a handler panicked on input %q:\n%s", input, log.String())
 		}
@@ -70,15 +66,3 @@ func FuzzServer(f *testing.F) {
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
-
-// syncWriter serialises writes from the server's goroutines.
-type syncWriter struct {
-	mu sync.Mutex // guards w
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}

@@ -35,10 +35,45 @@ type editTracker struct {
 	pending map[string]*string
 	// dirty lists files the agent changed that are not known to be saved.
 	dirty map[string]bool
+	// applied is the text of an open document after an edit the editor
+	// accepted, until the editor reports a newer version: editors send
+	// the didChange for an applied edit when they like (some only on
+	// save), and until then the overlay is one edit behind.
+	applied map[string]appliedText
+}
+
+// appliedText is a document's text after the agent's edit, and the
+// overlay version it was computed from.
+type appliedText struct {
+	text string
+	base int32
 }
 
 func newEditTracker() *editTracker {
-	return &editTracker{pending: map[string]*string{}, dirty: map[string]bool{}}
+	return &editTracker{pending: map[string]*string{}, dirty: map[string]bool{}, applied: map[string]appliedText{}}
+}
+
+// afterEdit returns the text of open document d as the agent's last
+// accepted edit left it, if the editor has not reported a newer version.
+func (t *editTracker) afterEdit(d document) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.applied[d.Path]
+	if !ok {
+		return "", false
+	}
+	if d.Version != a.base {
+		// The editor reported changes since: the overlay is current.
+		delete(t.applied, d.Path)
+		return "", false
+	}
+	return a.text, true
+}
+
+func (t *editTracker) setApplied(path string, text string, base int32) {
+	t.mu.Lock()
+	t.applied[path] = appliedText{text: text, base: base}
+	t.mu.Unlock()
 }
 
 // forget drops pending content once the editor reports the document
@@ -94,6 +129,9 @@ var _ tools.FS = (*editorFS)(nil)
 
 func (f *editorFS) ReadFile(name string) ([]byte, error) {
 	if d, ok := f.s.docs.byPath(name); ok {
+		if text, ok := f.s.edits.afterEdit(d); ok {
+			return []byte(text), nil
+		}
 		return []byte(d.Text), nil
 	}
 	if c, ok := f.s.edits.lookup(name); ok {
@@ -107,7 +145,11 @@ func (f *editorFS) ReadFile(name string) ([]byte, error) {
 
 func (f *editorFS) Stat(name string) (fs.FileInfo, error) {
 	if d, ok := f.s.docs.byPath(name); ok {
-		return memInfo{name: filepath.Base(name), size: int64(len(d.Text))}, nil
+		size := len(d.Text)
+		if text, ok := f.s.edits.afterEdit(d); ok {
+			size = len(text)
+		}
+		return memInfo{name: filepath.Base(name), size: int64(size)}, nil
 	}
 	if c, ok := f.s.edits.lookup(name); ok {
 		if c == nil {
@@ -152,6 +194,10 @@ func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
 			}
 			path := c.Path
 			after = append(after, func() { s.edits.wrote(path, &newText) })
+			if d, isOpen := s.docs.byPath(path); isOpen {
+				base := d.Version
+				after = append(after, func() { s.edits.setApplied(path, newText, base) })
+			}
 			switch {
 			case !caps.applyEdit:
 				if open {
@@ -236,9 +282,14 @@ func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
 }
 
 // current returns a file's text as the editor has it, whether it exists,
-// and the version to send (nil when the editor does not have it open).
+// and the version to send: nil when the editor does not have it open, and
+// also when the editor has not yet reported the version our last edit
+// produced (the text is then known exactly, the version number is not).
 func (f *editorFS) current(path string) (text string, exists bool, version *int32, err error) {
 	if d, ok := f.s.docs.byPath(path); ok {
+		if text, ok := f.s.edits.afterEdit(d); ok {
+			return text, true, nil, nil
+		}
 		v := d.Version
 		return d.Text, true, &v, nil
 	}

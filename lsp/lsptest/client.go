@@ -86,23 +86,32 @@ func (c *client) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 		msg := err.Error()
 		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &msg}, nil
 	}
-	// Report the new text of open documents, as an editor does.
+	// Report the new text of open documents, as an editor does: after
+	// answering the edit (the protocol leaves the order open), or only at
+	// the next save with LateDidChange.
+	var reports []*protocol.DidChangeTextDocumentParams
+	e.mu.Lock()
 	for _, path := range changed {
-		e.mu.Lock()
 		buf := e.buffers[path]
-		var text string
-		var version int32
-		open := buf != nil && buf.open
-		if open {
-			text, version = buf.text, buf.version
+		if buf == nil || !buf.open {
+			continue
 		}
-		e.mu.Unlock()
-		if open {
-			e.server.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
-				TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.File(path)}, Version: version},
-				ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: text}},
-			})
+		if e.opts.LateDidChange {
+			buf.unreported = true
+			continue
 		}
+		reports = append(reports, &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.File(path)}, Version: buf.version},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: buf.text}},
+		})
+	}
+	e.mu.Unlock()
+	if len(reports) > 0 {
+		go func() {
+			for _, r := range reports {
+				e.server.DidChange(context.Background(), r)
+			}
+		}()
 	}
 	return &protocol.ApplyWorkspaceEditResult{Applied: true}, nil
 }

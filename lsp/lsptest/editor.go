@@ -41,6 +41,10 @@ type Options struct {
 	SaveDocuments    bool // implements reasonix/saveDocuments
 	UTF8             bool // offer the utf-8 position encoding
 	NoLiteralActions bool // no codeActionLiteralSupport
+	// LateDidChange makes the editor report buffer changes caused by
+	// workspace edits only when it saves, as some editors do, instead of
+	// right after answering the edit.
+	LateDidChange bool
 }
 
 // A buffer is the editor's copy of a file.
@@ -51,6 +55,9 @@ type buffer struct {
 	// loaded only to apply an edit is not reported, like a hidden one.
 	open  bool
 	dirty bool
+	// unreported is set while the server has not been told about changes
+	// a workspace edit made (Options.LateDidChange).
+	unreported bool
 }
 
 // Editor is a fake editor connected to a server.
@@ -273,9 +280,16 @@ func (e *Editor) save(p string) error {
 		e.mu.Unlock()
 		return fmt.Errorf("no buffer for %s", p)
 	}
-	text, open := buf.text, buf.open
-	buf.dirty = false
+	text, open, version := buf.text, buf.open, buf.version
+	unreported := buf.unreported
+	buf.dirty, buf.unreported = false, false
 	e.mu.Unlock()
+	if open && unreported {
+		e.server.DidChange(e.ctx(), &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.File(p)}, Version: version},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: text}},
+		})
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}

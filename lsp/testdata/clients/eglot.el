@@ -1,0 +1,176 @@
+;;; eglot.el --- Emacs's eglot runs Reasonix's quick fix, in batch  -*- lexical-binding: t -*-
+
+;; emacs --batch -l eglot.el
+;;
+;; Not -Q: Debian's elpa-eglot (1.9) is on the load path through the site
+;; start files; --batch still skips the user's init file.
+;; lsp/clients_test.go runs it with the environment:
+;;   REASONIX_LSP              the server command (`reasonix lsp`)
+;;   REASONIX_TEST_ROOT        the workspace folder
+;;   REASONIX_TEST_FILE        the file to open
+;;   REASONIX_TEST_DIAGNOSTIC  the diagnostic to report for it (JSON), as
+;;                             gopls would: the server computes none
+;;   REASONIX_TEST_WANT        the file's text once fixed
+;;
+;; Eglot is plain LSP here, as users run it: no Reasonix extensions, no
+;; reasonix/saveDocuments, no progress.  So the agent's shell command runs
+;; while the fix is still only in the buffer, and the server says so to
+;; the model.  Eglot asks permission dialogs with `completing-read', which
+;; in batch would read stdin, so they are answered here ("Allow once"); the
+;; turn's end shows as its answer in window/showMessage.  Exits 0 only if
+;; every check held; otherwise 1, with the reason and eglot's JSON-RPC
+;; transcript on stderr (REASONIX_TEST_TRANSCRIPT=1 prints it always).
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'eglot)
+
+(defconst reasonix-test-timeout 45
+  "Seconds to wait for any one thing.")
+
+(defconst reasonix-test-actions "Allow once|Allow for session|Always allow|Deny")
+
+(defvar reasonix-test-dialogs nil "Permission dialogs, newest first: (MESSAGE ACTIONS).")
+(defvar reasonix-test-messages nil "window/showMessage notifications, newest first: (TYPE MESSAGE).")
+(defvar reasonix-test-server nil "The eglot connection, for its transcript.")
+
+(defun reasonix-test-say (format-string &rest args)
+  (princ (concat "eglot: " (apply #'format format-string args) "\n") #'external-debugging-output))
+
+(defun reasonix-test-env (name)
+  (let ((v (getenv name)))
+    (unless (and v (not (string-empty-p v)))
+      (error "%s is not set" name))
+    v))
+
+(defun reasonix-test-wait (what pred)
+  "Run the event loop until PRED holds, or fail naming WHAT."
+  (let ((deadline (+ (float-time) reasonix-test-timeout)))
+    (while (not (funcall pred))
+      (when (> (float-time) deadline)
+        (error "Timed out waiting for %s" what))
+      (accept-process-output nil 0.02))))
+
+;; Emacs 28 has no Go mode; a stand-in of the same name gives the buffer
+;; the major mode (and so the language id, "go") a user's would have.
+(unless (fboundp 'go-mode)
+  (define-derived-mode go-mode prog-mode "Go")
+  (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode)))
+
+;; Eglot's own handler asks with `completing-read'.
+(cl-defmethod eglot-handle-request
+  (_server (_method (eql window/showMessageRequest)) &key _type message actions)
+  (push (list message (mapconcat (lambda (a) (plist-get a :title)) actions "|"))
+        reasonix-test-dialogs)
+  (reasonix-test-say "dialog: %s" message)
+  '(:title "Allow once"))
+
+(cl-defmethod eglot-handle-notification
+  (_server (_method (eql window/showMessage)) &key type message)
+  (push (list type message) reasonix-test-messages)
+  (reasonix-test-say "message (type %s): %s" type message))
+
+;; Apply the server's edits without asking, as a user who trusts it
+;; would have configured.
+(setq eglot-confirm-server-initiated-edits nil)
+
+(defun reasonix-test-transcript ()
+  "Print eglot's record of the JSON-RPC traffic."
+  (when reasonix-test-server
+    (reasonix-test-say "JSON-RPC transcript:\n%s"
+                       (with-current-buffer (jsonrpc-events-buffer reasonix-test-server)
+                         (buffer-string)))))
+
+(defun reasonix-test-main ()
+  (let* ((root (file-name-as-directory (reasonix-test-env "REASONIX_TEST_ROOT")))
+         (file (reasonix-test-env "REASONIX_TEST_FILE"))
+         (want (reasonix-test-env "REASONIX_TEST_WANT"))
+         (diagnostic (json-parse-string (reasonix-test-env "REASONIX_TEST_DIAGNOSTIC")
+                                        :object-type 'plist :null-object nil
+                                        :false-object :json-false))
+         (default-directory root)
+         (eglot-server-programs `((go-mode . (,(reasonix-test-env "REASONIX_LSP")))))
+         (eglot-sync-connect t))
+    (find-file file)
+    (unless (eq major-mode 'go-mode)
+      (error "%s opened in %s" file major-mode))
+    ;; What M-x eglot does, without its questions.
+    (apply #'eglot (eglot--guess-contact))
+    (let* ((server (or (eglot-current-server) (error "Eglot did not connect")))
+           (proc (jsonrpc--process server)))
+      (setq reasonix-test-server server)
+      (unwind-protect
+          (progn
+            (unless eglot--managed-mode
+              (error "The buffer is not managed by eglot"))
+            (let* ((actions (jsonrpc-request
+                             server :textDocument/codeAction
+                             (list :textDocument (eglot--TextDocumentIdentifier)
+                                   :range (plist-get diagnostic :range)
+                                   :context (list :diagnostics (vector diagnostic)))))
+                   (fix (cl-find-if (lambda (a) (string-prefix-p "Ask Reasonix to fix"
+                                                                 (plist-get a :title)))
+                                    actions)))
+              (unless fix
+                (error "No \"Ask Reasonix to fix\" among %S" actions))
+              (unless (equal (plist-get fix :kind) "quickfix")
+                (error "The fix is of kind %S" (plist-get fix :kind)))
+              (reasonix-test-say "code action: %s" (plist-get fix :title))
+              ;; As eglot executes a chosen code action's command.
+              ;; reasonix.start answers at once; the edit comes back as
+              ;; workspace/applyEdit, which eglot applies to the buffer.
+              (let* ((command (plist-get fix :command))
+                     (started (eglot-execute-command server
+                                                     (intern (plist-get command :command))
+                                                     (plist-get command :arguments))))
+                (unless (plist-get started :sessionId)
+                  (error "reasonix.start answered %S" started))
+                (reasonix-test-say "session %s" (plist-get started :sessionId))))
+
+            ;; The turn ends with its answer (or an error) in
+            ;; window/showMessage; its edit was applied before that.
+            (reasonix-test-wait "the turn's answer" (lambda () reasonix-test-messages))
+            (pcase-let ((`(,type ,message) (car (last reasonix-test-messages))))
+              (unless (and (= (length reasonix-test-messages) 1) (= type 3))
+                (error "The turn did not end with one answer: %S" reasonix-test-messages))
+              (reasonix-test-say "turn ended: %s" message))
+            (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+              (unless (string= text want)
+                (error "The buffer after the turn:\n%s" text)))
+            (save-buffer)
+            (when (buffer-modified-p)
+              (error "The buffer is still modified after saving"))
+
+            ;; Two dialogs: the edit and the command, each with exactly
+            ;; the four documented actions.
+            (unless (= (length reasonix-test-dialogs) 2)
+              (error "%d permission dialogs, want 2" (length reasonix-test-dialogs)))
+            (dolist (d reasonix-test-dialogs)
+              (unless (equal (cadr d) reasonix-test-actions)
+                (error "Dialog actions %s" (cadr d))))
+
+            ;; shutdown and exit by hand: `eglot-shutdown' kills the
+            ;; process straight after exit, so its exit code would be lost.
+            (setf (eglot--shutdown-requested server) t)
+            (jsonrpc-request server :shutdown nil)
+            (jsonrpc-notify server :exit nil)
+            (reasonix-test-wait "the server to exit" (lambda () (not (process-live-p proc))))
+            (unless (and (eq (process-status proc) 'exit) (= (process-exit-status proc) 0))
+              (error "The server ended with %s %s" (process-status proc) (process-exit-status proc)))
+            (reasonix-test-say "ok: %d dialogs, server exit 0" (length reasonix-test-dialogs))
+            (when (getenv "REASONIX_TEST_TRANSCRIPT")
+              (reasonix-test-transcript)))
+        (when (process-live-p proc)
+          (delete-process proc))))))
+
+(condition-case err
+    (progn
+      (reasonix-test-main)
+      (kill-emacs 0))
+  (error
+   (reasonix-test-say "FAIL: %s" (error-message-string err))
+   (reasonix-test-transcript)
+   (kill-emacs 1)))
+
+;;; eglot.el ends here
