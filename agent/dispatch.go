@@ -62,6 +62,7 @@ func (t *turn) readOnly(c provider.ToolCall) bool {
 func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 	start := time.Now()
 	ev := &ToolEvent{CallID: c.ID, Name: c.Name, Arguments: rawOrString(c.Arguments)}
+	ev.Title = DescribeCall(c.Name, ev.Arguments)
 	tool, known := t.a.Tools.Get(c.Name)
 	if known {
 		ev.ReadOnly = tool.ReadOnly()

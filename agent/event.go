@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/reasonix/reasonix/agent/provider"
 )
@@ -51,8 +52,10 @@ type Event struct {
 
 // ToolEvent describes a tool call.
 type ToolEvent struct {
-	CallID    string          `json:"callId"`
-	Name      string          `json:"name"`
+	CallID string `json:"callId"`
+	Name   string `json:"name"`
+	// Title is the call in a few words, such as "bash go test ./...".
+	Title     string          `json:"title"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	ReadOnly  bool            `json:"readOnly,omitempty"`
 	// The fields below are set on EventToolResult.
@@ -103,4 +106,30 @@ type TurnResult struct {
 	// SessionCost is the running cost of the whole session.
 	SessionCost float64 `json:"sessionCost"`
 	Priced      bool    `json:"priced"`
+}
+
+// DescribeCall renders a tool call in a few words: the tool and the
+// argument that says what the call is about ("read_file calc.go",
+// "bash go test ./...", "move_file a.go → b.go").
+func DescribeCall(name string, args json.RawMessage) string {
+	var m map[string]any
+	json.Unmarshal(args, &m)
+	subject := ""
+	for _, k := range []string{"command", "path", "pattern", "source", "file_path"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			subject = s
+			break
+		}
+	}
+	if d, ok := m["destination"].(string); ok && subject != "" {
+		subject += " → " + d
+	}
+	subject = strings.Join(strings.Fields(subject), " ")
+	if r := []rune(subject); len(r) > 80 {
+		subject = string(r[:79]) + "…"
+	}
+	if subject == "" {
+		return name
+	}
+	return name + " " + subject
 }

@@ -125,14 +125,14 @@ func (s *Server) event(e agent.Event) {
 	switch e.Kind {
 	case agent.EventToolStart:
 		if p := s.sessions.progressFor(e.SessionID); p != nil {
-			p.report(toolLine(e.Tool))
+			p.report(e.Tool.Title)
 		}
 	case agent.EventToolResult:
 		mark := "✓"
 		if e.Tool.IsError {
 			mark = "✗"
 		}
-		line := mark + " " + toolLine(e.Tool)
+		line := mark + " " + e.Tool.Title
 		if e.Tool.Summary != "" {
 			line += " — " + e.Tool.Summary
 		}
@@ -157,21 +157,6 @@ func (s *Server) notifyEvent(e any) {
 	if err := s.conn.Notify(s.ctx, methodEvent, rawJSON(b)); err != nil {
 		s.log.Info("event not sent", "err", err)
 	}
-}
-
-// toolLine renders a call as "tool subject".
-func toolLine(t *agent.ToolEvent) string {
-	var args map[string]any
-	json.Unmarshal(t.Arguments, &args)
-	for _, k := range []string{"command", "path", "pattern", "source"} {
-		if v, ok := args[k].(string); ok && v != "" {
-			if r := []rune(v); len(r) > 80 {
-				v = string(r[:79]) + "…"
-			}
-			return t.Name + " " + v
-		}
-	}
-	return t.Name
 }
 
 // logMessage sends window/logMessage.

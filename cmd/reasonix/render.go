@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -145,7 +144,7 @@ func (r *renderer) event(e agent.Event) {
 			r.endReasoning()
 			r.endAnswerLine()
 			r.flush()
-			fmt.Fprint(r.err, r.color(dim, "… "+describeCall(e.Tool)))
+			fmt.Fprint(r.err, r.color(dim, "… "+e.Tool.Title))
 			r.transient = true
 		}
 	case agent.EventToolResult:
@@ -154,7 +153,7 @@ func (r *renderer) event(e agent.Event) {
 		if t.IsError {
 			mark, c = "✗", red
 		}
-		s := r.color(c, mark) + " " + describeCall(t)
+		s := r.color(c, mark) + " " + t.Title
 		if t.Summary != "" {
 			s += r.color(dim, " — "+t.Summary)
 		}
@@ -224,31 +223,4 @@ func tokens(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprintf("%d", n)
-}
-
-// describeCall renders a call as "tool subject", using the argument that
-// says what the call is about.
-func describeCall(t *agent.ToolEvent) string {
-	var args map[string]any
-	json.Unmarshal(t.Arguments, &args)
-	subject := ""
-	for _, k := range []string{"command", "path", "pattern", "source", "file_path"} {
-		if s, ok := args[k].(string); ok && s != "" {
-			subject = s
-			break
-		}
-	}
-	if t.Name == "move_file" {
-		if d, ok := args["destination"].(string); ok {
-			subject += " → " + d
-		}
-	}
-	subject = strings.Join(strings.Fields(subject), " ")
-	if r := []rune(subject); len(r) > 80 {
-		subject = string(r[:79]) + "…"
-	}
-	if subject == "" {
-		return t.Name
-	}
-	return t.Name + " " + subject
 }
