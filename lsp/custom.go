@@ -21,6 +21,7 @@ const (
 	methodNewSession    = "reasonix/newSession"
 	methodResumeSession = "reasonix/resumeSession"
 	methodSaveDocuments = "reasonix/saveDocuments"
+	methodApprove       = "reasonix/approve"
 	methodEvent         = "reasonix/event"
 )
 
@@ -38,6 +39,7 @@ var customMethods = []customMethod{
 	{name: methodNewSession, fromClient: true},
 	{name: methodResumeSession, fromClient: true},
 	{name: methodSaveDocuments},
+	{name: methodApprove},
 	{name: methodEvent, notification: true},
 }
 

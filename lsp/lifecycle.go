@@ -26,6 +26,7 @@ type clientCaps struct {
 	// The Reasonix extensions the client implements (docs/PROTOCOL.md).
 	saveDocuments bool
 	events        bool
+	approvals     bool
 }
 
 // reasonixClientFeatures is how a client declares the Reasonix extensions
@@ -34,6 +35,7 @@ type clientCaps struct {
 type reasonixClientFeatures struct {
 	SaveDocuments bool `json:"saveDocuments"`
 	Events        bool `json:"events"`
+	Approvals     bool `json:"approvals"`
 }
 
 // folder is a workspace folder.
@@ -54,6 +56,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 	}
 	caps.saveDocuments = caps.saveDocuments || features.SaveDocuments
 	caps.events = caps.events || features.Events
+	caps.approvals = caps.approvals || features.Approvals
 	var encodings []protocol.PositionEncodingKind
 	if g := params.Capabilities.General; g != nil {
 		encodings = g.PositionEncodings
@@ -132,6 +135,7 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 		if json.Unmarshal(caps.Experimental, &exp) == nil {
 			c.saveDocuments = exp.Reasonix.SaveDocuments
 			c.events = exp.Reasonix.Events
+			c.approvals = exp.Reasonix.Approvals
 		}
 	}
 	return c

@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
@@ -31,6 +32,12 @@ func (a *approver) Approve(ctx context.Context, p permission.Prompt) (permission
 	s := a.s
 	msg := promptText(p, s)
 	s.notifyApproval(p, msg)
+	s.mu.Lock()
+	custom := s.caps.approvals
+	s.mu.Unlock()
+	if custom {
+		return a.approveCustom(ctx, p, msg)
+	}
 	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: msg,
@@ -44,15 +51,57 @@ func (a *approver) Approve(ctx context.Context, p permission.Prompt) (permission
 	if item == nil {
 		return permission.AnswerDeny, nil // dismissed: no answer is no
 	}
-	switch item.Title {
+	return answerFor(item.Title), nil
+}
+
+// answerFor maps an action title to the answer; anything else is Deny.
+func answerFor(title string) permission.Answer {
+	switch title {
 	case titleAllowOnce:
-		return permission.AnswerOnce, nil
+		return permission.AnswerOnce
 	case titleAllowSession:
-		return permission.AnswerSession, nil
+		return permission.AnswerSession
 	case titleAlwaysAllow:
-		return permission.AnswerAlways, nil
+		return permission.AnswerAlways
 	}
-	return permission.AnswerDeny, nil
+	return permission.AnswerDeny
+}
+
+// approveParams is the reasonix/approve request.
+type approveParams struct {
+	SessionID string          `json:"sessionId"`
+	Tool      string          `json:"tool"`
+	Title     string          `json:"title"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Scope     string          `json:"scope"`
+	Message   string          `json:"message"`
+	Actions   []string        `json:"actions"`
+}
+
+type approveResult struct {
+	Action *string `json:"action"`
+}
+
+// approveCustom asks through reasonix/approve, for clients that show the
+// question their own way.
+func (a *approver) approveCustom(ctx context.Context, p permission.Prompt, msg string) (permission.Answer, error) {
+	args := json.RawMessage(p.Args)
+	if !json.Valid(args) {
+		args = nil
+	}
+	params := approveParams{
+		SessionID: p.SessionID, Tool: p.Tool, Title: agent.DescribeCall(p.Tool, args), Arguments: args,
+		Scope: p.Scope, Message: msg,
+		Actions: []string{titleAllowOnce, titleAllowSession, titleAlwaysAllow, titleDeny},
+	}
+	var res approveResult
+	if _, err := a.s.conn.Call(ctx, methodApprove, params, &res); err != nil {
+		return permission.AnswerDeny, err
+	}
+	if res.Action == nil {
+		return permission.AnswerDeny, nil
+	}
+	return answerFor(*res.Action), nil
 }
 
 // promptText words the question: what the agent wants to do, and what a

@@ -23,7 +23,7 @@ import (
 // A scenario holds the workspace (files/...), the model's script (model),
 // extra project config (config), the editor's capabilities (editor: words
 // among events, saveDocuments, noResourceOps, noProgress, utf8,
-// lateDidChange) and the
+// lateDidChange, approvals) and the
 // steps, one per line:
 //
 //	open PATH                         open a file in a buffer
@@ -106,6 +106,8 @@ func runScenario(t *testing.T, file string) {
 			opts.UTF8 = true
 		case "lateDidChange":
 			opts.LateDidChange = true
+		case "approvals":
+			opts.Approvals = true
 		default:
 			t.Fatalf("unknown editor option %q", w)
 		}
@@ -257,6 +259,8 @@ func (sc *scenario) expect(n int, a []string) {
 		}
 	case "dialogs":
 		count("dialogs", len(rec.Dialogs))
+	case "approvals":
+		count("approvals", len(rec.Approvals))
 	case "edits":
 		count("edits", len(rec.Edits))
 	case "actions":

@@ -240,6 +240,31 @@ func (e *Editor) custom(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		json.Unmarshal(req.Params(), &ev)
 		e.record(func(r *Recorded) { r.Events = append(r.Events, ev) })
 		return nil, nil
+	case "reasonix/approve":
+		var p map[string]any
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+		dialog := protocol.ShowMessageRequestParams{Message: fmt.Sprint(p["message"])}
+		actions, _ := p["actions"].([]any)
+		for _, a := range actions {
+			dialog.Actions = append(dialog.Actions, protocol.MessageActionItem{Title: fmt.Sprint(a)})
+		}
+		e.mu.Lock()
+		answer := e.answer
+		e.mu.Unlock()
+		e.record(func(r *Recorded) {
+			r.Approvals = append(r.Approvals, p)
+			r.Dialogs = append(r.Dialogs, dialog)
+		})
+		var action any
+		if answer != nil {
+			if title := answer(&dialog); title != "" {
+				action = title
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"action": action})
+		return jsonrpc2.RawMessage(b), nil
 	case "reasonix/saveDocuments":
 		var p struct {
 			URIs []string `json:"uris"`

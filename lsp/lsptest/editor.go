@@ -38,6 +38,7 @@ type Options struct {
 	NoResourceOps    bool // no CreateFile/RenameFile/DeleteFile
 	NoProgress       bool // no window.workDoneProgress
 	Events           bool // reasonix/event notifications
+	Approvals        bool // answers reasonix/approve instead of dialogs
 	SaveDocuments    bool // implements reasonix/saveDocuments
 	UTF8             bool // offer the utf-8 position encoding
 	NoLiteralActions bool // no codeActionLiteralSupport
@@ -83,13 +84,17 @@ type Editor struct {
 
 // Recorded is everything the server sent that a test may assert on.
 type Recorded struct {
-	Edits    []protocol.ApplyWorkspaceEditParams
-	Dialogs  []protocol.ShowMessageRequestParams
-	Messages []protocol.ShowMessageParams
-	Logs     []string
-	Progress []Progress
-	Events   []map[string]any
-	Saves    [][]string
+	Edits []protocol.ApplyWorkspaceEditParams
+	// Dialogs holds window/showMessageRequest questions, and
+	// reasonix/approve ones in the same shape.
+	Dialogs []protocol.ShowMessageRequestParams
+	// Approvals holds the reasonix/approve requests as sent.
+	Approvals []map[string]any
+	Messages  []protocol.ShowMessageParams
+	Logs      []string
+	Progress  []Progress
+	Events    []map[string]any
+	Saves     [][]string
 }
 
 // Progress is one $/progress notification.
@@ -169,7 +174,9 @@ func (e *Editor) capabilities() protocol.ClientCapabilities {
 	if e.opts.UTF8 {
 		caps.General = &protocol.GeneralClientCapabilities{PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF16}}
 	}
-	exp, _ := json.Marshal(map[string]any{"reasonix": map[string]bool{"events": e.opts.Events, "saveDocuments": e.opts.SaveDocuments}})
+	exp, _ := json.Marshal(map[string]any{"reasonix": map[string]bool{
+		"events": e.opts.Events, "saveDocuments": e.opts.SaveDocuments, "approvals": e.opts.Approvals,
+	}})
 	caps.Experimental = exp
 	return caps
 }
