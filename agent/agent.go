@@ -37,6 +37,8 @@ type Agent struct {
 	Tools *tools.Registry
 	Env   *tools.Env
 	Gate  permission.Gate
+	// Plans approves plans made in plan mode; nil when no one can.
+	Plans permission.PlanApprover
 
 	// MaxSteps bounds the model requests of one turn; 0 means no limit.
 	MaxSteps int
@@ -88,6 +90,7 @@ type Session struct {
 	cost     float64
 	turns    int
 	running  bool
+	plan     bool
 	file     *sessionFile
 }
 

@@ -486,3 +486,76 @@ func TestParallelFromEnv(t *testing.T) {
 		}
 	}
 }
+
+type fakePlans struct {
+	answers []bool
+	plans   []string
+}
+
+func (f *fakePlans) ApprovePlan(ctx context.Context, sessionID, plan string) (bool, string, error) {
+	f.plans = append(f.plans, plan)
+	ok := f.answers[0]
+	f.answers = f.answers[1:]
+	if !ok {
+		return false, "split it in two steps", nil
+	}
+	return true, "", nil
+}
+
+func TestPlanMode(t *testing.T) {
+	reader := &probeTool{name: "look", readOnly: true}
+	writer := &probeTool{name: "poke"}
+	h := newHarness(t, []provider.Response{
+		calls(tc("1", "look", `{}`), tc("2", "poke", `{}`)),
+		calls(tc("3", "exit_plan_mode", `{"plan":"1. poke"}`)),
+		calls(tc("4", "exit_plan_mode", `{"plan":"1. look\n2. poke"}`)),
+		calls(tc("5", "poke", `{}`)),
+		answer("done"),
+	}, reader, writer, ExitPlanTool())
+	plans := &fakePlans{answers: []bool{false, true}}
+	h.a.Plans = plans
+	s, _ := h.a.NewSession()
+	s.SetPlanMode(true)
+	if _, err := h.a.Run(context.Background(), s, "change things"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := s.Messages()
+	if !strings.HasPrefix(msgs[1].Content, "[Plan mode:") {
+		t.Fatalf("prompt not marked: %q", msgs[1].Content)
+	}
+	results := map[string]string{}
+	for _, m := range msgs {
+		if m.Role == provider.RoleTool {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	checks := map[string]string{
+		"1": "look {}",
+		"2": "Plan mode: poke was not run",
+		"3": "did not approve the plan; you are still in plan mode. Their feedback: split it in two steps",
+		"4": "approved the plan",
+		"5": "poke {}",
+	}
+	for id, want := range checks {
+		if !strings.Contains(results[id], want) {
+			t.Errorf("result %s = %q, want %q", id, results[id], want)
+		}
+	}
+	if s.PlanMode() || len(plans.plans) != 2 {
+		t.Fatalf("plan mode %v, %d plans shown", s.PlanMode(), len(plans.plans))
+	}
+}
+
+func TestPlanModeWithNoOneToApprove(t *testing.T) {
+	writer := &probeTool{name: "poke"}
+	h := newHarness(t, []provider.Response{
+		calls(tc("1", "exit_plan_mode", `{"plan":"poke it"}`)),
+		answer("Plan: poke it."),
+	}, writer, ExitPlanTool())
+	s, _ := h.a.NewSession()
+	s.SetPlanMode(true)
+	res, err := h.a.Run(context.Background(), s, "plan it")
+	if err != nil || res.Text != "Plan: poke it." || !s.PlanMode() {
+		t.Fatalf("res %+v err %v plan %v", res, err, s.PlanMode())
+	}
+}

@@ -23,6 +23,8 @@ type Options struct {
 	// Approver asks the user about "ask" decisions; nil for unattended
 	// runs.
 	Approver permission.Approver
+	// Plans approves plans made in plan mode; nil when no one can.
+	Plans permission.PlanApprover
 	// Notify reports permission notices to the user.
 	Notify func(string)
 	// FS replaces the disk (the LSP server's editor overlay).
@@ -87,7 +89,16 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		forbid = append(forbid, absUnder(root, config.Expand(d)))
 	}
 
-	reg, err := tools.DefaultRegistry(cfg.Tools.Enabled)
+	builtins, err := tools.DefaultRegistry(cfg.Tools.Enabled)
+	if err != nil {
+		return nil, err
+	}
+	var offered []tools.Tool
+	for _, name := range builtins.Names() {
+		t, _ := builtins.Get(name)
+		offered = append(offered, t)
+	}
+	reg, err := tools.NewRegistry(append(offered, ExitPlanTool())...)
 	if err != nil {
 		return nil, err
 	}
@@ -107,9 +118,14 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		return nil, fmt.Errorf("[permissions]: %w", err)
 	}
 	policy.Root = root
+	posture, err := permission.ParsePosture(cfg.Permissions.Approval)
+	if err != nil {
+		return nil, fmt.Errorf("[permissions]: %w", err)
+	}
 	projectFile := filepath.Join(root, config.ProjectFileName)
 	gate := &permission.Checker{
 		Policy:   policy,
+		Posture:  posture,
 		Approver: opts.Approver,
 		Notify:   opts.Notify,
 		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },
@@ -131,6 +147,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Tools:        reg,
 		Env:          env,
 		Gate:         gate,
+		Plans:        opts.Plans,
 		MaxSteps:     cfg.Agent.MaxSteps,
 		TokenBudget:  cfg.Agent.TokenBudget,
 		ParallelMax:  ParallelFromEnv(),

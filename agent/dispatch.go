@@ -97,8 +97,19 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	if len(args) == 0 || args[0] != '{' {
 		return tools.Errorf("the arguments of this %s call must be a JSON object, not %s", c.Name, abbreviate(string(args), 60))
 	}
+	if c.Name == exitPlanName {
+		return t.exitPlan(ctx, args)
+	}
+	if res, ok := t.planGate(tool); !ok {
+		ev.Denied = true
+		return res
+	}
 	if t.a.Gate != nil {
-		v := t.a.Gate.Check(ctx, permission.Request{SessionID: t.s.ID, Tool: c.Name, ReadOnly: tool.ReadOnly(), Args: args})
+		always := false
+		if aa, ok := tool.(tools.AlwaysAsker); ok {
+			always = aa.AlwaysAsk()
+		}
+		v := t.a.Gate.Check(ctx, permission.Request{SessionID: t.s.ID, Tool: c.Name, ReadOnly: tool.ReadOnly(), Args: args, AlwaysAsk: always})
 		if !v.Allowed {
 			ev.Denied = true
 			return tools.Result{

@@ -78,7 +78,11 @@ func (t *turn) event(e Event) {
 func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 	a, s := t.a, t.s
 	t.event(Event{Kind: EventTurnStart, Text: prompt})
-	if err := s.append(provider.Message{Role: provider.RoleUser, Content: prompt}); err != nil {
+	content := prompt
+	if s.PlanMode() {
+		content = planNote + prompt
+	}
+	if err := s.append(provider.Message{Role: provider.RoleUser, Content: content}); err != nil {
 		return TurnResult{}, err
 	}
 	schemas := a.Tools.Schemas()

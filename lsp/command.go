@@ -37,6 +37,9 @@ type askArgs struct {
 	SessionID string          `json:"sessionId,omitempty"`
 	// Diagnostic makes the turn a fix for it (the quick fix).
 	Diagnostic json.RawMessage `json:"diagnostic,omitempty"`
+	// Plan puts the session in plan mode: read-only tools until the user
+	// approves the plan.
+	Plan bool `json:"plan,omitempty"`
 }
 
 // askResult is what reasonix.ask answers.
@@ -133,6 +136,9 @@ func (s *Server) prepare(args askArgs) (*liveSession, string, string, error) {
 	ls, err := s.sessions.get(ws, args.SessionID)
 	if err != nil {
 		return nil, "", "", jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	if args.Plan {
+		ls.sess.SetPlanMode(true)
 	}
 	return ls, prompt, title, nil
 }

@@ -152,6 +152,7 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 	a, err := agent.Build(cfg, agent.Options{
 		Dir:      root,
 		Approver: &approver{s: s},
+		Plans:    &approver{s: s},
 		Notify:   func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
 		FS:       &editorFS{s: s},
 		Sink:     s.event,

@@ -177,3 +177,44 @@ func (s *Server) notifyApproval(p permission.Prompt, msg string) {
 		Actions: []string{titleAllowOnce, titleAllowSession, titleAlwaysAllow, titleDeny},
 	})
 }
+
+// The answers of a plan approval.
+const (
+	titleApprovePlan  = "Approve plan"
+	titleKeepPlanning = "Keep planning"
+)
+
+// ApprovePlan shows a plan made in plan mode and asks whether to carry it
+// out: reasonix/approve for clients that declared approvals (the whole plan
+// as the message), else a dialog.
+func (a *approver) ApprovePlan(ctx context.Context, sessionID, plan string) (bool, string, error) {
+	s := a.s
+	s.mu.Lock()
+	custom := s.caps.approvals
+	s.mu.Unlock()
+	actions := []string{titleApprovePlan, titleKeepPlanning}
+	var answer string
+	if custom {
+		var res approveResult
+		params := approveParams{SessionID: sessionID, Tool: "exit_plan_mode", Title: "exit_plan_mode", Message: plan, Actions: actions}
+		if _, err := s.conn.Call(ctx, methodApprove, params, &res); err != nil {
+			return false, "", err
+		}
+		if res.Action != nil {
+			answer = *res.Action
+		}
+	} else {
+		item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+			Type:    protocol.MessageTypeInfo,
+			Message: "Reasonix proposes a plan:\n\n" + clip(strings.TrimSpace(plan), 3000),
+			Actions: []protocol.MessageActionItem{{Title: titleApprovePlan}, {Title: titleKeepPlanning}},
+		})
+		if err != nil {
+			return false, "", err
+		}
+		if item != nil {
+			answer = item.Title
+		}
+	}
+	return answer == titleApprovePlan, "", nil
+}

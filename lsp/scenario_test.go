@@ -29,11 +29,12 @@ import (
 //	open PATH                         open a file in a buffer
 //	type PATH "OLD" "NEW"             edit a buffer without saving
 //	save PATH                         save a buffer
-//	answer TITLE                      answer dialogs with this action ("" = dismiss)
+//	answer TITLE[|TITLE…]             answer dialogs with the first offered title ("" = dismiss)
 //	reject REASON                     refuse workspace edits with REASON
 //	codeaction PATH L:C-L:C [MESSAGE] request actions (with a diagnostic when MESSAGE is given)
 //	run TITLE-PREFIX                  execute a returned action's command
 //	ask "PROMPT" [PATH [L:C-L:C]]     run reasonix.ask and keep its result
+//	plan "PROMPT" ...                 the same in plan mode
 //	wait progress end | wait edits N  wait for a condition
 //	expect WHAT ...                   assert: buffer/disk PATH contains|lacks TEXT,
 //	                                  dialogs N, dialog|log|message contains TEXT,
@@ -176,7 +177,18 @@ func (sc *scenario) step(n int, a []string) {
 	case "save":
 		sc.ed.Save(a[1])
 	case "answer":
-		sc.ed.Answer(rest)
+		// "A|B" answers each dialog with the first of A, B it offers.
+		choices := strings.Split(rest, "|")
+		sc.ed.AnswerWith(func(p *protocol.ShowMessageRequestParams) string {
+			for _, c := range choices {
+				for _, a := range p.Actions {
+					if a.Title == strings.TrimSpace(c) {
+						return a.Title
+					}
+				}
+			}
+			return ""
+		})
 	case "reject":
 		sc.ed.RejectEdits(rest)
 	case "codeaction":
@@ -199,8 +211,8 @@ func (sc *scenario) step(n int, a []string) {
 			}
 		}
 		t.Fatalf("step %d: no action titled %q", n, rest)
-	case "ask":
-		args := map[string]any{"prompt": a[1]}
+	case "ask", "plan":
+		args := map[string]any{"prompt": a[1], "plan": a[0] == "plan"}
 		if len(a) > 2 {
 			args["uri"] = string(sc.ed.URI(a[2]))
 		}

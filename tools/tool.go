@@ -77,3 +77,25 @@ func DecodeArgs(raw json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// Untrusted is implemented by tools whose ReadOnly answer comes from a
+// third party, such as an MCP server's readOnlyHint. Plan mode runs only
+// tools whose read-only claim is trusted.
+type Untrusted interface {
+	UntrustedReadOnly() bool
+}
+
+// TrustedReadOnly reports whether t is read-only on Reasonix's own word.
+func TrustedReadOnly(t Tool) bool {
+	if !t.ReadOnly() {
+		return false
+	}
+	u, ok := t.(Untrusted)
+	return !ok || !u.UntrustedReadOnly()
+}
+
+// AlwaysAsker is implemented by tools whose every call needs a fresh human
+// approval (writes to long-term memory, for instance).
+type AlwaysAsker interface {
+	AlwaysAsk() bool
+}

@@ -90,10 +90,13 @@ type ToolsConfig struct {
 // PermissionConfig is the [permissions] table.
 type PermissionConfig struct {
 	// Mode is the fallback for tools that change things: ask, allow or deny.
-	Mode  string   `toml:"mode"`
-	Allow []string `toml:"allow"`
-	Ask   []string `toml:"ask"`
-	Deny  []string `toml:"deny"`
+	Mode string `toml:"mode"`
+	// Approval is the posture: ask (follow the rules), auto (allow what
+	// only the mode fallback would ask) or yolo (allow all but denials).
+	Approval string   `toml:"approval"`
+	Allow    []string `toml:"allow"`
+	Ask      []string `toml:"ask"`
+	Deny     []string `toml:"deny"`
 }
 
 // SandboxConfig is the [sandbox] table.

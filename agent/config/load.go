@@ -163,6 +163,9 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 		p.Mode = l.Permissions.Mode
 		c.permModeAt = Pos{File: path, Line: loc.find("permissions", 0, "mode")}
 	}
+	if set("permissions", "approval") {
+		p.Approval = l.Permissions.Approval
+	}
 	p.Allow = append(p.Allow, l.Permissions.Allow...)
 	p.Ask = append(p.Ask, l.Permissions.Ask...)
 	p.Deny = append(p.Deny, l.Permissions.Deny...)
@@ -234,6 +237,11 @@ func (c *Config) validate() error {
 	case "", "ask", "allow", "deny":
 	default:
 		return &Error{At: c.permModeAt, Msg: fmt.Sprintf("[permissions] mode must be ask, allow or deny, not %q", c.Permissions.Mode)}
+	}
+	switch c.Permissions.Approval {
+	case "", "ask", "auto", "yolo":
+	default:
+		return &Error{Msg: fmt.Sprintf("[permissions] approval must be ask, auto or yolo, not %q", c.Permissions.Approval)}
 	}
 	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Tools.BashTimeoutSeconds < 0 {
 		return &Error{Msg: "max_steps, token_budget and bash_timeout_seconds must not be negative"}

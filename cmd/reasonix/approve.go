@@ -95,3 +95,29 @@ func describeArgs(p permission.Prompt) string {
 	}
 	return s
 }
+
+// ApprovePlan shows the plan and asks whether to carry it out. Anything
+// other than yes is feedback that keeps the agent planning.
+func (t *termApprover) ApprovePlan(ctx context.Context, sessionID, plan string) (bool, string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.br == nil {
+		t.br = bufio.NewReader(t.in)
+	}
+	t.r.mu.Lock()
+	t.r.line("? The plan:\n\n" + strings.TrimSpace(plan) + "\n")
+	fmt.Fprint(t.r.err, "  carry it out? [y] yes, or type what to change: ")
+	t.r.mu.Unlock()
+	ans, err := t.readLine(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	ans = strings.TrimSpace(ans)
+	switch strings.ToLower(ans) {
+	case "y", "yes":
+		return true, "", nil
+	case "", "n", "no":
+		return false, "", nil
+	}
+	return false, ans, nil
+}

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	reasonix lsp [--stdio] [--config FILE]
-//	reasonix run [--model REF] [--config FILE] [--resume ID] PROMPT
+//	reasonix run [--model REF] [--config FILE] [--resume ID] [--plan] PROMPT
 //	reasonix sessions [--json]
 //	reasonix setup [--force]
 //	reasonix version
@@ -73,6 +73,7 @@ Run flags:
   --config FILE    a config file above ./reasonix.toml and the user config
   --resume ID      continue a saved session (an id or a unique prefix)
   --verbose        also show the model's reasoning on stderr
+  --plan           plan mode: read-only tools only until you approve the plan
 
 Exit codes of run: 0 done, 1 error, 2 token budget exceeded, 130 interrupted.
 `)

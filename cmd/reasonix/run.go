@@ -34,6 +34,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfgFile := fs.String("config", "", "config file above the project and user files")
 	resume := fs.String("resume", "", "continue a saved session")
 	verbose := fs.Bool("verbose", false, "show the model's reasoning on stderr")
+	plan := fs.Bool("plan", false, "plan mode: only read-only tools until the plan is approved")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -75,7 +76,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Notify: func(msg string) { r.notice(msg) },
 	}
 	if interactive {
-		opts.Approver = &termApprover{in: stdin, r: r}
+		ta := &termApprover{in: stdin, r: r}
+		opts.Approver, opts.Plans = ta, ta
 	}
 	a, err := agent.Build(cfg, opts)
 	if err != nil {
@@ -98,6 +100,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer s.Close()
 	r.model = a.ModelRef
+	if *plan {
+		s.SetPlanMode(true)
+	}
 
 	res, err := a.Run(ctx, s, prompt)
 	r.finish(res)

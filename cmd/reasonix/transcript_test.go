@@ -135,7 +135,8 @@ func TestTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			r := runReasonix(t, work, t.TempDir(), nil, "run", "--config", cfg, sc.Prompt)
+			args := append([]string{"run", "--config", cfg}, sc.Flags...)
+			r := runReasonix(t, work, t.TempDir(), nil, append(args, sc.Prompt)...)
 			if r.exit != sc.Exit {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.exit, sc.Exit, r.stdout, r.stderr)
 			}

@@ -13,6 +13,36 @@ type Request struct {
 	Tool      string
 	ReadOnly  bool
 	Args      json.RawMessage
+	// AlwaysAsk marks a call that needs a fresh human answer every time
+	// (such as a write to the agent's long-term memory): no rule, grant
+	// or posture allows it, and without anyone to ask it is refused.
+	AlwaysAsk bool
+}
+
+// Posture is how readily approvals are given.
+type Posture int
+
+const (
+	// PostureAsk follows the policy: "ask" asks.
+	PostureAsk Posture = iota
+	// PostureAuto allows what only the mode fallback would have asked
+	// about; explicit ask and deny rules still hold.
+	PostureAuto
+	// PostureYolo allows everything that is not denied.
+	PostureYolo
+)
+
+// ParsePosture reads [permissions] approval.
+func ParsePosture(s string) (Posture, error) {
+	switch s {
+	case "", "ask":
+		return PostureAsk, nil
+	case "auto":
+		return PostureAuto, nil
+	case "yolo":
+		return PostureYolo, nil
+	}
+	return PostureAsk, fmt.Errorf("permission approval must be ask, auto or yolo, not %q", s)
 }
 
 // Answer is a user's reply to an approval prompt.
@@ -69,6 +99,8 @@ type Checker struct {
 	// Notify reports things the user should know (a grant not saved,
 	// asks resolved without a prompt). Optional.
 	Notify func(msg string)
+	// Posture answers some questions without asking.
+	Posture Posture
 
 	mu      sync.Mutex        // guards Policy's rule lists, granted and warned
 	granted map[string][]Rule // session id → rules granted for it
@@ -88,10 +120,23 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 		}
 		return Verdict{Reason: why}
 	}
+	if r.AlwaysAsk {
+		if c.Approver == nil {
+			return Verdict{Reason: "this call needs a person's approval each time, and no one can be asked here"}
+		}
+		return c.ask(ctx, r, rule, false)
+	}
 	if c.grantedFor(r) {
 		return Verdict{Allowed: true}
 	}
 	if d == Allow {
+		return Verdict{Allowed: true}
+	}
+	switch {
+	case c.Posture == PostureYolo:
+		return Verdict{Allowed: true}
+	case c.Posture == PostureAuto && rule == nil:
+		// Only the mode fallback asked: auto approves it.
 		return Verdict{Allowed: true}
 	}
 	if c.Approver == nil {
@@ -104,13 +149,25 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 		}
 		return Verdict{Allowed: true}
 	}
+	return c.ask(ctx, r, rule, true)
+}
+
+// ask puts the question to the user. Grants are remembered only when
+// remember is set: an always-ask call's answer covers that call alone.
+func (c *Checker) ask(ctx context.Context, r Request, rule *Rule, remember bool) Verdict {
 	p := Prompt{Request: r, Scope: Scope(r.Tool, r.Args), Why: "no rule allows this call"}
 	if rule != nil {
 		p.Why = fmt.Sprintf("the rule %q asks for approval", rule.Raw)
 	}
+	if !remember {
+		p.Why = "this call needs approval each time"
+	}
 	ans, err := c.Approver.Approve(ctx, p)
 	if err != nil {
 		return Verdict{Reason: fmt.Sprintf("approval failed: %v", err), Asked: true}
+	}
+	if !remember && ans != AnswerDeny {
+		return Verdict{Allowed: true, Asked: true}
 	}
 	switch ans {
 	case AnswerOnce:
@@ -164,4 +221,10 @@ func (c *Checker) grantedFor(r Request) bool {
 		}
 	}
 	return false
+}
+
+// PlanApprover asks the user to approve a plan the agent made in plan
+// mode. feedback is what the user said when not approving, if anything.
+type PlanApprover interface {
+	ApprovePlan(ctx context.Context, sessionID, plan string) (approved bool, feedback string, err error)
 }

@@ -160,3 +160,55 @@ func TestCheckerWithoutApprover(t *testing.T) {
 		t.Fatal("deny rule ignored without approver")
 	}
 }
+
+func TestPostures(t *testing.T) {
+	policy, _ := NewPolicy("ask", nil, []string{"Bash(git push:*)"}, []string{"Bash(rm -rf*)"})
+	ctx := context.Background()
+	write := Request{SessionID: "s", Tool: "write_file", Args: args("path", "a.go")}
+	push := Request{SessionID: "s", Tool: "bash", Args: args("command", "git push origin main")}
+	rm := Request{SessionID: "s", Tool: "bash", Args: args("command", "rm -rf x")}
+	tests := []struct {
+		posture         Posture
+		write, push, rm bool // allowed without asking
+	}{
+		{PostureAsk, false, false, false},
+		{PostureAuto, true, false, false},
+		{PostureYolo, true, true, false},
+	}
+	for _, tt := range tests {
+		ap := &fakeApprover{}
+		c := &Checker{Policy: policy, Approver: ap, Posture: tt.posture}
+		for _, x := range []struct {
+			r    Request
+			want bool
+		}{{write, tt.write}, {push, tt.push}, {rm, tt.rm}} {
+			v := c.Check(ctx, x.r)
+			if (v.Allowed && !v.Asked) != x.want {
+				t.Errorf("posture %d, %s: %+v, want allowed-without-asking %v", tt.posture, x.r.Args, v, x.want)
+			}
+		}
+	}
+	if _, err := ParsePosture("reckless"); err == nil {
+		t.Error("bad posture accepted")
+	}
+}
+
+func TestAlwaysAsk(t *testing.T) {
+	policy, _ := NewPolicy("allow", []string{"remember"}, nil, nil)
+	ctx := context.Background()
+	r := Request{SessionID: "s", Tool: "remember", Args: args("path", "fact"), AlwaysAsk: true}
+	ap := &fakeApprover{answers: []Answer{AnswerSession, AnswerOnce}}
+	c := &Checker{Policy: policy, Approver: ap, Posture: PostureYolo}
+	for i := range 2 {
+		if v := c.Check(ctx, r); !v.Allowed || !v.Asked {
+			t.Fatalf("call %d: %+v, want asked and allowed", i, v)
+		}
+	}
+	if len(ap.prompts) != 2 {
+		t.Fatalf("asked %d times, want 2 (a session grant must not cover it)", len(ap.prompts))
+	}
+	unattended := &Checker{Policy: policy, Posture: PostureYolo}
+	if v := unattended.Check(ctx, r); v.Allowed {
+		t.Fatalf("allowed with no one to ask: %+v", v)
+	}
+}

@@ -19,6 +19,7 @@ import (
 //	-- want/<path> --  files that must have exactly this content afterwards
 //	-- gone/<path> --  files that must not exist afterwards (body ignored)
 //	-- config --       extra TOML for the run's config file
+//	-- flags --        extra command-line flags for `reasonix run`, one per line
 //	-- check --        a shell command run in the workspace afterwards,
 //	                   which must succeed
 //	-- exit --         the expected exit code of `reasonix run` (default 0)
@@ -33,6 +34,7 @@ type Scenario struct {
 	Want    map[string]string
 	Gone    []string
 	Config  string
+	Flags   []string
 	Check   string
 	Exit    int
 	Stdout  []string
@@ -62,6 +64,8 @@ func ParseScenario(data []byte) (*Scenario, error) {
 			sc.Prompt = strings.TrimSpace(body)
 		case name == "config":
 			sc.Config = body
+		case name == "flags":
+			sc.Flags = nonEmptyLines(body)
 		case name == "check":
 			sc.Check = strings.TrimSpace(body)
 		case name == "exit":
