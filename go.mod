@@ -7,11 +7,9 @@ require (
 	go.lsp.dev/jsonrpc2 v1.0.1
 	go.lsp.dev/protocol v1.0.1
 	go.lsp.dev/uri v1.0.1
+	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 	golang.org/x/tools v0.52.0
 )
 
-require (
-	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-)
+require github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect

@@ -36,7 +36,10 @@ type Agent struct {
 
 	Tools *tools.Registry
 	Env   *tools.Env
-	Gate  permission.Gate
+	// Disk is the local disk confined to the write roots, for front ends
+	// that write on the agent's behalf (the editor bridge).
+	Disk tools.DiskFS
+	Gate permission.Gate
 	// Plans approves plans made in plan mode; nil when no one can.
 	Plans permission.PlanApprover
 

@@ -102,14 +102,16 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard := sandbox.New(writeRoots, forbid)
+	disk := tools.DiskFS{Roots: guard.WriteRoots}
 	fsys := opts.FS
 	if fsys == nil {
-		fsys = tools.DiskFS{}
+		fsys = disk
 	}
 	env := &tools.Env{
 		Root:        root,
 		FS:          fsys,
-		Guard:       sandbox.New(writeRoots, forbid),
+		Guard:       guard,
 		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
 	}
 
@@ -146,6 +148,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		ModelRef:     res.String(),
 		Tools:        reg,
 		Env:          env,
+		Disk:         disk,
 		Gate:         gate,
 		Plans:        opts.Plans,
 		MaxSteps:     cfg.Agent.MaxSteps,

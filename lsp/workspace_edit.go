@@ -271,7 +271,11 @@ func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
 		}
 	}
 	if len(direct) > 0 {
-		if err := (tools.DiskFS{}).Apply(ctx, direct); err != nil {
+		ws, err := s.workspaceFor(direct[0].Path)
+		if err != nil {
+			return err
+		}
+		if err := ws.agent.Disk.Apply(ctx, direct); err != nil {
 			return err
 		}
 	}
@@ -365,7 +369,7 @@ func (s *Server) beforeShell(ctx context.Context, w *workspace) (string, error) 
 			} else {
 				change = tools.Change{Kind: tools.Write, Path: p, Content: []byte(*c)}
 			}
-			if err := (tools.DiskFS{}).Apply(ctx, []tools.Change{change}); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := w.agent.Disk.Apply(ctx, []tools.Change{change}); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return "", fmt.Errorf("writing %s before the command: %w", s.relPath(p), err)
 			}
 			s.edits.saved(p)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // FS is the one seam through which tools read and change files. Paths are
@@ -55,7 +56,15 @@ type Change struct {
 }
 
 // DiskFS is the FS of the local disk.
-type DiskFS struct{}
+//
+// With Roots set, every change must land inside one of them, and on Linux
+// each path is resolved beneath its root by the kernel without following
+// symbolic links (openat2 with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS):
+// a directory swapped for a link between the sandbox's check and the write
+// cannot redirect the write. Roots must be absolute and symlink-free.
+type DiskFS struct {
+	Roots []string
+}
 
 func (DiskFS) ReadFile(name string) ([]byte, error)       { return os.ReadFile(name) }
 func (DiskFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
@@ -65,8 +74,8 @@ func (DiskFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(na
 // are undone from an in-memory journal, so a multi-file edit lands whole or
 // not at all. Each write goes through a temporary file and a rename, so a
 // crash never leaves a file half written.
-func (DiskFS) Apply(ctx context.Context, changes []Change) error {
-	var j journal
+func (d DiskFS) Apply(ctx context.Context, changes []Change) error {
+	j := journal{ops: d.ops()}
 	for i, c := range changes {
 		if err := ctx.Err(); err != nil {
 			j.rollback()
@@ -83,8 +92,33 @@ func (DiskFS) Apply(ctx context.Context, changes []Change) error {
 	return nil
 }
 
+func (d DiskFS) ops() fileOps {
+	if len(d.Roots) == 0 {
+		return pathOps{}
+	}
+	return newBeneathOps(d.Roots)
+}
+
+// fileOps are the primitive changes a journal makes.
+type fileOps interface {
+	// read returns a regular file's content and mode; exists is false when
+	// there is nothing at path.
+	read(path string) (data []byte, mode fs.FileMode, exists bool, err error)
+	// lexists reports whether anything (a link included) is at path.
+	lexists(path string) (bool, error)
+	// mkdir creates one directory.
+	mkdir(dir string) error
+	// writeFile replaces path with content through a temporary file.
+	writeFile(path string, content []byte, mode fs.FileMode) error
+	// remove removes a file or an empty directory.
+	remove(path string) error
+	// rename moves from to to, which must not exist.
+	rename(from, to string) error
+}
+
 // journal records how to undo the changes made so far.
 type journal struct {
+	ops  fileOps
 	undo []func()
 }
 
@@ -108,98 +142,134 @@ func (j *journal) apply(c Change) error {
 }
 
 func (j *journal) mkdirAll(dir string) error {
-	// Find the first missing ancestor so a rollback removes exactly the
+	// Find the missing ancestors so a rollback removes exactly the
 	// directories this change created.
 	var missing []string
 	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		ok, err := j.ops.lexists(d)
+		if err != nil {
 			return err
+		}
+		if ok {
+			break
 		}
 		missing = append(missing, d)
 		if filepath.Dir(d) == d {
 			break
 		}
 	}
-	if len(missing) == 0 {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	j.undo = append(j.undo, func() {
-		for _, d := range missing {
-			os.Remove(d)
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := j.ops.mkdir(missing[i]); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
 		}
-	})
+		d := missing[i]
+		j.undo = append(j.undo, func() { j.ops.remove(d) })
+	}
 	return nil
 }
 
 func (j *journal) write(path string, content []byte) error {
-	mode := fs.FileMode(0o644)
-	old, err := os.ReadFile(path)
-	existed := err == nil
-	if existed {
-		if fi, err := os.Stat(path); err == nil {
-			if !fi.Mode().IsRegular() {
-				return fmt.Errorf("%s is not a regular file", path)
-			}
-			mode = fi.Mode().Perm()
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	old, mode, existed, err := j.ops.read(path)
+	if err != nil {
 		return err
+	}
+	if !existed {
+		mode = 0o644
 	}
 	if err := j.mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	if err := writeAtomic(path, content, mode); err != nil {
+	if err := j.ops.writeFile(path, content, mode); err != nil {
 		return err
 	}
 	if existed {
-		j.undo = append(j.undo, func() { writeAtomic(path, old, mode) })
+		j.undo = append(j.undo, func() { j.ops.writeFile(path, old, mode) })
 	} else {
-		j.undo = append(j.undo, func() { os.Remove(path) })
+		j.undo = append(j.undo, func() { j.ops.remove(path) })
 	}
 	return nil
 }
 
 func (j *journal) delete(path string) error {
-	fi, err := os.Lstat(path)
+	old, mode, existed, err := j.ops.read(path)
 	if err != nil {
 		return err
 	}
-	if fi.IsDir() {
-		return fmt.Errorf("%s is a directory", path)
+	if !existed {
+		return &fs.PathError{Op: "remove", Path: path, Err: fs.ErrNotExist}
 	}
-	old, err := os.ReadFile(path)
-	if err != nil {
+	if err := j.ops.remove(path); err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil {
-		return err
-	}
-	mode := fi.Mode().Perm()
-	j.undo = append(j.undo, func() { writeAtomic(path, old, mode) })
+	j.undo = append(j.undo, func() { j.ops.writeFile(path, old, mode) })
 	return nil
 }
 
 func (j *journal) rename(from, to string) error {
-	if _, err := os.Lstat(from); err != nil {
+	if ok, err := j.ops.lexists(from); err != nil {
 		return err
+	} else if !ok {
+		return &fs.PathError{Op: "rename", Path: from, Err: fs.ErrNotExist}
 	}
-	if _, err := os.Lstat(to); err == nil {
+	if ok, err := j.ops.lexists(to); err != nil {
+		return err
+	} else if ok {
 		return fmt.Errorf("%s already exists", to)
 	}
 	if err := j.mkdirAll(filepath.Dir(to)); err != nil {
 		return err
 	}
-	if err := os.Rename(from, to); err != nil {
+	if err := j.ops.rename(from, to); err != nil {
 		return err
 	}
-	j.undo = append(j.undo, func() { os.Rename(to, from) })
+	j.undo = append(j.undo, func() { j.ops.rename(to, from) })
 	return nil
 }
+
+// pathOps works on plain paths.
+type pathOps struct{}
+
+func (pathOps) read(path string) ([]byte, fs.FileMode, bool, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		// Write through a link to the file it names, as editors do.
+		if fi, err = os.Stat(path); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	if fi.IsDir() {
+		return nil, 0, false, fmt.Errorf("%s is a directory", path)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, false, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := os.ReadFile(path)
+	return data, fi.Mode().Perm(), true, err
+}
+
+func (pathOps) lexists(path string) (bool, error) {
+	_, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (pathOps) mkdir(dir string) error { return os.Mkdir(dir, 0o755) }
+
+func (pathOps) writeFile(path string, content []byte, mode fs.FileMode) error {
+	return writeAtomic(path, content, mode)
+}
+
+func (pathOps) remove(path string) error { return os.Remove(path) }
+
+func (pathOps) rename(from, to string) error { return os.Rename(from, to) }
 
 // writeAtomic replaces path with content through a temporary file in the
 // same directory.
@@ -224,3 +294,22 @@ func writeAtomic(path string, content []byte, mode fs.FileMode) error {
 	}
 	return werr
 }
+
+// rootOf returns the root that contains path, and path relative to it.
+func rootOf(roots []string, path string) (root, rel string, ok bool) {
+	path = filepath.Clean(path)
+	for _, r := range roots {
+		if path == r {
+			return r, ".", true
+		}
+		if strings.HasPrefix(path, r+string(filepath.Separator)) {
+			if len(r) > len(root) {
+				root, rel, ok = r, path[len(r)+1:], true
+			}
+		}
+	}
+	return root, rel, ok
+}
+
+// errOutside is returned for a change outside every root.
+var errOutside = errors.New("outside the directories Reasonix may write")

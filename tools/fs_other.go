@@ -1,0 +1,5 @@
+//go:build !linux
+
+package tools
+
+func newBeneathOps(roots []string) fileOps { return checkedOps{roots: roots} }
