@@ -61,6 +61,10 @@ type Agent struct {
 	// SystemPrompt is the base prompt for new sessions; empty means the
 	// built-in one.
 	SystemPrompt string
+
+	// Secrets are values that must not reach the model, the session
+	// files or the events: they are replaced wherever they appear.
+	Secrets []Secret
 }
 
 // Errors that end a turn without a failure of the system.
@@ -95,13 +99,16 @@ type Session struct {
 	running  bool
 	plan     bool
 	file     *sessionFile
+	// redact scrubs secrets from everything appended.
+	redact *redactor
 }
 
 // NewSession starts a session with a fresh system message built from the
 // workspace and persists its header.
 func (a *Agent) NewSession() (*Session, error) {
 	now := time.Now()
-	s := &Session{ID: newID(now), Created: now}
+	r := newRedactor(a.Secrets)
+	s := &Session{ID: newID(now), Created: now, redact: &r}
 	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root)
 	s.messages = []provider.Message{{Role: provider.RoleSystem, Content: system}}
 	if a.Store != nil {
@@ -142,8 +149,9 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	r := newRedactor(a.Secrets)
 	s := &Session{ID: id, Created: l.Meta.Created, messages: repairHistory(l.Messages),
-		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f}
+		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r}
 	if l.Meta.Root != "" && l.Meta.Root != a.Env.Root {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
 			Text: fmt.Sprintf("this session started in %s; its tools now work in %s", l.Meta.Root, a.Env.Root)})
@@ -179,6 +187,11 @@ func (s *Session) Close() error {
 
 // append adds messages to the log and persists them.
 func (s *Session) append(msgs ...provider.Message) error {
+	if s.redact != nil {
+		for i := range msgs {
+			msgs[i] = s.redact.message(msgs[i])
+		}
+	}
 	s.mu.Lock()
 	s.messages = append(s.messages, msgs...)
 	s.mu.Unlock()

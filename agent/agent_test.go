@@ -559,3 +559,39 @@ func TestPlanModeWithNoOneToApprove(t *testing.T) {
 		t.Fatalf("res %+v err %v plan %v", res, err, s.PlanMode())
 	}
 }
+
+// TestSecretsAreRedacted: an API key never reaches the model, the session
+// file or the events, wherever it turns up.
+func TestSecretsAreRedacted(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	leaky := &probeTool{name: "look", readOnly: true}
+	h := newHarness(t, []provider.Response{
+		calls(tc("1", "look", `{"q":"`+key+`"}`)),
+		answer("the key is " + key),
+	}, leaky)
+	h.a.Secrets = []Secret{{Name: "DEEPSEEK_API_KEY", Value: key}, {Name: "SHORT", Value: "1"}}
+	s, _ := h.a.NewSession()
+	if _, err := h.a.Run(context.Background(), s, "my key is "+key+", keep it safe"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for i, r := range h.prov.requests {
+		b, _ := json.Marshal(r.Messages)
+		if strings.Contains(string(b), key) {
+			t.Errorf("request %d carries the key", i)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(h.a.Store.Dir, "*.jsonl"))
+	data, _ := os.ReadFile(files[0])
+	if strings.Contains(string(data), key) || !strings.Contains(string(data), "[redacted DEEPSEEK_API_KEY]") {
+		t.Errorf("session file:\n%s", data)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, e := range h.events {
+		b, _ := json.Marshal(e)
+		if strings.Contains(string(b), key) {
+			t.Errorf("event %s carries the key: %s", e.Kind, b)
+		}
+	}
+}

@@ -163,6 +163,16 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		a.Price = &p
 	}
+	for _, p := range cfg.Providers {
+		if p.APIKeyEnv == "" {
+			continue
+		}
+		if v := os.Getenv(p.APIKeyEnv); v != "" {
+			a.Secrets = append(a.Secrets, Secret{Name: p.APIKeyEnv, Value: v})
+		}
+		// Commands the agent runs do not inherit the keys.
+		env.HideEnv = append(env.HideEnv, p.APIKeyEnv)
+	}
 	return a, nil
 }
 

@@ -67,6 +67,17 @@ type turn struct {
 
 func (t *turn) event(e Event) {
 	e.SessionID, e.Turn = t.s.ID, t.n
+	if r := t.s.redact; r != nil && len(r.secrets) > 0 {
+		e.Text = r.apply(e.Text)
+		e.Error = r.apply(e.Error)
+		if e.Tool != nil {
+			tool := *e.Tool
+			tool.Result = r.apply(tool.Result)
+			tool.Title = r.apply(tool.Title)
+			tool.Arguments = []byte(r.apply(string(tool.Arguments)))
+			e.Tool = &tool
+		}
+	}
 	if e.Step == 0 {
 		e.Step = t.steps
 	}
@@ -77,6 +88,9 @@ func (t *turn) event(e Event) {
 
 func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 	a, s := t.a, t.s
+	if s.redact != nil {
+		prompt = s.redact.apply(prompt)
+	}
 	t.event(Event{Kind: EventTurnStart, Text: prompt})
 	content := prompt
 	if s.PlanMode() {
@@ -117,6 +131,9 @@ func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 		}
 		msg := resp.Message
 		msg.Role = provider.RoleAssistant
+		if s.redact != nil {
+			msg = s.redact.message(msg)
+		}
 		if err := s.append(msg); err != nil {
 			return TurnResult{}, err
 		}

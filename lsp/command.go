@@ -132,7 +132,7 @@ func (s *Server) prepare(args askArgs) (*liveSession, string, string, error) {
 	if err != nil {
 		return nil, "", "", err
 	}
-	prompt = s.attachReferences(prompt, ws.root)
+	prompt = s.attachReferences(prompt, ws)
 	ls, err := s.sessions.get(ws, args.SessionID)
 	if err != nil {
 		return nil, "", "", jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())

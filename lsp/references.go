@@ -22,7 +22,8 @@ const (
 )
 
 // attachReferences appends the files and directories prompt refers to.
-func (s *Server) attachReferences(prompt, root string) string {
+func (s *Server) attachReferences(prompt string, ws *workspace) string {
+	root := ws.root
 	seen := map[string]bool{}
 	var blocks []string
 	for _, word := range strings.Fields(prompt) {
@@ -40,6 +41,12 @@ func (s *Server) attachReferences(prompt, root string) string {
 		abs = filepath.Clean(abs)
 		if abs != root && !strings.HasPrefix(abs, root+string(filepath.Separator)) {
 			continue // only the workspace is attached
+		}
+		if _, err := ws.agent.Env.ReadPath(abs); err != nil {
+			// Secrets stay secret: the reference is named, not read.
+			seen[ref] = true
+			blocks = append(blocks, fmt.Sprintf("<file path=%q>(not attached: reading it is forbidden by [sandbox] forbid_read)</file>", ref))
+			continue
 		}
 		block, ok := s.referenceBlock(abs, ref)
 		if !ok {

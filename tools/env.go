@@ -28,6 +28,9 @@ type Env struct {
 	// only in editor buffers reach the disk first. The note it returns is
 	// shown to the model with the command's output.
 	BeforeShell func(ctx context.Context) (note string, err error)
+	// HideEnv names environment variables shell commands must not
+	// inherit, such as the model's API key.
+	HideEnv []string
 }
 
 // Guard decides which paths tools may touch. Paths given to it are
