@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,6 +87,8 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	}
 	userHome, _ := os.UserHomeDir()
 	forbid := sandbox.HomeDefaults(userHome)
+	// Reasonix's own key file, where a key may be saved.
+	forbid = append(forbid, filepath.Join(home, ".env"))
 	for _, d := range cfg.Sandbox.ForbidRead {
 		forbid = append(forbid, absUnder(root, config.Expand(d)))
 	}
@@ -113,6 +117,9 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		FS:          fsys,
 		Guard:       guard,
 		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
+	}
+	if cfg.Sandbox.Bash != "off" {
+		env.Jail = sandbox.NewJail(guard, cfg.Sandbox.Network)
 	}
 
 	policy, err := permission.NewPolicy(cfg.Permissions.Mode, cfg.Permissions.Allow, cfg.Permissions.Ask, cfg.Permissions.Deny)
@@ -173,7 +180,27 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		// Commands the agent runs do not inherit the keys.
 		env.HideEnv = append(env.HideEnv, p.APIKeyEnv)
 	}
+	if opts.Approver != nil {
+		env.EscalateUnconfined = escalation(opts.Approver)
+	}
 	return a, nil
+}
+
+// escalation asks the user, through the same approver as every permission
+// question, whether a command the shell sandbox may have blocked should
+// run again outside it. Only "no" (or no answer) refuses; the answer is
+// never remembered, since it is about one command's failure.
+func escalation(ap permission.Approver) func(ctx context.Context, command, reason string) bool {
+	return func(ctx context.Context, command, reason string) bool {
+		args, _ := json.Marshal(map[string]string{"command": command})
+		ans, err := ap.Approve(ctx, permission.Prompt{
+			Request:    permission.Request{Tool: "bash", Args: args},
+			Scope:      "this command, once, outside the sandbox",
+			Why:        reason,
+			Escalation: reason,
+		})
+		return err == nil && ans != permission.AnswerDeny
+	}
 }
 
 func absUnder(root, p string) string {

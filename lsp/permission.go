@@ -112,6 +112,9 @@ func promptText(p permission.Prompt, s *Server) string {
 	str := func(k string) string { v, _ := args[k].(string); return v }
 	var what string
 	switch {
+	case p.Escalation != "":
+		return fmt.Sprintf("Reasonix's shell sandbox may have blocked `%s` (%s). Run it again outside the sandbox, this once?",
+			clip(str("command"), 300), p.Escalation)
 	case p.Tool == "bash":
 		what = fmt.Sprintf("run the command `%s`", clip(str("command"), 300))
 	case p.Tool == "move_file":

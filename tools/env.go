@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -31,6 +32,29 @@ type Env struct {
 	// HideEnv names environment variables shell commands must not
 	// inherit, such as the model's API key.
 	HideEnv []string
+	// Jail, when set, confines shell commands with the OS sandbox
+	// ([sandbox] bash = "enforce"); nil runs them unconfined.
+	Jail ShellJail
+	// EscalateUnconfined, when set, asks the user whether a command that
+	// failed inside Jail, apparently blocked by it, may run again outside
+	// it; reason says what looks blocked. Nil never re-runs a command.
+	EscalateUnconfined func(ctx context.Context, command, reason string) bool
+}
+
+// ShellJail runs shell commands inside an OS sandbox. tools/sandbox
+// provides it; this package only knows the interface.
+type ShellJail interface {
+	// Confine rewrites cmd, built but not started, to run inside the
+	// jail, and reports whether it will. When the system has no usable
+	// sandbox, cmd is left to run unconfined and note says so, the
+	// first time only.
+	Confine(cmd *exec.Cmd) (confined bool, note string, err error)
+	// Explain looks at the output of a confined command that failed.
+	// When it shows a refusal the jail may have caused, note tells the
+	// model what the jail allows and how the user can widen it, and
+	// reason is a one-line account for the user. Otherwise both are
+	// empty.
+	Explain(output string) (note, reason string)
 }
 
 // Guard decides which paths tools may touch. Paths given to it are

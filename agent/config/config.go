@@ -104,6 +104,13 @@ type SandboxConfig struct {
 	WorkspaceRoot string   `toml:"workspace_root"`
 	AllowWrite    []string `toml:"allow_write"`
 	ForbidRead    []string `toml:"forbid_read"`
+	// Bash is "enforce" (also when empty) to run bash commands in the OS
+	// sandbox, or "off" to run them unconfined.
+	Bash string `toml:"bash"`
+	// Network lets sandboxed bash commands use the network.
+	Network bool `toml:"network"`
+
+	bashAt Pos
 }
 
 // PluginConfig is one [[plugins]] entry, an MCP server.

@@ -175,6 +175,13 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	}
 	s.AllowWrite = append(s.AllowWrite, l.Sandbox.AllowWrite...)
 	s.ForbidRead = append(s.ForbidRead, l.Sandbox.ForbidRead...)
+	if set("sandbox", "bash") {
+		s.Bash = l.Sandbox.Bash
+		s.bashAt = Pos{File: path, Line: loc.find("sandbox", 0, "bash")}
+	}
+	if set("sandbox", "network") {
+		s.Network = l.Sandbox.Network
+	}
 	for i := range l.Plugins {
 		pl := l.Plugins[i]
 		pl.At = Pos{File: path, Line: loc.find("plugins", i, "")}
@@ -242,6 +249,11 @@ func (c *Config) validate() error {
 	case "", "ask", "auto", "yolo":
 	default:
 		return &Error{Msg: fmt.Sprintf("[permissions] approval must be ask, auto or yolo, not %q", c.Permissions.Approval)}
+	}
+	switch c.Sandbox.Bash {
+	case "", "enforce", "off":
+	default:
+		return &Error{At: c.Sandbox.bashAt, Msg: fmt.Sprintf("[sandbox] bash must be enforce or off, not %q", c.Sandbox.Bash)}
 	}
 	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Tools.BashTimeoutSeconds < 0 {
 		return &Error{Msg: "max_steps, token_budget and bash_timeout_seconds must not be negative"}

@@ -30,8 +30,13 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 		t.br = bufio.NewReader(t.in)
 	}
 	t.r.mu.Lock()
-	t.r.line(fmt.Sprintf("? %s %s", p.Tool, describeArgs(p)))
-	fmt.Fprintf(t.r.err, "  allow? [y] once  [s] %s for this session  [a] always, saved to reasonix.toml  [n] no: ", p.Scope)
+	if p.Escalation != "" {
+		t.r.line(fmt.Sprintf("? the shell sandbox may have blocked: %s\n  (%s)", describeArgs(p), p.Escalation))
+		fmt.Fprint(t.r.err, "  run it again outside the sandbox, this once? [y] yes  [n] no: ")
+	} else {
+		t.r.line(fmt.Sprintf("? %s %s", p.Tool, describeArgs(p)))
+		fmt.Fprintf(t.r.err, "  allow? [y] once  [s] %s for this session  [a] always, saved to reasonix.toml  [n] no: ", p.Scope)
+	}
 	t.r.mu.Unlock()
 	for {
 		ans, err := t.readLine(ctx)

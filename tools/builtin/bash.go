@@ -81,7 +81,7 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 		}
 		note = strings.TrimSpace(n)
 	}
-	res, err := runShell(ctx, env, args.Command, timeout)
+	res, err := runConfined(ctx, env, args.Command, timeout)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -110,8 +110,90 @@ func bashTimeout(arg *int, limit time.Duration) (time.Duration, error) {
 	return d, nil
 }
 
-// runShell runs command and renders the outcome.
-func runShell(ctx context.Context, env *tools.Env, command string, timeout time.Duration) (tools.Result, error) {
+// Notes added when the shell sandbox steps in.
+const (
+	// escalatedNote heads the output of a command run a second time,
+	// outside the sandbox, because the user allowed it.
+	escalatedNote = "Note: the shell sandbox may have blocked this command, and the user allowed it to run again outside the sandbox; the output below is from that second, unconfined run."
+	// declinedNote follows the sandbox's explanation when the user was
+	// asked and said no.
+	declinedNote = "The user declined to run it outside the sandbox."
+)
+
+// runConfined runs command inside env.Jail when there is one. When a
+// confined command fails and its output suggests the jail blocked it, the
+// result explains what the jail allows; and if env.EscalateUnconfined is
+// set and the user agrees, the command runs again, unconfined, and that
+// run is the result.
+func runConfined(ctx context.Context, env *tools.Env, command string, timeout time.Duration) (tools.Result, error) {
+	run, err := runShell(ctx, env, command, timeout, env.Jail)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if !run.confined || !run.failed() {
+		return run.result(), nil
+	}
+	note, reason := env.Jail.Explain(run.output)
+	if note == "" {
+		return run.result(), nil
+	}
+	if env.EscalateUnconfined != nil {
+		approved := env.EscalateUnconfined(ctx, command, reason)
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		if approved {
+			again, err := runShell(ctx, env, command, timeout, nil)
+			if err != nil {
+				return tools.Result{}, err
+			}
+			again.notes = append([]string{escalatedNote}, again.notes...)
+			return again.result(), nil
+		}
+		note += " " + declinedNote
+	}
+	run.outcome.sandboxNote = note
+	return run.result(), nil
+}
+
+// shellRun is one run of the shell, before rendering.
+type shellRun struct {
+	// failedToStart is the result when the shell could not be started;
+	// nothing else is set then.
+	failedToStart *tools.Result
+	output        string
+	outcome       shellOutcome
+	// confined reports that the command ran inside the jail.
+	confined bool
+	// notes are shown before the output.
+	notes []string
+}
+
+// failed reports whether the command ended badly by itself: a non-zero
+// exit or a signal, but not a timeout, which no sandbox causes.
+func (r *shellRun) failed() bool {
+	if r.failedToStart != nil || r.outcome.timedOut {
+		return false
+	}
+	sig, _ := exitSignal(r.outcome.state)
+	return sig != 0 || r.outcome.state.ExitCode() != 0
+}
+
+// result renders the run for the model.
+func (r *shellRun) result() tools.Result {
+	if r.failedToStart != nil {
+		return *r.failedToStart
+	}
+	res := shellResult(r.output, r.outcome)
+	if len(r.notes) > 0 {
+		res.Content = strings.Join(r.notes, "\n\n") + "\n\n" + res.Content
+	}
+	return res
+}
+
+// runShell runs command, inside jail unless that is nil, and collects the
+// outcome.
+func runShell(ctx context.Context, env *tools.Env, command string, timeout time.Duration, jail tools.ShellJail) (*shellRun, error) {
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
@@ -121,7 +203,19 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 	cmd := shellCommand(runCtx, env.Shell, command)
 	cmd.Dir = env.Root
 	// cmd.Environ, called after Dir is set, also points PWD at Dir.
-	cmd.Env = append(cmd.Environ(), nonInteractiveEnv()...)
+	cmd.Env = append(withoutVars(cmd.Environ(), env.HideEnv), nonInteractiveEnv()...)
+	run := &shellRun{}
+	if jail != nil {
+		confined, note, err := jail.Confine(cmd)
+		if err != nil {
+			res := tools.Errorf("cannot start the shell in the sandbox: %v", err)
+			return &shellRun{failedToStart: &res}, nil
+		}
+		run.confined = confined
+		if note = strings.TrimSpace(note); note != "" {
+			run.notes = append(run.notes, note)
+		}
+	}
 	prepareTree(cmd)
 	var killed atomic.Bool
 	cmd.Cancel = func() error {
@@ -138,7 +232,7 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 	// had to be cut short (exec hides that behind a non-zero exit status).
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return tools.Result{}, fmt.Errorf("bash: %w", err)
+		return nil, fmt.Errorf("bash: %w", err)
 	}
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -146,9 +240,10 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 	pw.Close() // the child holds its own copy
 	if err != nil {
 		if ctx.Err() != nil {
-			return tools.Result{}, ctx.Err()
+			return nil, ctx.Err()
 		}
-		return tools.Errorf("cannot start the shell: %v", err), nil
+		res := tools.Errorf("cannot start the shell: %v", err)
+		return &shellRun{failedToStart: &res}, nil
 	}
 
 	var out capture
@@ -175,17 +270,19 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 	<-copied
 
 	if ctx.Err() != nil {
-		return tools.Result{}, ctx.Err()
+		return nil, ctx.Err()
 	}
 	if cmd.ProcessState == nil {
-		return tools.Result{}, fmt.Errorf("bash: %w", waitErr)
+		return nil, fmt.Errorf("bash: %w", waitErr)
 	}
-	return shellResult(out.text(), shellOutcome{
+	run.output = out.text()
+	run.outcome = shellOutcome{
 		state:    cmd.ProcessState,
 		timedOut: killed.Load() && runCtx.Err() != nil,
 		timeout:  timeout,
 		orphaned: orphaned,
-	}), nil
+	}
+	return run, nil
 }
 
 // shellCommand builds the command line: <shell> -c <command>, where the
@@ -200,6 +297,26 @@ func shellCommand(ctx context.Context, shell, command string) *exec.Cmd {
 		}
 	}
 	return fallbackShell(ctx, command)
+}
+
+// withoutVars drops the named variables from an environment list: secrets
+// such as the model's API key are not for the commands the agent runs.
+func withoutVars(environ, names []string) []string {
+	if len(names) == 0 {
+		return environ
+	}
+	hide := make(map[string]bool, len(names))
+	for _, n := range names {
+		hide[n] = true
+	}
+	out := environ[:0:0]
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !hide[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // nonInteractiveEnv returns the variables added to the inherited
@@ -223,6 +340,9 @@ type shellOutcome struct {
 	// orphaned reports that reading stopped while a background process
 	// still held the output open.
 	orphaned bool
+	// sandboxNote explains that the shell sandbox may have caused the
+	// failure.
+	sandboxNote string
 }
 
 // shellResult renders output and how the command ended as the model reads
@@ -238,6 +358,9 @@ func shellResult(output string, o shellOutcome) tools.Result {
 	}
 	if o.orphaned && !o.timedOut {
 		fmt.Fprintf(&b, "(Output collection stopped %v after the shell exited: a background process still holds the output open. Redirect its output to a file, e.g. `cmd > cmd.log 2>&1 &`.)\n", bashDrainWait)
+	}
+	if o.sandboxNote != "" {
+		b.WriteString(o.sandboxNote + "\n")
 	}
 	res := tools.Result{IsError: true}
 	switch sig, name := exitSignal(o.state); {

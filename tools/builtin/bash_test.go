@@ -394,3 +394,110 @@ func processRunning(pid int) bool {
 	p, err := os.FindProcess(pid)
 	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
+
+// fakeJail confines nothing: it marks commands as confined, or as
+// unconfined with a note, and reports output holding "Permission denied"
+// as blocked.
+type fakeJail struct {
+	unavailable string
+	told        bool
+}
+
+func (j *fakeJail) Confine(*exec.Cmd) (bool, string, error) {
+	if j.unavailable == "" {
+		return true, "", nil
+	}
+	if j.told {
+		return false, "", nil
+	}
+	j.told = true
+	return false, j.unavailable, nil
+}
+
+func (j *fakeJail) Explain(output string) (string, string) {
+	if !strings.Contains(output, "Permission denied") {
+		return "", ""
+	}
+	return "Sandbox: blocked.", "the shell sandbox may have blocked it: Permission denied"
+}
+
+func TestBashJailNotes(t *testing.T) {
+	needBash(t)
+	t.Parallel()
+	t.Run("unavailable, said once", func(t *testing.T) {
+		env := testEnv(t, nil)
+		env.Jail = &fakeJail{unavailable: "Note: no sandbox here."}
+		first := call(t, env, "bash", map[string]any{"command": "echo hi"})
+		second := call(t, env, "bash", map[string]any{"command": "echo hi"})
+		if first.Content != "Note: no sandbox here.\n\nhi\nExit code: 0" || second.Content != "hi\nExit code: 0" {
+			t.Errorf("got %q then %q", first.Content, second.Content)
+		}
+	})
+	denied := "echo 'x: Permission denied' >&2; exit 1"
+	tests := []struct {
+		name    string
+		command string
+		jail    tools.ShellJail
+		hook    bool // whether an escalation hook is set
+		approve bool
+		asked   bool
+		want    string
+	}{
+		{"blocked, no hook", denied, &fakeJail{}, false, false, false,
+			"x: Permission denied\nSandbox: blocked.\nExit code: 1"},
+		{"blocked, declined", denied, &fakeJail{}, true, false, true,
+			"x: Permission denied\nSandbox: blocked. " + declinedNote + "\nExit code: 1"},
+		{"blocked, approved", `test -e again || { touch again; echo 'x: Permission denied'; exit 1; }; echo second run`, &fakeJail{}, true, true, true,
+			escalatedNote + "\n\nsecond run\nExit code: 0"},
+		{"failed for another reason", "echo broken; exit 2", &fakeJail{}, true, true, false,
+			"broken\nExit code: 2"},
+		{"succeeded despite the words", "echo 'Permission denied'", &fakeJail{}, true, true, false,
+			"Permission denied\nExit code: 0"},
+		{"not confined", denied, &fakeJail{unavailable: "Note: none."}, true, true, false,
+			"Note: none.\n\nx: Permission denied\nExit code: 1"},
+		{"no jail", denied, nil, true, true, false,
+			"x: Permission denied\nExit code: 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := testEnv(t, nil)
+			env.Jail = tt.jail
+			var asked bool
+			if tt.hook {
+				env.EscalateUnconfined = func(_ context.Context, command, reason string) bool {
+					asked = true
+					if command != tt.command || !strings.Contains(reason, "Permission denied") {
+						t.Errorf("asked with %q, %q", command, reason)
+					}
+					return tt.approve
+				}
+			}
+			res := call(t, env, "bash", map[string]any{"command": tt.command})
+			if res.Content != tt.want || asked != tt.asked {
+				t.Errorf("got %q (asked %v), want %q (asked %v)", res.Content, asked, tt.want, tt.asked)
+			}
+		})
+	}
+	t.Run("timeouts are not the sandbox", func(t *testing.T) {
+		env := testEnv(t, nil)
+		env.Jail = &fakeJail{}
+		env.EscalateUnconfined = func(context.Context, string, string) bool {
+			t.Error("asked about a timeout")
+			return true
+		}
+		res := call(t, env, "bash", map[string]any{"command": "echo Permission denied; sleep 30", "timeout_seconds": 1})
+		if !strings.HasPrefix(res.Summary, "timed out") || strings.Contains(res.Content, "Sandbox") {
+			t.Errorf("got %q", res.Content)
+		}
+	})
+}
+
+func TestBashHidesSecretVariables(t *testing.T) {
+	t.Setenv("REASONIX_TEST_SECRET", "sk-do-not-show")
+	env := testEnv(t, nil)
+	env.HideEnv = []string{"REASONIX_TEST_SECRET"}
+	res := call(t, env, "bash", map[string]any{"command": `echo "[${REASONIX_TEST_SECRET:-unset}]"`})
+	if !strings.Contains(res.Content, "[unset]") {
+		t.Fatalf("the secret reached the command: %s", res.Content)
+	}
+}

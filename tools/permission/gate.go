@@ -63,6 +63,10 @@ type Prompt struct {
 	Scope string
 	// Why explains why the user is asked, e.g. the ask rule that matched.
 	Why string
+	// Escalation, when set, is why a shell command that the sandbox may
+	// have blocked should run again outside it: the question is whether
+	// to allow that, once.
+	Escalation string
 }
 
 // Approver asks the user. Implementations: a terminal prompt for

@@ -127,7 +127,10 @@ func resolve(path string) string {
 
 // DefaultForbidRead lists the secret locations protected out of the box,
 // relative to the user's home directory.
-var DefaultForbidRead = []string{".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc"}
+var DefaultForbidRead = []string{
+	".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc",
+	".git-credentials", ".config/gh", ".kube", ".docker/config.json",
+}
 
 // HomeDefaults returns DefaultForbidRead under home.
 func HomeDefaults(home string) []string {

@@ -1,0 +1,234 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// Jail confines bash commands with the operating system's sandbox ([sandbox]
+// bash = "enforce"): a command may write only in the Policy's write roots
+// and the scratch directories, may not read under forbid_read, and may not
+// use the network unless Network is set. It implements tools.ShellJail.
+//
+// The jail applies to the command only, never to Reasonix. On Linux, Confine
+// makes the command start this same executable with a marker; the package's
+// init sees it, confines that process with Landlock and execs the shell in
+// its place (see jail_linux.go). Elsewhere there is no jail yet and commands
+// run unconfined.
+//
+// Landlock controls paths, TCP and (ABI 6) signals and abstract sockets. It
+// does not control UDP, connections to Unix sockets that have a path (such
+// as a Docker daemon's), the environment a command inherits, or resource
+// use; and a write root stays writable for everything in it, including
+// configuration that Reasonix or other tools later act on unconfined.
+type Jail struct {
+	Policy *Policy
+	// Network lets commands use the network ([sandbox] network = true).
+	Network bool
+	// Scratch are the directories commands may write besides the write
+	// roots: temporary directories and toolchain caches.
+	Scratch []string
+
+	// told records that the "sandbox unavailable" note was given.
+	told atomic.Bool
+}
+
+// NewJail returns a jail for policy with the default scratch directories.
+func NewJail(policy *Policy, network bool) *Jail {
+	return &Jail{Policy: policy, Network: network, Scratch: ScratchDirs()}
+}
+
+// ScratchDirs returns the directories a confined command may write besides
+// the write roots, because everyday tools need them: the temporary
+// directories, and the Go and npm caches and the user's cache directory.
+// Directories that do not exist are left in; the jail skips them.
+func ScratchDirs() []string {
+	dirs := []string{os.TempDir(), "/tmp", "/dev/shm"}
+	home, _ := os.UserHomeDir()
+	cache, err := os.UserCacheDir()
+	if err == nil {
+		dirs = append(dirs, cache)
+	}
+	// `go env` would be exact but costs a process; the variables and
+	// defaults cover every setup but `go env -w GOCACHE=…`.
+	if v := os.Getenv("GOCACHE"); v != "" && v != "off" {
+		dirs = append(dirs, v)
+	} else if err == nil {
+		dirs = append(dirs, filepath.Join(cache, "go-build"))
+	}
+	if v := os.Getenv("GOMODCACHE"); v != "" {
+		dirs = append(dirs, v)
+	} else if gp := filepath.SplitList(os.Getenv("GOPATH")); len(gp) > 0 && gp[0] != "" {
+		dirs = append(dirs, filepath.Join(gp[0], "pkg", "mod"))
+	} else if home != "" {
+		dirs = append(dirs, filepath.Join(home, "go", "pkg", "mod"))
+	}
+	if home != "" {
+		dirs = append(dirs, filepath.Join(home, ".npm"))
+	}
+	var out []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = resolve(d)
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Confine rewrites cmd, built but not started, to run inside the jail, and
+// reports whether it will. When the system has no usable sandbox it leaves
+// cmd alone and returns false, with a note saying so the first time only.
+// A cmd that cannot start anyway (its shell was not found) is left alone
+// too, so that it fails the ordinary way.
+func (j *Jail) Confine(cmd *exec.Cmd) (confined bool, note string, err error) {
+	if cmd.Err != nil {
+		return false, "", nil
+	}
+	if reason := confine(cmd, j.spec()); reason != "" {
+		if j.told.CompareAndSwap(false, true) {
+			note = fmt.Sprintf(unavailableNote, reason)
+		}
+		return false, note, nil
+	}
+	return true, "", nil
+}
+
+// unavailableNote is shown once per session when commands cannot be
+// confined; %s says why.
+const unavailableNote = "Note: the shell sandbox is unavailable on this system (%s); commands run unconfined."
+
+// jailSpec is what the confined process needs to build its ruleset. It
+// travels to it as JSON in the environment.
+type jailSpec struct {
+	// Write are the directories (and files) that may be written.
+	Write []string `json:"write"`
+	// Forbid are the paths that may not be read.
+	Forbid []string `json:"forbid,omitempty"`
+	// Network allows TCP.
+	Network bool `json:"network,omitempty"`
+}
+
+func (j *Jail) spec() jailSpec {
+	s := jailSpec{Network: j.Network}
+	if j.Policy != nil {
+		s.Write = append(s.Write, j.Policy.WriteRoots...)
+		s.Forbid = append(s.Forbid, j.Policy.ForbidRead...)
+	}
+	for _, d := range j.Scratch {
+		if !slices.Contains(s.Write, d) {
+			s.Write = append(s.Write, d)
+		}
+	}
+	return s
+}
+
+// denial matches what programs print when an access was refused: EACCES
+// and EPERM in their usual spellings, and EXDEV, which Landlock returns for
+// a rename or link that would widen a file's access.
+var denial = regexp.MustCompile(`(?i)permission denied|operation not permitted|\bEACCES\b|\bEPERM\b|invalid cross-device link`)
+
+// netFailure matches what curl (and so git over HTTPS) prints when it
+// cannot connect, which may not name the error.
+var netFailure = regexp.MustCompile(`(?i)failed to connect|couldn't connect to server`)
+
+// Explain looks at the output of a confined command that failed. When it
+// shows a refusal the jail may have caused, it returns a note for the model
+// saying what the jail allows and how the user can widen it, and a one-line
+// reason for the user quoting the line that gave it away. Otherwise both
+// are empty.
+func (j *Jail) Explain(output string) (note, reason string) {
+	m := denial.FindString(output)
+	if m == "" && !j.Network {
+		m = netFailure.FindString(output)
+	}
+	if m == "" {
+		return "", ""
+	}
+	return j.denialNote(), "the shell sandbox may have blocked it: " + lineAt(output, m)
+}
+
+// denialNote is the explanation given with a command the jail may have
+// blocked.
+func (j *Jail) denialNote() string {
+	s := j.spec()
+	var b strings.Builder
+	b.WriteString("Sandbox: this command ran in Reasonix's shell sandbox, which may have blocked it. ")
+	fmt.Fprintf(&b, "It may write only under: %s. ", strings.Join(s.Write, ", "))
+	var blocked []string
+	if len(s.Forbid) > 0 {
+		blocked = append(blocked, fmt.Sprintf("reading under [sandbox] forbid_read (%s)", strings.Join(s.Forbid, ", ")))
+	}
+	if !s.Network {
+		blocked = append(blocked, "network access (TCP connect and listen, localhost included)")
+	}
+	if len(blocked) > 0 {
+		fmt.Fprintf(&b, "Blocked: %s. ", strings.Join(blocked, "; "))
+	}
+	if dirs := splitDirs(s.Write, s.Forbid); len(dirs) > 0 {
+		fmt.Fprintf(&b, "A file created directly in %s cannot be read back until the next command, because those directories hold a forbid_read path. ", strings.Join(dirs, ", "))
+	}
+	b.WriteString("Work inside the writable directories if you can; otherwise ask the user to allow it: a directory added to [sandbox] allow_write becomes writable")
+	if !s.Network {
+		b.WriteString(", [sandbox] network = true allows the network")
+	}
+	b.WriteString(`, and [sandbox] bash = "off" turns the shell sandbox off.`)
+	return b.String()
+}
+
+// splitDirs returns the writable directories that lie on the way to a
+// forbidden path, in which the jail can grant no read access to entries
+// created after it started (see plan).
+func splitDirs(write, forbid []string) []string {
+	var out []string
+	for _, f := range forbid {
+		if _, err := os.Lstat(f); err != nil {
+			continue
+		}
+		for _, w := range write {
+			if f == w || !within(f, w) {
+				continue
+			}
+			for d := filepath.Dir(f); within(d, w); d = filepath.Dir(d) {
+				if !slices.Contains(out, d) {
+					out = append(out, d)
+				}
+				if d == w {
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lineAt returns the line of s that holds the first occurrence of sub,
+// trimmed and capped for a one-line reason.
+func lineAt(s, sub string) string {
+	i := strings.Index(s, sub)
+	if i < 0 {
+		return sub
+	}
+	start := strings.LastIndexByte(s[:i], '\n') + 1
+	end := strings.IndexByte(s[i:], '\n')
+	if end < 0 {
+		end = len(s)
+	} else {
+		end += i
+	}
+	line := strings.TrimSpace(s[start:end])
+	const max = 200
+	if len(line) > max {
+		line = line[:max] + "…"
+	}
+	return line
+}

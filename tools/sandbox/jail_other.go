@@ -1,0 +1,19 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os/exec"
+	"runtime"
+)
+
+// Available reports why shell commands cannot be confined here.
+func Available() error {
+	return errors.New(confine(nil, jailSpec{}))
+}
+
+// confine has no jail to offer outside Linux yet: commands run unconfined.
+func confine(*exec.Cmd, jailSpec) (unavailable string) {
+	return "Reasonix has no shell sandbox for " + runtime.GOOS + " yet"
+}
