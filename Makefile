@@ -11,7 +11,7 @@ PLATFORMS := darwin/amd64 darwin/arm64 linux/amd64 linux/arm64 windows/amd64 win
 
 export CGO_ENABLED = 0
 
-.PHONY: all build test vet fmt fmt-check cross bench demo deps peers clean
+.PHONY: all build test test-editors vet fmt fmt-check cross bench demo demo-editor vsix deps peers clean
 
 all: build
 
@@ -31,6 +31,7 @@ deps:
 # (Neovim, Emacs with eglot, and the Node client library), each only when
 # it is missing. apt-get update runs once, and only if something is.
 NODE_CLIENT := lsp/testdata/clients/node
+VSCODE      := editors/vscode
 
 peers:
 	@pkgs=; \
@@ -38,6 +39,7 @@ peers:
 	emacs --version >/dev/null 2>&1 || pkgs="$$pkgs emacs-nox"; \
 	emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$$pkgs elpa-eglot"; \
 	command -v npm >/dev/null 2>&1 || pkgs="$$pkgs nodejs npm"; \
+	[ -x /usr/bin/chromium ] || pkgs="$$pkgs chromium"; \
 	if [ -n "$$pkgs" ]; then \
 		echo "installing$$pkgs (real LSP clients for the editor tests)"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -47,6 +49,10 @@ peers:
 	if [ ! -d $(NODE_CLIENT)/node_modules ]; then \
 		echo "installing the Node LSP client in $(NODE_CLIENT)"; \
 		(cd $(NODE_CLIENT) && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
+	fi; \
+	if [ ! -d $(VSCODE)/node_modules ]; then \
+		echo "installing the VS Code extension's packages in $(VSCODE)"; \
+		(cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
 	fi
 
 vet: fmt-check
@@ -62,8 +68,27 @@ fmt:
 # Tests run under the race detector (which needs cgo); the binaries they
 # build are still static. The editor tests must not skip here: peers
 # installs what they drive.
-test: vet peers
+test: vet peers build
 	REASONIX_REQUIRE_PEERS=1 CGO_ENABLED=1 $(GO) test -count=1 -race ./...
+	$(MAKE) --no-print-directory test-editors
+
+# test-editors runs the editor clients against the built binaries: the VS
+# Code extension (mocked vscode, real languageclient), its chat panel in
+# headless Chromium, the Neovim plugin's specs, and the eglot snippet.
+test-editors:
+	bash $(VSCODE)/scripts/test.sh
+	bash $(VSCODE)/scripts/test-webview.sh
+	sh editors/nvim/tests/run.sh
+	sh editors/emacs/run-snippet-test.sh
+
+# vsix packages the VS Code extension offline.
+vsix: build
+	bash $(VSCODE)/scripts/vsix.sh
+
+# demo-editor prepares the demo module and its scripted model for trying
+# Reasonix from an editor, and serves until interrupted.
+demo-editor: build
+	@sh testdata/demo/editor-demo.sh
 
 cross:
 	@mkdir -p $(DIST)

@@ -1,0 +1,66 @@
+;;; reasonix-eglot.el --- Reasonix as a language server for eglot  -*- lexical-binding: t -*-
+
+;; Tested with Emacs 28.2 and eglot 1.9 by editors/emacs/run-snippet-test.sh;
+;; docs/editors.md shows this file as is.
+
+(require 'cl-lib)
+(require 'seq)
+
+(with-eval-after-load 'eglot
+  ;; Eglot runs one server per buffer: in these modes Reasonix takes the
+  ;; place of gopls.  :client declares reasonix/saveDocuments (below).
+  (add-to-list 'eglot-server-programs
+               '((go-mode go-ts-mode)
+                 . ("reasonix" "lsp" :initializationOptions
+                    (:client (:saveDocuments t)))))
+  ;; The agent's edits arrive as workspace/applyEdit after it asked
+  ;; permission; apply them without a second question.
+  (setq eglot-confirm-server-initiated-edits nil)
+
+  ;; reasonix/saveDocuments: save the buffers holding the agent's edits
+  ;; before it runs a shell command, so `go test' sees them.
+  (cl-defmethod eglot-handle-request
+    (_server (_method (eql reasonix/saveDocuments)) &key uris)
+    (let (saved failed)
+      (seq-doseq (uri uris)
+        (let ((buf (find-buffer-visiting (eglot--uri-to-path uri))))
+          (condition-case err
+              (if (not buf)
+                  (push (list :uri uri :reason "not open in Emacs") failed)
+                (with-current-buffer buf (save-buffer))
+                (push uri saved))
+            (error (push (list :uri uri :reason (error-message-string err)) failed)))))
+      (list :saved (vconcat (nreverse saved)) :failed (vconcat (nreverse failed))))))
+
+(defun reasonix-fix ()
+  "Ask Reasonix to fix the Flymake diagnostic at point.
+This is `eglot-code-actions' for one diagnostic, from whichever Flymake
+backend reported it: eglot only sends its own server's diagnostics, and
+Reasonix computes none."
+  (interactive)
+  (let* ((server (eglot--current-server-or-lose))
+         (diag (or (car (flymake-diagnostics (point)))
+                   (user-error "No diagnostic at point")))
+         (range (list :start (eglot--pos-to-lsp-position (flymake-diagnostic-beg diag))
+                      :end (eglot--pos-to-lsp-position (flymake-diagnostic-end diag))))
+         (severity (pcase (flymake-diagnostic-type diag)
+                     ((or :error 'eglot-error) 1)
+                     ((or :warning 'eglot-warning) 2)
+                     (_ 3)))
+         (actions (jsonrpc-request
+                   server :textDocument/codeAction
+                   (list :textDocument (eglot--TextDocumentIdentifier)
+                         :range range
+                         :context (list :diagnostics
+                                        (vector (list :range range :severity severity
+                                                      :message (flymake-diagnostic-text diag)))
+                                        :only ["quickfix"]))))
+         (fix (or (seq-find (lambda (a) (string-prefix-p "Ask Reasonix to fix"
+                                                         (plist-get a :title)))
+                            actions)
+                  (user-error "Reasonix offered no fix here")))
+         (command (plist-get fix :command)))
+    (eglot-execute-command server (intern (plist-get command :command))
+                           (plist-get command :arguments))))
+
+;;; reasonix-eglot.el ends here

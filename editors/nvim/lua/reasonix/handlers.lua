@@ -1,0 +1,219 @@
+--- The Reasonix client's handlers. They are the client's own (its
+--- `handlers` config), so vim.lsp.handlers — and other plugins that wrap
+--- it — stay untouched; where the plugin only adds to the standard
+--- behaviour ($/progress, window/showMessage) it calls whatever global
+--- handler is installed when the message arrives.
+local async = require('reasonix.async')
+local state = require('reasonix.state')
+
+local M = {}
+
+--- The permission answers, in the order the server offers them.
+M.actions = { 'Allow once', 'Allow for session', 'Always allow', 'Deny' }
+
+local function chat()
+  return require('reasonix.chat')
+end
+
+--- Questions waiting for the one open picker, oldest first.
+---@type fun()[]
+local queue = {}
+local asking = false
+
+--- Opens the next queued question when none is open: parallel tool calls
+--- can ask at once, and two pickers must not fight over the screen.
+local function next_question()
+  if asking or #queue == 0 then
+    return
+  end
+  asking = true
+  table.remove(queue, 1)()
+end
+
+--- Asks the user to pick one of titles with vim.ui.select, so telescope,
+--- fzf-lua, snacks or dressing show it when installed, and returns the
+--- chosen title or nil. See reasonix.async for how this waits.
+---@param message string
+---@param titles string[]
+---@return string|nil
+function M.pick(message, titles)
+  return async.await(function(done)
+    table.insert(queue, function()
+      vim.ui.select(titles, { prompt = message, kind = 'reasonix.approval' }, function(choice)
+        asking = false
+        done(choice)
+        next_question()
+      end)
+    end)
+    next_question()
+  end)
+end
+
+--- reasonix/approve: a permission question; the answer is one of actions,
+--- or null (Deny).
+function M.approve(_, params, ctx)
+  params = params or {}
+  local actions = params.actions or M.actions
+  local choice = M.pick(params.message or 'Reasonix asks for permission', actions)
+  if package.loaded['reasonix.chat'] then
+    chat().approval_answered(ctx.client_id, params.sessionId, choice)
+  end
+  if choice == nil then
+    return vim.NIL
+  end
+  return { action = choice }
+end
+
+--- window/showMessageRequest: the same question for servers (or Reasonix
+--- versions) that ask it the standard way.
+function M.show_message_request(_, params, ctx)
+  params = params or {}
+  local titles = {}
+  for _, a in ipairs(params.actions or {}) do
+    table.insert(titles, a.title)
+  end
+  if #titles == 0 then
+    return vim.NIL
+  end
+  local choice = M.pick(params.message or '', titles)
+  if package.loaded['reasonix.chat'] then
+    chat().approval_answered(ctx.client_id, nil, choice)
+  end
+  for _, a in ipairs(params.actions) do
+    if a.title == choice then
+      return a
+    end
+  end
+  return vim.NIL
+end
+
+--- The loaded buffer of a file, without creating one.
+---@param fname string
+---@return integer|nil
+local function buffer_of(fname)
+  local real = vim.loop.fs_realpath(fname) or fname
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) then
+      local name = vim.api.nvim_buf_get_name(b)
+      if name == fname or (name ~= '' and (vim.loop.fs_realpath(name) or name) == real) then
+        return b
+      end
+    end
+  end
+  return nil
+end
+
+--- Saves one buffer the way :write does, so Neovim records the new
+--- modification time and no W11/W12 "changed since editing started"
+--- warning follows.
+---@param uri string
+---@return string|nil err
+local function save(uri)
+  local ok, fname = pcall(vim.uri_to_fname, uri)
+  if not ok then
+    return 'not a file URI'
+  end
+  local bufnr = buffer_of(fname)
+  if not bufnr then
+    return 'not open in Neovim'
+  end
+  if vim.bo[bufnr].buftype ~= '' then
+    return 'not a file buffer'
+  end
+  if not vim.bo[bufnr].modified then
+    return nil -- already on disk
+  end
+  local wrote, err = pcall(vim.api.nvim_buf_call, bufnr, function()
+    vim.cmd('silent keepalt write')
+  end)
+  if not wrote then
+    return (tostring(err):gsub('^Vim%(%a+%):', ''))
+  end
+  if vim.bo[bufnr].modified then
+    return 'still modified after :write'
+  end
+  return nil
+end
+
+--- reasonix/saveDocuments: write the buffers holding the agent's edits
+--- before a command runs.
+function M.save_documents(_, params)
+  local saved, failed = {}, {}
+  for _, uri in ipairs((params or {}).uris or {}) do
+    local err = save(uri)
+    if err then
+      table.insert(failed, { uri = uri, reason = err })
+    else
+      table.insert(saved, uri)
+    end
+  end
+  local result = { saved = saved }
+  if #failed > 0 then
+    result.failed = failed
+  end
+  return result
+end
+
+--- reasonix/event: one event of the agent loop, for the chat.
+function M.event(_, params, ctx)
+  if type(params) ~= 'table' then
+    return
+  end
+  if params.kind == 'turn_start' and params.sessionId then
+    state.running[params.sessionId] = true
+  elseif params.kind == 'turn_done' and params.sessionId then
+    state.running[params.sessionId] = nil
+  end
+  chat().on_event(ctx.client_id, params)
+end
+
+--- $/progress: whatever handler is installed (Neovim's, fidget's...), then
+--- a notification when a turn starts and ends.
+function M.progress(err, result, ctx, cfg)
+  local global = vim.lsp.handlers['$/progress']
+  local ret
+  if global then
+    ret = global(err, result, ctx, cfg)
+  end
+  local value = type(result) == 'table' and result.value
+  if type(value) == 'table' and require('reasonix.config').get().progress then
+    if value.kind == 'begin' then
+      local msg = 'Reasonix: ' .. (value.message or value.title or 'working')
+      vim.notify(msg, vim.log.levels.INFO, { title = 'Reasonix' })
+    elseif value.kind == 'end' then
+      vim.notify('Reasonix: ' .. (value.message or 'done'), vim.log.levels.INFO, { title = 'Reasonix' })
+    end
+  end
+  return ret
+end
+
+--- window/showMessage: remember the last error (for :checkhealth), then
+--- show it through the installed handler.
+function M.show_message(err, result, ctx, cfg)
+  if type(result) == 'table' and result.type == 1 then
+    state.errors[ctx.client_id] = result.message
+  end
+  local global = vim.lsp.handlers['window/showMessage']
+  if global then
+    return global(err, result, ctx, cfg)
+  end
+  return result
+end
+
+--- The handlers table for the client config.
+---@return table<string, function>
+function M.table()
+  if require('reasonix.config').get().request_coroutines then
+    async.enable_request_coroutines()
+  end
+  return {
+    ['reasonix/approve'] = M.approve,
+    ['reasonix/saveDocuments'] = M.save_documents,
+    ['reasonix/event'] = M.event,
+    ['window/showMessageRequest'] = M.show_message_request,
+    ['$/progress'] = M.progress,
+    ['window/showMessage'] = M.show_message,
+  }
+end
+
+return M

@@ -1,0 +1,89 @@
+#!/bin/sh
+# Runs every spec of reasonix.nvim in its own headless Neovim and prints a
+# summary; exits non-zero if any failed.
+#
+#   editors/nvim/tests/run.sh [SPEC...]
+#
+# The specs start the real `reasonix lsp` and the scripted model server:
+# $REASONIX_BIN and $SCRIPTED_MODEL_BIN, else the repository's bin/
+# (`make build`). Each spec gets $SPEC_TIMEOUT seconds (default 60).
+# $NVIM picks the Neovim binary (default: nvim).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+plugin=$(cd "$here/.." && pwd)
+repo=$(cd "$plugin/../.." && pwd)
+nvim=${NVIM:-nvim}
+timeout=${SPEC_TIMEOUT:-60}
+
+REASONIX_BIN=${REASONIX_BIN:-$repo/bin/reasonix}
+SCRIPTED_MODEL_BIN=${SCRIPTED_MODEL_BIN:-$repo/bin/scripted-model}
+export REASONIX_BIN SCRIPTED_MODEL_BIN
+
+for b in "$REASONIX_BIN" "$SCRIPTED_MODEL_BIN"; do
+	if [ ! -x "$b" ]; then
+		echo "run.sh: $b is missing; run 'make build' first" >&2
+		exit 2
+	fi
+done
+if ! command -v "$nvim" >/dev/null 2>&1; then
+	echo "run.sh: $nvim is not installed" >&2
+	exit 2
+fi
+
+if [ $# -gt 0 ]; then
+	specs="$*"
+else
+	specs=$(ls "$here"/specs/*_spec.lua)
+fi
+
+# Neovim's own state (shada, swap, logs) goes to a directory removed at
+# exit; Go keeps its build cache, which XDG_CACHE_HOME would otherwise move.
+if command -v go >/dev/null 2>&1; then
+	GOCACHE=${GOCACHE:-$(go env GOCACHE)}
+	export GOCACHE
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/reasonix-nvim-tests.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" XDG_CACHE_HOME="$tmp/cache" XDG_CONFIG_HOME="$tmp/config"
+export NVIM_LOG_FILE="$tmp/nvim.log"
+
+# Milliseconds since the epoch (GNU date), else seconds × 1000.
+now_ms() {
+	t=$(date +%s%N 2>/dev/null)
+	case $t in
+	*N | '') echo $(( $(date +%s) * 1000 )) ;;
+	*) echo $(( t / 1000000 )) ;;
+	esac
+}
+
+pass=0
+fail=0
+failed=
+summary=
+for spec in $specs; do
+	name=$(basename "$spec" .lua)
+	start=$(now_ms)
+	echo "== $name"
+	timeout "$timeout" "$nvim" --headless -u NONE -i NONE -n \
+		--cmd "set rtp^=$plugin" \
+		-c "luafile $here/run_spec.lua" -- "$spec" </dev/null
+	rc=$?
+	ms=$(( $(now_ms) - start ))
+	if [ $rc -eq 0 ]; then
+		pass=$((pass + 1))
+		summary="$summary
+  ok    $(printf '%6d' "$ms") ms  $name"
+	else
+		[ $rc -eq 124 ] && echo "  (timed out after ${timeout}s)"
+		fail=$((fail + 1))
+		failed="$failed $name"
+		summary="$summary
+  FAIL  $(printf '%6d' "$ms") ms  $name (exit $rc)"
+	fi
+done
+
+echo
+echo "== summary$summary"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,172 @@
+-- :Reasonix chat and :Reasonix ask: the chat buffer fills from the
+-- reasonix/event stream — the prompt, the streamed answer, a tool row and
+-- the cost line — and a range attaches the selected code.
+local H = require('helpers')
+
+local script = [[
+expect user What does this module do?
+text I'll run the tests first.
+call bash {"command": "go test ./..."}
+---
+expect tool Exit code: 1
+text The module adds and subtracts.
+text TestAdd fails because Add subtracts.
+---
+expect user Explain this
+expect user func Add(a, b int) int {
+expect user return a - b
+text It returns a minus b, not a plus b.
+]]
+
+local cost_pattern = '^— %d+ steps? · %d+ tool calls? · %d+%% cache hit'
+
+describe('chat', function()
+  it('streams a turn into the chat: prompt, text, tool row, cost line', function()
+    -- The setting reaches the server as initializationOptions: without it
+    -- the command would need an approval.
+    local root = H.workspace(script)
+    H.setup({ settings = { permissions = { allow = { 'Bash(go test:*)' } } } })
+    local calls = H.stub_select('Deny')
+    H.open(root, 'calc.go')
+
+    vim.cmd('Reasonix chat')
+    local chat_win = vim.api.nvim_get_current_win()
+    local chat_buf = vim.api.nvim_get_current_buf()
+    H.eq('reasonix://chat', vim.api.nvim_buf_get_name(chat_buf), 'the chat buffer')
+    H.eq('markdown', vim.bo[chat_buf].filetype, 'its filetype')
+    H.eq('nofile', vim.bo[chat_buf].buftype, 'its buftype')
+    H.eq(2, #vim.api.nvim_tabpage_list_wins(0), 'windows')
+    vim.cmd('wincmd p')
+
+    -- Another plugin's $/progress handler (fidget, a statusline) still
+    -- sees Reasonix's progress.
+    local global_progress = vim.lsp.handlers['$/progress']
+    local kinds = {}
+    vim.lsp.handlers['$/progress'] = function(err, result, ctx, config)
+      table.insert(kinds, result.value.kind)
+      return global_progress(err, result, ctx, config)
+    end
+
+    vim.cmd('Reasonix ask What does this module do?')
+    H.wait_turn_done()
+    vim.lsp.handlers['$/progress'] = global_progress
+    H.eq(0, #calls, 'approvals asked (the setting allows go test)')
+    H.eq('begin', kinds[1], 'the first progress the global handler saw')
+    H.eq('end', kinds[#kinds], 'the last')
+    H.truthy(H.notifications[1].msg:find('^Reasonix: What does this module do%?'), 'notified start: ' .. H.notifications[1].msg)
+
+    local lines = require('reasonix.chat').lines()
+    local text = table.concat(lines, '\n')
+    H.truthy(text:find('## You\nWhat does this module do?\n', 1, true), 'the prompt:\n' .. text)
+    H.truthy(text:find("## Reasonix\nI'll run the tests first.\n", 1, true), 'the first text:\n' .. text)
+    H.truthy(text:find('\n✗ bash go test ./... — exit 1\n', 1, true), 'the tool row:\n' .. text)
+    H.truthy(text:find('\nThe module adds and subtracts.\nTestAdd fails because Add subtracts.', 1, true), 'the answer:\n' .. text)
+    H.eq('', lines[#lines], 'the last line (where streaming continues)')
+    local cost = lines[#lines - 1]
+    H.truthy(cost:match(cost_pattern), 'the cost line: ' .. cost)
+    H.truthy(cost:match('^— 2 steps · 1 tool call · '), 'the counts: ' .. cost)
+    H.truthy(cost:match(' · %$%d+%.%d%d%d%d$'), 'the cost: ' .. cost)
+    -- The chat window follows the stream.
+    H.eq(#lines, vim.api.nvim_win_get_cursor(chat_win)[1], 'the chat cursor line')
+  end)
+
+  it('attaches the selected lines to the prompt and continues the session', function()
+    local root = H.workspace(script)
+    H.setup({ settings = { permissions = { allow = { 'Bash(go test:*)' } } } })
+    H.open(root, 'calc.go')
+    vim.cmd('Reasonix ask What does this module do?')
+    H.wait_turn_done()
+    local session = require('reasonix.state').session
+
+    -- Lines 4-6 hold Add; the server checks (expect user) that they came.
+    vim.cmd('4,6Reasonix ask Explain this')
+    H.wait('the second turn', function()
+      return H.chat_text():find('It returns a minus b, not a plus b.', 1, true) ~= nil
+    end)
+    H.wait_turn_done()
+    H.eq(session, require('reasonix.state').session, 'the session')
+    local _, n = H.chat_text():gsub('\n— %d+ step', '')
+    H.eq(2, n, 'cost lines')
+    H.truthy(H.chat_text():find('## You\nExplain this\n', 1, true), 'the second prompt')
+  end)
+
+  it('asks for a prompt with vim.ui.input when none is given', function()
+    local root = H.workspace(script)
+    H.setup({ settings = { permissions = { allow = { 'Bash(go test:*)' } } } })
+    H.open(root, 'calc.go')
+    H.stub_input('What does this module do?')
+    vim.cmd('Reasonix ask')
+    H.wait_turn_done()
+    H.truthy(H.chat_text():find('TestAdd fails because Add subtracts.', 1, true), 'the answer')
+  end)
+
+  it('renders events: reasoning hidden by default, retries take back their text', function()
+    local chat = require('reasonix.chat')
+    local state = require('reasonix.state')
+    state.client_id, state.session = 1, 's1'
+    chat.reset('s1')
+    local function ev(e)
+      e.sessionId = 's1'
+      chat.on_event(1, e)
+    end
+    ev({ kind = 'turn_start', turn = 1, text = 'hi' })
+    ev({ kind = 'reasoning', step = 1, text = 'thinking' })
+    ev({ kind = 'text', step = 1, text = 'Hel' })
+    ev({ kind = 'text', step = 1, text = 'lo\nwor' })
+    ev({ kind = 'retry', step = 1, text = 'the model timed out' })
+    ev({ kind = 'text', step = 1, text = 'Hello again.' })
+    ev({ kind = 'tool_start', step = 2, tool = { callId = 'c1', name = 'read_file', title = 'read_file calc.go' } })
+    ev({ kind = 'tool_start', step = 2, tool = { callId = 'c2', name = 'bash', title = 'bash ls' } })
+    ev({ kind = 'tool_result', step = 2, tool = { callId = 'c2', name = 'bash', title = 'bash ls', summary = 'exit 0' } })
+    ev({ kind = 'tool_result', step = 2, tool = { callId = 'c1', name = 'read_file', title = 'read_file calc.go', isError = true, summary = 'not found' } })
+    ev({ kind = 'turn_done', done = { stop = 'cancelled', steps = 2, toolCalls = 2, usage = { cache_hit_tokens = 90, cache_miss_tokens = 10 } } })
+    chat.on_event(1, { kind = 'text', sessionId = 'other', text = 'not ours' })
+    local want = {
+      '# Reasonix · session s1',
+      '',
+      '## You',
+      'hi',
+      '',
+      '## Reasonix',
+      '_Retrying: the model timed out_',
+      '',
+      'Hello again.',
+      '',
+      '✗ read_file calc.go — not found',
+      '✓ bash ls — exit 0',
+      '',
+      '— cancelled · 2 steps · 2 tool calls · 90% cache hit',
+      '',
+    }
+    H.eq(want, chat.lines(), 'the chat')
+  end)
+  it('shows reasoning as a quote when asked to', function()
+    H.setup({ chat = { reasoning = 'show' } })
+    local chat = require('reasonix.chat')
+    local state = require('reasonix.state')
+    state.client_id, state.session = 1, 's2'
+    chat.reset('s2')
+    local function ev(e)
+      e.sessionId = 's2'
+      chat.on_event(1, e)
+    end
+    ev({ kind = 'turn_start', turn = 1, text = 'hi' })
+    ev({ kind = 'reasoning', step = 1, text = 'First I' })
+    ev({ kind = 'reasoning', step = 1, text = ' think.\nThen I act.' })
+    ev({ kind = 'text', step = 1, text = 'Done.' })
+    local lines = chat.lines()
+    H.eq({ '## Reasonix', '> First I think.', '> Then I act.', '', 'Done.' }, vim.list_slice(lines, #lines - 4), 'the end of the chat')
+  end)
+
+  it('opens at the bottom when configured, and keeps one chat window', function()
+    H.setup({ chat = { position = 'bottom', height = 8 } })
+    vim.cmd('Reasonix chat')
+    local win = vim.api.nvim_get_current_win()
+    H.eq(8, vim.api.nvim_win_get_height(win), 'height')
+    H.eq(vim.o.columns, vim.api.nvim_win_get_width(win), 'full width')
+    vim.cmd('wincmd p')
+    vim.cmd('Reasonix chat')
+    H.eq(win, vim.api.nvim_get_current_win(), 'the same window, focused')
+    H.eq(2, #vim.api.nvim_tabpage_list_wins(0), 'windows')
+  end)
+end)

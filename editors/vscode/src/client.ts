@@ -1,0 +1,225 @@
+// The language client for `reasonix lsp`: how the server is started, what
+// the extension declares to it, and the typed calls of the custom
+// protocol (src/protocol.ts). What to do with the server's requests is
+// the caller's business (the Hooks); this file only wires them.
+import * as vscode from 'vscode';
+import {
+  type ApplyWorkspaceEditParams,
+  type ApplyWorkspaceEditRequest,
+  type ApplyWorkspaceEditResult,
+  type CancellationToken,
+  type ClientCapabilities,
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  type FeatureState,
+  LanguageClient,
+  type LanguageClientOptions,
+  type MessageActionItem,
+  MessageType,
+  ResponseError,
+  type ServerOptions,
+  ShowMessageRequest,
+  type ShowMessageRequestParams,
+  type StaticFeature,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { serverPath, serverSettings } from './config';
+import {
+  APPROVAL_ACTIONS,
+  type ApproveParams,
+  type ApproveResult,
+  CLIENT_FEATURES,
+  type Command,
+  Methods,
+  type NotificationMethod,
+  type ReasonixEvent,
+  type RequestMethod,
+  type SaveDocumentsParams,
+  type SaveDocumentsResult,
+  type ServerFeatures,
+  missingMethods,
+} from './protocol';
+
+/** What the extension does with the server's requests and notifications. */
+export interface Hooks {
+  onEvent(event: ReasonixEvent): void;
+  approve(params: ApproveParams, token: CancellationToken): Promise<ApproveResult>;
+  saveDocuments(params: SaveDocumentsParams): Promise<SaveDocumentsResult>;
+  /** Called with every workspace/applyEdit; `apply` is the default handling. */
+  applyEdit(
+    params: ApplyWorkspaceEditParams,
+    apply: (p: ApplyWorkspaceEditParams) => Promise<ApplyWorkspaceEditResult>,
+  ): Promise<ApplyWorkspaceEditResult>;
+}
+
+/** The server runs but lacks methods this extension needs. */
+export class ServerTooOldError extends Error {
+  constructor(
+    readonly binary: string,
+    readonly missing: string[],
+    readonly version: string | undefined,
+  ) {
+    super(
+      `Reasonix: the server ${binary}${version ? ` (version ${version})` : ''} is too old for this extension: ` +
+        `it lacks ${missing.join(', ')}. Update reasonix, or set reasonix.path to a newer binary.`,
+    );
+    this.name = 'ServerTooOldError';
+  }
+}
+
+/**
+ * ReasonixFeature declares the client side of the Reasonix extensions in
+ * capabilities.experimental.reasonix (docs/PROTOCOL.md).
+ */
+class ReasonixFeature implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    experimental.reasonix = { ...CLIENT_FEATURES };
+    capabilities.experimental = experimental;
+  }
+  initialize(): void {}
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+  clear(): void {}
+}
+
+/** A running connection to `reasonix lsp`. */
+export class ReasonixClient implements vscode.Disposable {
+  private constructor(
+    readonly client: LanguageClient,
+    readonly binary: string,
+    readonly features: ServerFeatures,
+  ) {}
+
+  /**
+   * Starts the server and checks it is new enough. Throws
+   * BinaryNotFoundError or ServerTooOldError with a message for the user,
+   * or whatever the start failed with.
+   */
+  static async start(output: vscode.LogOutputChannel, hooks: Hooks): Promise<ReasonixClient> {
+    const binary = serverPath();
+    const serverOptions: ServerOptions = {
+      command: binary,
+      args: ['lsp'],
+      transport: TransportKind.stdio,
+      options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+    };
+    const clientOptions: LanguageClientOptions = {
+      // The agent reads any file, so the server mirrors every file buffer.
+      documentSelector: [{ scheme: 'file' }],
+      initializationOptions: serverSettings(),
+      outputChannel: output,
+      middleware: {
+        workspace: {
+          handleApplyEdit: (params, next) => hooks.applyEdit(params, (p) => applyWith(next, p)),
+        },
+      },
+    };
+    const client = new LanguageClient('reasonix', 'Reasonix', serverOptions, clientOptions);
+    client.registerFeature(new ReasonixFeature());
+    registerHandlers(client, hooks);
+    try {
+      await client.start();
+    } catch (err) {
+      await client.dispose().catch(() => undefined);
+      throw err;
+    }
+    const announced = client.initializeResult?.capabilities.experimental as { reasonix?: ServerFeatures } | undefined;
+    const features = announced?.reasonix ?? {};
+    const missing = missingMethods(announced?.reasonix);
+    if (missing.length > 0) {
+      await client.dispose().catch(() => undefined);
+      throw new ServerTooOldError(binary, missing, features.version);
+    }
+    return new ReasonixClient(client, binary, features);
+  }
+
+  /** Sends a custom request of the table in src/protocol.ts. */
+  request<P, R>(m: RequestMethod<P, R>, params: P, token?: CancellationToken): Promise<R> {
+    // An explicit undefined token would be sent as a second parameter.
+    return token ? this.client.sendRequest<R>(m.method, params, token) : this.client.sendRequest<R>(m.method, params);
+  }
+
+  /** Runs one of the server's commands with workspace/executeCommand. */
+  async execute<A, R>(c: Command<A, R>, args: A, token?: CancellationToken): Promise<R> {
+    const params = { command: c.command, arguments: [args] };
+    const r: unknown = token
+      ? await this.client.sendRequest(ExecuteCommandRequest.type, params, token)
+      : await this.client.sendRequest(ExecuteCommandRequest.type, params);
+    return r as R;
+  }
+
+  /** Pushes the settings as workspace/didChangeConfiguration. */
+  pushSettings(): Promise<void> {
+    return this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: serverSettings() });
+  }
+
+  /** Whether the server implements a method (from its initialize result). */
+  supports(m: RequestMethod<unknown, unknown> | NotificationMethod<unknown>): boolean {
+    return this.features.methods?.includes(m.method) ?? false;
+  }
+
+  async stop(): Promise<void> {
+    if (this.client.isRunning()) await this.client.stop(5000);
+  }
+
+  dispose(): void {
+    void this.client.dispose().catch(() => undefined);
+  }
+}
+
+async function applyWith(
+  next: ApplyWorkspaceEditRequest.HandlerSignature,
+  params: ApplyWorkspaceEditParams,
+): Promise<ApplyWorkspaceEditResult> {
+  const r = await next(params, CancelledNever);
+  if (r instanceof ResponseError) throw r;
+  return r;
+}
+
+const CancelledNever: CancellationToken = {
+  isCancellationRequested: false,
+  onCancellationRequested: () => ({ dispose() {} }),
+};
+
+function registerHandlers(client: LanguageClient, hooks: Hooks): void {
+  // The last approval event, to give a window/showMessageRequest permission
+  // dialog (a server without reasonix/approve) the same card as approve.
+  let lastApproval: Extract<ReasonixEvent, { kind: 'approval' }> | undefined;
+  client.onNotification(Methods.event.method, (e: ReasonixEvent) => {
+    if (e.kind === 'approval') lastApproval = e;
+    hooks.onEvent(e);
+  });
+  client.onRequest(Methods.approve.method, (params: ApproveParams, token: CancellationToken) => hooks.approve(params, token));
+  client.onRequest(Methods.saveDocuments.method, (params: SaveDocumentsParams) => hooks.saveDocuments(params));
+  // Replaces the client's default dialog: permission questions go where
+  // reasonix/approve ones go; anything else is shown as VS Code would.
+  client.onRequest(ShowMessageRequest.type, async (params: ShowMessageRequestParams, token: CancellationToken) => {
+    const actions = params.actions ?? [];
+    if (isPermissionDialog(actions)) {
+      const ev = lastApproval?.message === params.message ? lastApproval : undefined;
+      const request: ApproveParams = {
+        sessionId: ev?.sessionId ?? '',
+        tool: ev?.tool ?? '',
+        arguments: ev?.arguments,
+        scope: ev?.scope ?? '',
+        message: params.message,
+        actions: actions.map((a) => a.title),
+      };
+      const { action } = await hooks.approve(request, token);
+      return action ? (actions.find((a) => a.title === action) ?? null) : null;
+    }
+    const show =
+      params.type === MessageType.Error
+        ? vscode.window.showErrorMessage
+        : params.type === MessageType.Warning
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    return (await show(params.message, ...actions)) ?? null;
+  });
+}
+
+function isPermissionDialog(actions: MessageActionItem[]): boolean {
+  return actions.length === APPROVAL_ACTIONS.length && actions.every((a, i) => a.title === APPROVAL_ACTIONS[i]);
+}

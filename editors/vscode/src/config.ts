@@ -1,0 +1,100 @@
+// The extension's settings: where the server binary is, and the Reasonix
+// configuration keys the server receives as initializationOptions and
+// workspace/didChangeConfiguration (docs/PROTOCOL.md, "Settings").
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+export const SECTION = 'reasonix';
+
+/** Settings whose change needs a new server process, not just a push. */
+export const RESTART_SETTINGS = ['reasonix.path'];
+
+export type ServerSettings = Record<string, unknown>;
+
+/**
+ * The config keys for the server: `reasonix.settings` as written, with
+ * `reasonix.model` as `default_model` on top when it is set.
+ */
+export function serverSettings(): ServerSettings {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const raw = cfg.get<unknown>('settings');
+  const settings: ServerSettings = isObject(raw) ? { ...raw } : {};
+  const model = cfg.get<string>('model')?.trim();
+  if (model) settings.default_model = model;
+  return settings;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Why the server binary cannot be started, in words a user can act on. */
+export class BinaryNotFoundError extends Error {
+  constructor(
+    message: string,
+    readonly configured: boolean,
+  ) {
+    super(message);
+    this.name = 'BinaryNotFoundError';
+  }
+}
+
+/**
+ * The absolute path of the reasonix binary: `reasonix.path` when set
+ * (`~` and workspace-relative paths allowed), else `reasonix` on PATH.
+ * Resolving it here, before the language client spawns anything, turns
+ * a missing binary into a message that says what to do.
+ */
+export function serverPath(): string {
+  const configured = vscode.workspace.getConfiguration(SECTION).get<string>('path')?.trim() ?? '';
+  if (configured) {
+    let p = configured.replace(/^~(?=$|[\\/])/, os.homedir());
+    if (!path.isAbsolute(p)) {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      p = folder ? path.join(folder.uri.fsPath, p) : path.resolve(p);
+    }
+    if (!isExecutable(p)) {
+      throw new BinaryNotFoundError(
+        `Reasonix: the server binary "${configured}" set in reasonix.path does not exist or is not executable. ` +
+          'Fix the setting, or clear it to use "reasonix" from PATH.',
+        true,
+      );
+    }
+    return p;
+  }
+  const found = onPath('reasonix');
+  if (!found) {
+    throw new BinaryNotFoundError(
+      'Reasonix: the "reasonix" binary is not on PATH. Install it ' +
+        '(go install github.com/reasonix/reasonix/cmd/reasonix@latest, or make build in a checkout) ' +
+        'or set reasonix.path to the binary.',
+      false,
+    );
+  }
+  return found;
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    const st = fs.statSync(p);
+    if (!st.isFile()) return false;
+    if (process.platform !== 'win32') fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name: string): string | undefined {
+  const exts = process.platform === 'win32' ? (process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : [''];
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const p = path.join(dir, name + ext);
+      if (isExecutable(p)) return p;
+    }
+  }
+  return undefined;
+}

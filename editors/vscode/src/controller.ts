@@ -1,0 +1,298 @@
+// The Controller ties the pieces together: it owns the language client's
+// lifecycle (start, restart, settings pushed on change), the chat's
+// current session, and routes the panel's messages and the server's
+// events to the panel, the edit review and the status bar.
+import * as vscode from 'vscode';
+import { Approvals } from './approvals';
+import { ReasonixClient, ServerTooOldError } from './client';
+import { BinaryNotFoundError, RESTART_SETTINGS, SECTION } from './config';
+import { findFiles, saveDocuments } from './documents';
+import { type Attach, type ExtensionToPanel, type PanelToExtension } from './messages';
+import { ChatPanel, VIEW_ID } from './panel';
+import { type AskArgs, Commands, Methods, type ReasonixEvent, type TurnResult } from './protocol';
+import { EditReview } from './review';
+import { StatusBar } from './status';
+
+export const OPEN_SETTINGS = 'Open Settings';
+export const SHOW_OUTPUT = 'Show Output';
+
+export class Controller implements vscode.Disposable {
+  readonly output: vscode.LogOutputChannel;
+  readonly panel: ChatPanel;
+  readonly approvals: Approvals;
+  readonly review: EditReview;
+  readonly status: StatusBar;
+  private readonly disposables: vscode.Disposable[] = [];
+  private current: ReasonixClient | undefined;
+  private starting: Promise<ReasonixClient | undefined> | undefined;
+  /** The chat's session; null until the first turn or a new/resumed session. */
+  private sessionId: string | null = null;
+  private model = '';
+  /** Sessions with a turn running, from turn_start/turn_done events. */
+  private readonly running = new Set<string>();
+  /** A reasonix.ask of the panel is in flight. */
+  private asking = false;
+
+  constructor(context: vscode.ExtensionContext, openChatCommand: string) {
+    this.output = vscode.window.createOutputChannel('Reasonix', { log: true });
+    this.panel = new ChatPanel(context.extensionUri);
+    this.approvals = new Approvals(this.panel);
+    this.review = new EditReview();
+    this.status = new StatusBar(openChatCommand);
+    this.model = vscode.workspace.getConfiguration(SECTION).get<string>('model') ?? '';
+    this.disposables.push(
+      this.output,
+      this.panel,
+      this.approvals,
+      this.review,
+      this.status,
+      vscode.window.registerWebviewViewProvider(VIEW_ID, this.panel, { webviewOptions: { retainContextWhenHidden: true } }),
+      this.panel.onMessage((m) => void this.handle(m)),
+      this.review.onDidChangeFiles(() => void this.postChangedFiles()),
+      vscode.workspace.onDidChangeConfiguration((e) => void this.configurationChanged(e)),
+    );
+  }
+
+  /** The running client, if the server is up. */
+  get client(): ReasonixClient | undefined {
+    return this.current;
+  }
+
+  /**
+   * Starts the server. A failure is shown to the user with what to do
+   * (and logged); it resolves to undefined then, never rejects, so the
+   * commands stay usable to fix the settings and restart.
+   */
+  start(): Promise<ReasonixClient | undefined> {
+    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async doStart(): Promise<ReasonixClient | undefined> {
+    try {
+      this.current = await ReasonixClient.start(this.output, {
+        onEvent: (e) => this.onEvent(e),
+        approve: (p, token) => this.approvals.ask(p, token),
+        saveDocuments: (p) => saveDocuments(p),
+        applyEdit: (p, apply) => this.review.apply(p, apply),
+      });
+      this.output.info(`started ${this.current.binary} (server ${this.current.features.version ?? 'unknown version'})`);
+      this.status.setProblem(undefined);
+      return this.current;
+    } catch (err) {
+      const known = err instanceof BinaryNotFoundError || err instanceof ServerTooOldError;
+      const message = known
+        ? err.message
+        : `Reasonix: the server did not start: ${err instanceof Error ? err.message : String(err)}. ` +
+          'Check reasonix.path, or see the Reasonix output.';
+      this.output.error(message);
+      this.status.setProblem(message);
+      void this.showError(message);
+      return undefined;
+    }
+  }
+
+  private async showError(message: string): Promise<void> {
+    try {
+      const choice = await vscode.window.showErrorMessage(message, OPEN_SETTINGS, SHOW_OUTPUT);
+      if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', SECTION);
+      else if (choice === SHOW_OUTPUT) this.output.show();
+    } catch (err) {
+      this.output.warn(`showing an error: ${String(err)}`);
+    }
+  }
+
+  async stopServer(): Promise<void> {
+    const c = this.current;
+    this.current = undefined;
+    this.running.clear();
+    this.asking = false;
+    this.approvals.withdrawAll(); // open questions are Deny now
+    if (c) {
+      await c.stop().catch((err: unknown) => this.output.warn(`stopping the server: ${String(err)}`));
+      c.dispose();
+    }
+  }
+
+  async restart(): Promise<ReasonixClient | undefined> {
+    await this.starting;
+    await this.stopServer();
+    const c = await this.start();
+    this.postState();
+    return c;
+  }
+
+  private async configurationChanged(e: vscode.ConfigurationChangeEvent): Promise<void> {
+    if (!e.affectsConfiguration(SECTION)) return;
+    if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) {
+      await this.restart();
+      return;
+    }
+    if (e.affectsConfiguration(`${SECTION}.model`)) {
+      this.model = vscode.workspace.getConfiguration(SECTION).get<string>('model') ?? this.model;
+      this.postState();
+    }
+    await this.current?.pushSettings();
+  }
+
+  private onEvent(e: ReasonixEvent): void {
+    switch (e.kind) {
+      case 'turn_start':
+        this.running.add(e.sessionId);
+        // The review covers one turn: the previous turn's files leave it.
+        this.review.reset();
+        break;
+      case 'turn_done':
+        this.running.delete(e.sessionId);
+        break;
+    }
+    this.status.onEvent(e);
+    this.panel.post({ type: 'event', event: e });
+    if (e.kind === 'turn_start' || e.kind === 'turn_done') this.postState();
+  }
+
+  /** Handles one message of the panel. */
+  async handle(m: PanelToExtension): Promise<void> {
+    try {
+      switch (m.type) {
+        case 'ready':
+          this.postState();
+          await this.postChangedFiles();
+          return;
+        case 'ask':
+          await this.ask(m.prompt, m.attach ?? null);
+          return;
+        case 'stop':
+          await this.stop();
+          return;
+        case 'newSession':
+          await this.newSession();
+          return;
+        case 'listSessions':
+          await this.listSessions();
+          return;
+        case 'resumeSession':
+          await this.resume(m.sessionId);
+          return;
+        case 'approve':
+          this.approvals.answer(m.id, m.action);
+          return;
+        case 'openDiff':
+          await this.review.openDiff(m.path);
+          return;
+        case 'acceptFile':
+          this.review.accept(m.path);
+          return;
+        case 'rejectFile':
+          if (!(await this.review.reject(m.path))) this.post({ type: 'error', message: `Could not revert ${m.path}.` });
+          return;
+        case 'requestFiles':
+          this.post({ type: 'files', items: await findFiles(m.prefix) });
+          return;
+        default: {
+          const never: never = m;
+          this.output.warn(`unknown panel message ${JSON.stringify(never)}`);
+        }
+      }
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.output.error(`${m.type}: ${message}`);
+      this.post({ type: 'error', message });
+    }
+  }
+
+  /**
+   * Runs one turn of the chat's session with the prompt, attaching the
+   * active editor's selection or file. Resolves to the turn's result.
+   */
+  async ask(prompt: string, attach: Attach): Promise<TurnResult | undefined> {
+    const client = await this.requireClient();
+    if (this.asking || (this.sessionId && this.running.has(this.sessionId))) {
+      throw new Error('A turn is running in this session: stop it first, or wait for it.');
+    }
+    this.asking = true;
+    try {
+      if (!this.sessionId) await this.newSession();
+      const args: AskArgs = { prompt, sessionId: this.sessionId ?? undefined };
+      const editor = vscode.window.activeTextEditor;
+      if (attach && editor && editor.document.uri.scheme === 'file') {
+        args.uri = editor.document.uri.toString();
+        const sel = editor.selection;
+        if (attach === 'selection' && !sel.isEmpty) {
+          args.range = {
+            start: { line: sel.start.line, character: sel.start.character },
+            end: { line: sel.end.line, character: sel.end.character },
+          };
+        }
+      }
+      this.postState();
+      const result = await client.execute(Commands.ask, args);
+      this.sessionId = result.sessionId;
+      return result;
+    } finally {
+      this.asking = false;
+      this.postState();
+    }
+  }
+
+  /** Stops the chat session's running turn. */
+  async stop(): Promise<boolean> {
+    if (!this.current || !this.sessionId) return false;
+    const r = await this.current.execute(Commands.cancel, { sessionId: this.sessionId });
+    return r.cancelled;
+  }
+
+  async newSession(): Promise<string> {
+    const client = await this.requireClient();
+    const r = await client.request(Methods.newSession, { folder: folder() });
+    this.sessionId = r.sessionId;
+    this.model = r.model || this.model;
+    this.status.setSession(undefined, undefined);
+    this.postState();
+    return r.sessionId;
+  }
+
+  async listSessions(): Promise<void> {
+    const client = await this.requireClient();
+    const r = await client.request(Methods.listSessions, { folder: folder() });
+    this.post({ type: 'sessions', list: r.sessions });
+  }
+
+  async resume(sessionId: string): Promise<void> {
+    const client = await this.requireClient();
+    const r = await client.request(Methods.resumeSession, { sessionId });
+    this.sessionId = r.sessionId;
+    this.model = r.model || this.model;
+    this.status.setSession(r.usage, r.cost);
+    this.post({ type: 'resumed', sessionId: r.sessionId, messages: r.messages, model: r.model, usage: r.usage, cost: r.cost });
+    this.postState();
+  }
+
+  private async requireClient(): Promise<ReasonixClient> {
+    const c = this.current ?? (await this.starting);
+    if (!c) throw new Error('The Reasonix server is not running. Fix the problem shown, then run "Reasonix: Restart Server".');
+    return c;
+  }
+
+  private post(m: ExtensionToPanel): void {
+    this.panel.post(m);
+  }
+
+  private postState(): void {
+    const running = this.asking || (this.sessionId !== null && this.running.has(this.sessionId));
+    this.post({ type: 'state', model: this.model, running, sessionId: this.sessionId });
+  }
+
+  private async postChangedFiles(): Promise<void> {
+    this.post({ type: 'changedFiles', files: await this.review.files() });
+  }
+
+  dispose(): void {
+    void this.stopServer();
+    for (const d of this.disposables.splice(0).reverse()) d.dispose();
+  }
+}
+
+function folder(): string | undefined {
+  return vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+}

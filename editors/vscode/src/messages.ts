@@ -1,0 +1,91 @@
+// The messages between the chat panel (the webview, src/webview/) and the
+// extension host (src/panel.ts). Both sides import this file; it has no
+// runtime code of its own, so the webview bundle stays free of `vscode`.
+import type {
+  ApprovalAction,
+  ApproveParams,
+  ChatMessage,
+  ReasonixEvent,
+  ReasonixEventKind,
+  SessionSummary,
+  StopReason,
+  ToolCall,
+  ToolEvent,
+  TurnResult,
+  Usage,
+  UsageEvent,
+} from './protocol';
+
+export type {
+  ApprovalAction,
+  ApproveParams,
+  ChatMessage,
+  ReasonixEvent,
+  ReasonixEventKind,
+  SessionSummary,
+  StopReason,
+  ToolCall,
+  ToolEvent,
+  TurnResult,
+  Usage,
+  UsageEvent,
+};
+
+/** What the prompt attaches from the active editor. */
+export type Attach = 'selection' | 'file' | null;
+
+/** How a file changed in the current turn. */
+export type FileStatus = 'modified' | 'created' | 'deleted';
+
+export interface ChangedFile {
+  /** Workspace-relative path when the file is in the workspace, else absolute. */
+  path: string;
+  status: FileStatus;
+}
+
+export interface FileItem {
+  /** Workspace-relative path, with forward slashes. */
+  path: string;
+}
+
+/**
+ * Panel → extension. `ready` is sent once the panel's script has loaded;
+ * the extension answers with `state` (and `changedFiles` when a turn
+ * changed files), so a panel that was hidden and recreated catches up.
+ */
+export type PanelToExtension =
+  | { type: 'ready' }
+  | { type: 'ask'; prompt: string; attach?: Attach }
+  | { type: 'stop' }
+  | { type: 'newSession' }
+  | { type: 'listSessions' }
+  | { type: 'resumeSession'; sessionId: string }
+  | { type: 'approve'; id: string; action: ApprovalAction | null }
+  | { type: 'openDiff'; path: string }
+  | { type: 'acceptFile'; path: string }
+  | { type: 'rejectFile'; path: string }
+  | { type: 'requestFiles'; prefix: string };
+
+/**
+ * Extension → panel. Every reasonix/event is forwarded as `event`, the
+ * `approval` event too (it only tells that a question is open); the
+ * question to answer, with the id the panel answers `approve` with, comes
+ * as `approval`.
+ */
+export type ExtensionToPanel =
+  | { type: 'event'; event: ReasonixEvent }
+  | { type: 'sessions'; list: SessionSummary[] }
+  | { type: 'resumed'; sessionId: string; messages: ChatMessage[]; model: string; usage: Usage; cost: number }
+  | { type: 'approval'; id: string; request: ApproveParams }
+  /** The question `id` was answered, or withdrawn (turn stopped, server gone): drop its card. */
+  | { type: 'approvalDone'; id: string; action: ApprovalAction | null }
+  /** The answer to the latest `requestFiles`. */
+  | { type: 'files'; items: FileItem[] }
+  | { type: 'state'; model: string; running: boolean; sessionId: string | null }
+  /** The files the current turn changed and the user has not accepted or rejected yet. */
+  | { type: 'changedFiles'; files: ChangedFile[] }
+  /** A request of the panel failed (no server, a turn already running, ...). */
+  | { type: 'error'; message: string };
+
+export type PanelMessageType = PanelToExtension['type'];
+export type ExtensionMessageType = ExtensionToPanel['type'];

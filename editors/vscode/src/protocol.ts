@@ -1,0 +1,277 @@
+// The custom part of the Reasonix language server protocol, as
+// docs/PROTOCOL.md defines it: every `reasonix/...` method and every
+// command this extension uses, in one typed table, with the shapes of
+// their params and results. Keep it in step with docs/PROTOCOL.md and
+// lsp/custom.go; nothing else in the extension spells a method name.
+
+// Plain LSP shapes, kept here so that the webview (which cannot import
+// vscode-languageclient) can share these types.
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** Token accounting as the server reports it (provider.Usage). */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cache_hit_tokens: number;
+  cache_miss_tokens: number;
+  reasoning_tokens?: number;
+}
+
+// ---- commands (workspace/executeCommand) ----
+
+export interface AskArgs {
+  prompt: string;
+  uri?: string;
+  range?: Range;
+  sessionId?: string;
+}
+
+export type StopReason = 'done' | 'max_steps' | 'token_budget' | 'cancelled' | 'error';
+
+/** The result of reasonix.ask, and the `done` of a turn_done event. */
+export interface TurnResult {
+  sessionId: string;
+  turn: number;
+  text: string;
+  stop: StopReason;
+  steps: number;
+  toolCalls: number;
+  usage: Usage;
+  cost: number;
+  sessionUsage?: Usage;
+  sessionCost?: number;
+  cacheHitRatio?: number;
+  priced: boolean;
+  error?: string;
+}
+
+export interface StartResult {
+  sessionId: string;
+}
+
+export interface CancelArgs {
+  sessionId: string;
+}
+
+export interface CancelResult {
+  cancelled: boolean;
+}
+
+// ---- custom methods ----
+
+export interface ListSessionsParams {
+  folder?: string;
+}
+
+export interface SessionSummary {
+  id: string;
+  created: string;
+  updated: string;
+  root: string;
+  model: string;
+  title: string;
+  turns: number;
+  messages: number;
+  cost: number;
+  running: boolean;
+}
+
+export interface ListSessionsResult {
+  sessions: SessionSummary[];
+}
+
+export interface NewSessionParams {
+  folder?: string;
+}
+
+export interface NewSessionResult {
+  sessionId: string;
+  model: string;
+}
+
+export interface ResumeSessionParams {
+  sessionId: string;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON text exactly as the model produced it. */
+  arguments: string;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content?: string;
+  reasoning?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+export interface ResumeSessionResult {
+  sessionId: string;
+  model: string;
+  messages: ChatMessage[];
+  usage: Usage;
+  cost: number;
+}
+
+export interface SaveDocumentsParams {
+  uris: string[];
+}
+
+export interface SaveDocumentsResult {
+  saved: string[];
+  failed?: { uri: string; reason: string }[];
+}
+
+/** The four answers to a permission question, exactly as the server spells them. */
+export const APPROVAL_ACTIONS = ['Allow once', 'Allow for session', 'Always allow', 'Deny'] as const;
+export type ApprovalAction = (typeof APPROVAL_ACTIONS)[number];
+
+export interface ApproveParams {
+  sessionId: string;
+  tool: string;
+  title?: string;
+  arguments?: unknown;
+  scope: string;
+  message: string;
+  actions: string[];
+}
+
+export interface ApproveResult {
+  action: ApprovalAction | null;
+}
+
+// ---- reasonix/event ----
+
+export interface ToolEvent {
+  callId: string;
+  name: string;
+  title: string;
+  arguments?: unknown;
+  readOnly?: boolean;
+  summary?: string;
+  result?: string;
+  isError?: boolean;
+  denied?: boolean;
+  changed?: string[];
+  durationMs?: number;
+}
+
+export interface UsageEvent {
+  model: string;
+  request: Usage;
+  turn: Usage;
+  session: Usage;
+  requestCost: number;
+  turnCost: number;
+  sessionCost: number;
+  priced: boolean;
+}
+
+interface EventBase {
+  sessionId: string;
+  turn: number;
+  step?: number;
+}
+
+/** One event of the agent loop (agent.Event, plus the approval event). */
+export type ReasonixEvent =
+  | (EventBase & { kind: 'turn_start'; text: string })
+  | (EventBase & { kind: 'text'; text: string })
+  | (EventBase & { kind: 'reasoning'; text: string })
+  | (EventBase & { kind: 'retry'; text: string })
+  | (EventBase & { kind: 'notice'; text: string })
+  | (EventBase & { kind: 'tool_start'; tool: ToolEvent })
+  | (EventBase & { kind: 'tool_result'; tool: ToolEvent })
+  | (EventBase & { kind: 'usage'; usage: UsageEvent })
+  | (EventBase & { kind: 'error'; error: string })
+  | (EventBase & { kind: 'turn_done'; done: TurnResult })
+  | {
+      kind: 'approval';
+      sessionId: string;
+      turn?: number;
+      tool: string;
+      arguments?: unknown;
+      scope: string;
+      message: string;
+      actions: string[];
+    };
+
+export type ReasonixEventKind = ReasonixEvent['kind'];
+
+// ---- the table ----
+
+/** A request between client and server; P and R type its params and result. */
+export interface RequestMethod<P, R> {
+  readonly method: string;
+  readonly direction: 'clientToServer' | 'serverToClient';
+  /** True when the extension cannot work with a server that lacks it. */
+  readonly required: boolean;
+  /** Phantom fields carrying the types; never set. */
+  readonly _params?: P;
+  readonly _result?: R;
+}
+
+export interface NotificationMethod<P> {
+  readonly method: string;
+  readonly direction: 'clientToServer' | 'serverToClient';
+  readonly required: boolean;
+  readonly _params?: P;
+}
+
+export interface Command<A, R> {
+  readonly command: string;
+  readonly _args?: A;
+  readonly _result?: R;
+}
+
+/**
+ * Every custom method of docs/PROTOCOL.md. `required` methods must be in
+ * the server's experimental.reasonix.methods, or the server is too old.
+ * reasonix/approve is optional: without it the server asks with
+ * window/showMessageRequest, which the extension routes to the same place.
+ */
+export const Methods = {
+  listSessions: { method: 'reasonix/listSessions', direction: 'clientToServer', required: true } as RequestMethod<ListSessionsParams, ListSessionsResult>,
+  newSession: { method: 'reasonix/newSession', direction: 'clientToServer', required: true } as RequestMethod<NewSessionParams, NewSessionResult>,
+  resumeSession: { method: 'reasonix/resumeSession', direction: 'clientToServer', required: true } as RequestMethod<ResumeSessionParams, ResumeSessionResult>,
+  saveDocuments: { method: 'reasonix/saveDocuments', direction: 'serverToClient', required: true } as RequestMethod<SaveDocumentsParams, SaveDocumentsResult>,
+  approve: { method: 'reasonix/approve', direction: 'serverToClient', required: false } as RequestMethod<ApproveParams, ApproveResult>,
+  event: { method: 'reasonix/event', direction: 'serverToClient', required: true } as NotificationMethod<ReasonixEvent>,
+} as const;
+
+/** The server's commands (workspace/executeCommand). */
+export const Commands = {
+  ask: { command: 'reasonix.ask' } as Command<AskArgs, TurnResult>,
+  start: { command: 'reasonix.start' } as Command<AskArgs, StartResult>,
+  cancel: { command: 'reasonix.cancel' } as Command<CancelArgs, CancelResult>,
+} as const;
+
+/** What the client declares in capabilities.experimental.reasonix. */
+export const CLIENT_FEATURES = { saveDocuments: true, events: true, approvals: true } as const;
+
+/** What the server announces in capabilities.experimental.reasonix. */
+export interface ServerFeatures {
+  version?: string;
+  events?: boolean;
+  methods?: string[];
+}
+
+/** The required methods a server's announcement lacks (empty when it is new enough). */
+export function missingMethods(features: ServerFeatures | undefined): string[] {
+  const have = new Set(features?.methods ?? []);
+  return Object.values(Methods)
+    .filter((m) => m.required && !have.has(m.method))
+    .map((m) => m.method);
+}

@@ -1,0 +1,43 @@
+// A permission question as a card: what the agent wants to do, what a
+// session grant would cover, and the server's four answers as buttons.
+import type { ApprovalAction } from '../messages';
+import { button, h } from './dom';
+import { inline } from './markdown';
+import type { ApprovalEntry } from './state';
+
+/** The answers, exactly as the server spells them (lsp/permission.go). */
+export const ACTIONS: readonly ApprovalAction[] = ['Allow once', 'Allow for session', 'Always allow', 'Deny'];
+
+export function renderApproval(e: ApprovalEntry, answer: (e: ApprovalEntry, action: ApprovalAction) => void): HTMLElement {
+  const req = e.request;
+  const answered = e.choice !== undefined;
+  const title = req.title || req.tool;
+  const message = h('p', { class: 'approval-message' });
+  message.appendChild(inline(req.message));
+  const actions = h('div', { class: 'approval-actions' });
+  for (const action of ACTIONS) {
+    const b = button(action, () => answer(e, action), {
+      class: action === 'Deny' ? 'secondary' : action === 'Allow once' ? 'primary' : 'secondary',
+      attrs: answered ? { 'aria-pressed': String(e.choice === action) } : {},
+    });
+    b.disabled = answered;
+    actions.appendChild(b);
+  }
+  const outcome = !answered
+    ? null
+    : e.choice === null
+      ? h('p', { class: 'approval-choice', attrs: { role: 'status' } }, 'No answer, which counts as Deny.')
+      : h('p', { class: 'approval-choice', attrs: { role: 'status' } }, `You chose: ${e.choice}`);
+  return h(
+    'section',
+    {
+      class: `approval${answered ? ' answered' : ''}`,
+      attrs: { role: 'group', 'aria-label': `Permission request: ${title}`, 'data-approval-id': e.approvalId },
+    },
+    h('div', { class: 'approval-head' }, h('span', { class: 'approval-icon', attrs: { 'aria-hidden': 'true' } }, '?'), h('code', null, title)),
+    message,
+    req.scope ? h('p', { class: 'approval-scope' }, 'Scope: ', h('code', null, req.scope)) : null,
+    actions,
+    outcome,
+  );
+}

@@ -1,0 +1,311 @@
+// The composer: a textarea (Enter sends, Shift+Enter is a new line), a
+// completion menu for slash commands and @files, one-click attachment of
+// the editor's selection or file, and Send / Stop.
+import type { Attach } from '../messages';
+import { button, h } from './dom';
+
+export interface SlashCommand {
+  name: string;
+  help: string;
+}
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  { name: '/new', help: 'Start a new session' },
+  { name: '/sessions', help: 'Show saved sessions' },
+  { name: '/stop', help: 'Stop the running turn' },
+  { name: '/clear', help: 'Clear this view (the session goes on)' },
+  { name: '/help', help: 'Show commands and keys' },
+];
+
+export interface ComposerActions {
+  send(prompt: string, attach: Attach): void;
+  command(name: string): void;
+  requestFiles(prefix: string): void;
+  stop(): void;
+  /** The draft or the attachment changed (to persist them). */
+  changed(draft: string, attach: Attach): void;
+}
+
+interface Option {
+  label: string;
+  detail?: string;
+  pick: () => void;
+}
+
+type Completion = { kind: 'slash'; query: string } | { kind: 'file'; query: string; start: number } | null;
+
+const MENU_ID = 'composer-menu';
+const FILES_SHOWN = 50;
+
+export class Composer {
+  readonly el: HTMLElement;
+  readonly input = h('textarea', {
+    class: 'input',
+    attrs: {
+      rows: '2',
+      placeholder: 'Ask Reasonix… (/ for commands, @ for files)',
+      'aria-label': 'Message to Reasonix',
+      'aria-autocomplete': 'list',
+      'aria-controls': MENU_ID,
+      'aria-expanded': 'false',
+    },
+  });
+  private readonly menu = h('div', { class: 'menu', attrs: { id: MENU_ID, role: 'listbox', 'aria-label': 'Suggestions' } });
+  private readonly chips = h('div', { class: 'chips' });
+  private readonly sendButton: HTMLButtonElement;
+  private readonly stopButton: HTMLButtonElement;
+  private readonly attachButtons: Record<'selection' | 'file', HTMLButtonElement>;
+  private options: Option[] = [];
+  private active = 0;
+  private completion: Completion = null;
+  private fileQuery: string | null = null;
+  private fileTimer = 0;
+  private blurTimer = 0;
+  private attach: Attach = null;
+  private running = false;
+
+  constructor(private readonly actions: ComposerActions) {
+    this.menu.hidden = true;
+    this.sendButton = button('Send', () => this.submit(), { class: 'primary', attrs: { 'aria-label': 'Send message' } });
+    this.stopButton = button('Stop', () => actions.stop(), { class: 'danger', attrs: { 'aria-label': 'Stop the running turn' } });
+    this.attachButtons = {
+      selection: button('Selection', () => this.toggleAttach('selection'), {
+        class: 'secondary',
+        attrs: { 'aria-label': 'Attach the current selection', 'aria-pressed': 'false', title: 'Attach the editor selection to the next message' },
+      }),
+      file: button('File', () => this.toggleAttach('file'), {
+        class: 'secondary',
+        attrs: { 'aria-label': 'Attach the current file', 'aria-pressed': 'false', title: 'Attach the active file to the next message' },
+      }),
+    };
+    this.input.addEventListener('keydown', (ev) => this.onKey(ev));
+    this.input.addEventListener('input', () => {
+      this.updateCompletion();
+      this.actions.changed(this.input.value, this.attach);
+    });
+    this.input.addEventListener('click', () => this.updateCompletion());
+    // The menu goes when the focus leaves for good (not on a click in the menu, which keeps it).
+    this.input.addEventListener('blur', () => {
+      clearTimeout(this.blurTimer);
+      this.blurTimer = window.setTimeout(() => {
+        if (document.activeElement !== this.input) this.close();
+      }, 150);
+    });
+    this.input.addEventListener('focus', () => clearTimeout(this.blurTimer));
+    this.el = h(
+      'div',
+      { class: 'composer' },
+      this.menu,
+      this.chips,
+      this.input,
+      h(
+        'div',
+        { class: 'composer-bar' },
+        h('span', { class: 'attach-label', attrs: { 'aria-hidden': 'true' } }, 'Attach:'),
+        this.attachButtons.selection,
+        this.attachButtons.file,
+        h('span', { class: 'spacer' }),
+        this.stopButton,
+        this.sendButton,
+      ),
+    );
+    this.setRunning(false);
+  }
+
+  restore(draft: string, attach: Attach): void {
+    this.input.value = draft;
+    this.setAttach(attach);
+  }
+
+  setRunning(running: boolean): void {
+    this.running = running;
+    this.stopButton.hidden = !running;
+    this.sendButton.disabled = running;
+    this.sendButton.title = running ? 'A turn is running: stop it or wait for it to end' : 'Send (Enter)';
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  /** The extension's answer to requestFiles. */
+  showFiles(items: string[]): void {
+    const c = this.completion;
+    if (c?.kind !== 'file') return;
+    const shown = items.slice(0, FILES_SHOWN);
+    this.open(
+      shown.map((path) => ({ label: path, pick: () => this.insertFile(c.start, path) })),
+      shown.length ? '' : 'No matching files',
+    );
+  }
+
+  private submit(): void {
+    const text = this.input.value.trim();
+    if (!text) return;
+    const cmd = SLASH_COMMANDS.find((c) => c.name === text);
+    if (cmd) {
+      this.clear();
+      this.actions.command(cmd.name);
+      return;
+    }
+    if (this.running) return;
+    const attach = this.attach;
+    this.clear();
+    this.setAttach(null);
+    this.actions.send(text, attach);
+  }
+
+  private clear(): void {
+    this.input.value = '';
+    this.close();
+    this.actions.changed('', this.attach);
+  }
+
+  private onKey(ev: KeyboardEvent): void {
+    if (ev.isComposing) return;
+    if (!this.menu.hidden && this.options.length) {
+      switch (ev.key) {
+        case 'ArrowDown':
+          ev.preventDefault();
+          this.highlight((this.active + 1) % this.options.length);
+          return;
+        case 'ArrowUp':
+          ev.preventDefault();
+          this.highlight((this.active - 1 + this.options.length) % this.options.length);
+          return;
+        case 'Enter':
+        case 'Tab':
+          if (ev.shiftKey) break;
+          ev.preventDefault();
+          this.options[this.active].pick();
+          return;
+      }
+    }
+    if (ev.key === 'Escape' && !this.menu.hidden) {
+      ev.preventDefault();
+      this.close();
+      return;
+    }
+    if (ev.key === 'Enter' && !ev.shiftKey && !ev.altKey) {
+      ev.preventDefault();
+      this.submit();
+    }
+  }
+
+  /** Works out from the text before the caret whether a menu applies. */
+  private updateCompletion(): void {
+    const before = this.input.value.slice(0, this.input.selectionStart ?? this.input.value.length);
+    const slash = /^\/\S*$/.exec(before);
+    const at = /(?:^|\s)@([^\s@]*)$/.exec(before);
+    if (slash && this.input.value.indexOf('\n') < 0) {
+      this.completion = { kind: 'slash', query: before };
+      const matches = SLASH_COMMANDS.filter((c) => c.name.startsWith(before));
+      this.open(
+        matches.map((c) => ({ label: c.name, detail: c.help, pick: () => this.pickCommand(c.name) })),
+        matches.length ? '' : 'No such command',
+      );
+    } else if (at) {
+      const query = at[1];
+      this.completion = { kind: 'file', query, start: before.length - query.length - 1 };
+      if (query !== this.fileQuery) {
+        this.fileQuery = query;
+        clearTimeout(this.fileTimer);
+        this.fileTimer = window.setTimeout(() => this.actions.requestFiles(query), 80);
+      }
+    } else {
+      this.close();
+    }
+  }
+
+  private pickCommand(name: string): void {
+    this.clear();
+    this.actions.command(name);
+  }
+
+  /** Replaces the @word that starts at `start` with @path. */
+  private insertFile(start: number, path: string): void {
+    const v = this.input.value;
+    const caret = this.input.selectionStart ?? v.length;
+    const word = /^@[^\s@]*/.exec(v.slice(start))?.[0] ?? '@';
+    const end = Math.max(caret, start + word.length);
+    const inserted = `@${path} `;
+    this.input.value = v.slice(0, start) + inserted + v.slice(end).replace(/^ /, '');
+    const pos = start + inserted.length;
+    this.input.setSelectionRange(pos, pos);
+    this.close();
+    this.input.focus();
+    this.actions.changed(this.input.value, this.attach);
+  }
+
+  private open(options: Option[], emptyText: string): void {
+    this.options = options;
+    this.menu.replaceChildren(
+      ...options.map((o, i) =>
+        h(
+          'div',
+          {
+            class: 'menu-item',
+            attrs: { role: 'option', id: `${MENU_ID}-${i}`, 'aria-selected': 'false' },
+            on: {
+              // mousedown, not click: the textarea keeps the focus.
+              mousedown: (ev) => {
+                ev.preventDefault();
+                o.pick();
+              },
+              mousemove: () => this.highlight(i),
+            },
+          },
+          h('span', { class: 'menu-label' }, o.label),
+          o.detail ? h('span', { class: 'menu-detail' }, o.detail) : null,
+        ),
+      ),
+    );
+    if (!options.length) this.menu.appendChild(h('div', { class: 'menu-empty' }, emptyText));
+    this.menu.hidden = false;
+    this.input.setAttribute('aria-expanded', 'true');
+    this.highlight(0);
+  }
+
+  private close(): void {
+    this.menu.hidden = true;
+    this.options = [];
+    this.completion = null;
+    this.fileQuery = null;
+    clearTimeout(this.fileTimer);
+    this.input.setAttribute('aria-expanded', 'false');
+    this.input.removeAttribute('aria-activedescendant');
+  }
+
+  private highlight(i: number): void {
+    this.active = i;
+    this.menu.querySelectorAll('.menu-item').forEach((el, k) => {
+      el.setAttribute('aria-selected', String(k === i));
+      el.classList.toggle('active', k === i);
+      if (k === i) el.scrollIntoView({ block: 'nearest' });
+    });
+    if (this.options.length) this.input.setAttribute('aria-activedescendant', `${MENU_ID}-${i}`);
+  }
+
+  private toggleAttach(kind: 'selection' | 'file'): void {
+    this.setAttach(this.attach === kind ? null : kind);
+    this.actions.changed(this.input.value, this.attach);
+    this.input.focus();
+  }
+
+  private setAttach(attach: Attach): void {
+    this.attach = attach;
+    for (const [kind, b] of Object.entries(this.attachButtons)) b.setAttribute('aria-pressed', String(attach === kind));
+    this.chips.replaceChildren();
+    if (attach) {
+      const label = attach === 'selection' ? 'Selection' : 'Current file';
+      this.chips.appendChild(
+        h(
+          'span',
+          { class: 'chip', attrs: { 'data-attach': attach } },
+          label,
+          button('×', () => this.toggleAttach(attach), { class: 'chip-remove', attrs: { 'aria-label': `Remove ${label.toLowerCase()} attachment` } }),
+        ),
+      );
+    }
+  }
+}

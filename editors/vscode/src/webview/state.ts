@@ -1,0 +1,171 @@
+// The panel's state: the transcript as data, and everything around it.
+// It is plain JSON so that vscode.setState can keep it while the view is
+// hidden; the DOM is always rebuilt from it.
+import type { ApproveParams, Attach, ChangedFile, SessionSummary, Usage } from '../messages';
+
+export type ToolStatus = 'running' | 'ok' | 'error' | 'denied' | 'stopped';
+
+interface EntryBase {
+  id: number;
+}
+
+export interface UserEntry extends EntryBase {
+  kind: 'user';
+  text: string;
+  turn?: number;
+  /** Sent by this panel, and no turn_start has confirmed it yet. */
+  pending?: boolean;
+}
+
+export interface StreamEntry extends EntryBase {
+  kind: 'text' | 'reasoning';
+  turn: number;
+  step: number;
+  text: string;
+}
+
+export interface ToolEntry extends EntryBase {
+  kind: 'tool';
+  turn: number;
+  callId: string;
+  name: string;
+  title: string;
+  status: ToolStatus;
+  summary?: string;
+  result?: string;
+  durationMs?: number;
+}
+
+export interface ApprovalEntry extends EntryBase {
+  kind: 'approval';
+  approvalId: string;
+  request: ApproveParams;
+  /** The answer, given here or in a dialog; null when there was none (Deny). */
+  choice?: string | null;
+}
+
+export interface NoticeEntry extends EntryBase {
+  kind: 'notice';
+  level: 'info' | 'error' | 'retry' | 'stop';
+  text: string;
+}
+
+/** The line that closes a turn: steps, tool calls, cost. */
+export interface DoneEntry extends EntryBase {
+  kind: 'done';
+  text: string;
+}
+
+export type Entry = UserEntry | StreamEntry | ToolEntry | ApprovalEntry | NoticeEntry | DoneEntry;
+
+/** An entry before the store numbers it. */
+export type NewEntry<E extends Entry = Entry> = E extends Entry ? Omit<E, 'id'> : never;
+
+/** Tokens and cost of a turn or of the whole session. */
+export interface Accounting {
+  usage: Usage;
+  cost: number;
+  priced: boolean;
+}
+
+export interface PanelState {
+  version: 1;
+  nextId: number;
+  entries: Entry[];
+  /** The model as the extension names it (provider/model). */
+  model: string;
+  /** The model the last request went to, from usage events. */
+  usageModel: string;
+  sessionId: string | null;
+  running: boolean;
+  turn?: Accounting;
+  session?: Accounting;
+  changed: ChangedFile[];
+  /** The saved sessions; null until the extension has sent them. */
+  sessions: SessionSummary[] | null;
+  view: 'chat' | 'sessions';
+  draft: string;
+  attach: Attach;
+}
+
+export function initialState(): PanelState {
+  return {
+    version: 1,
+    nextId: 1,
+    entries: [],
+    model: '',
+    usageModel: '',
+    sessionId: null,
+    running: false,
+    changed: [],
+    sessions: null,
+    view: 'chat',
+    draft: '',
+    attach: null,
+  };
+}
+
+/** The state vscode.getState returned, if it is one this panel wrote. */
+export function restoreState(saved: unknown): PanelState {
+  const s = saved as Partial<PanelState> | undefined;
+  if (!s || s.version !== 1 || !Array.isArray(s.entries)) return initialState();
+  return { ...initialState(), ...s };
+}
+
+// What is kept across hiding the view: enough to read back, not every byte.
+const KEEP_ENTRIES = 400;
+const KEEP_RESULT = 4000;
+
+export function stateToSave(s: PanelState): PanelState {
+  const entries = s.entries.slice(-KEEP_ENTRIES).map((e) =>
+    e.kind === 'tool' && e.result && e.result.length > KEEP_RESULT ? { ...e, result: e.result.slice(0, KEEP_RESULT) } : e,
+  );
+  return { ...s, entries };
+}
+
+export type Change =
+  | { op: 'add'; entry: Entry }
+  | { op: 'update'; entry: Entry }
+  | { op: 'remove'; entry: Entry }
+  | { op: 'reset' };
+
+/** Holds the state and tells the transcript view what changed in it. */
+export class Store {
+  private listener: (c: Change) => void = () => {};
+
+  constructor(public state: PanelState) {}
+
+  onChange(fn: (c: Change) => void): void {
+    this.listener = fn;
+  }
+
+  add<E extends Entry>(entry: NewEntry<E>): E {
+    const e = { ...entry, id: this.state.nextId++ } as unknown as E;
+    this.state.entries.push(e);
+    this.listener({ op: 'add', entry: e });
+    return e;
+  }
+
+  update(entry: Entry): void {
+    this.listener({ op: 'update', entry });
+  }
+
+  remove(entry: Entry): void {
+    this.state.entries = this.state.entries.filter((e) => e !== entry);
+    this.listener({ op: 'remove', entry });
+  }
+
+  reset(entries: Entry[] = []): void {
+    this.state.entries = entries;
+    this.listener({ op: 'reset' });
+  }
+
+  /** The latest entry that matches, searching back from the end. */
+  findLast<E extends Entry>(pred: (e: Entry) => e is E): E | undefined {
+    for (let i = this.state.entries.length - 1; i >= 0; i--) {
+      const e = this.state.entries[i];
+      if (pred(e)) return e;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,109 @@
+// Edits you can review: the files a turn changed are listed in the panel,
+// diffed against their pre-turn text, reverted (rejectFile) or kept
+// (acceptFile); each turn starts a new review. Also: a permission question
+// while the panel is hidden is a modal dialog.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { calcGo, openPanel, setup, vscode, waitFor } from './harness';
+import type { Uri } from './mock-vscode';
+
+const NEW_GO = 'package calc\n\n// Sub returns a minus b.\nfunc Sub(a, b int) int { return a - b }\n';
+
+const script = `match Make Add add and give it a Sub.
+call edit_file {"path": "calc.go", "old_string": "return a - b", "new_string": "return a + b"}
+call write_file {"path": "sub.go", "content": ${JSON.stringify(NEW_GO)}}
+---
+match Make Add add and give it a Sub.
+expect tool Edited calc.go
+text Done.
+---
+match Once more, and vet it.
+call edit_file {"path": "calc.go", "old_string": "return a - b", "new_string": "return a + b"}
+---
+match Once more, and vet it.
+call bash {"command": "go vet ./..."}
+---
+match Once more, and vet it.
+expect tool Exit code: 0
+text Vetted.
+`;
+
+test('review: changed files listed, diffed, rejected back to the pre-turn text, accepted', async () => {
+  const env = await setup({
+    script,
+    // Edits need no question: the settings reach the server as initializationOptions.
+    settings: { 'reasonix.settings': { permissions: { allow: ['Edit'] } } },
+  });
+  try {
+    const panel = await openPanel();
+    const calc = path.join(env.root, 'calc.go');
+    const sub = path.join(env.root, 'sub.go');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(calc));
+
+    panel.send({ type: 'ask', prompt: 'Make Add add and give it a Sub.' });
+    const done = await panel.next('event', (m) => m.event.kind === 'turn_done');
+    assert.ok(done.event.kind === 'turn_done' && done.event.done.stop === 'done', JSON.stringify(done));
+    assert.deepEqual(panel.of('approval'), [], 'the Edit permission from reasonix.settings did not reach the server');
+    const changed = await panel.next('changedFiles', (m) => m.files.length === 2);
+    assert.deepEqual(changed.files, [
+      { path: 'calc.go', status: 'modified' },
+      { path: 'sub.go', status: 'created' },
+    ]);
+    assert.equal(doc.getText(), calcGo.replace('return a - b', 'return a + b'));
+    assert.equal(vscode._test.document(sub)?.getText(), NEW_GO);
+
+    // The diff: the pre-turn text on the left, the file on the right.
+    panel.send({ type: 'openDiff', path: 'calc.go' });
+    const diff = await waitFor('vscode.diff', () => vscode._test.executed.find((e) => e.id === 'vscode.diff'));
+    const [left, right, title] = diff.args as [Uri, Uri, string];
+    assert.equal(left.scheme, 'reasonix-before');
+    assert.equal(right.toString(), vscode.Uri.file(calc).toString());
+    assert.match(title, /calc\.go/);
+    const before = await vscode.workspace.openTextDocument(left);
+    assert.equal(before.getText(), calcGo);
+
+    // Reject calc.go: the document and the file are as before the turn.
+    let from = panel.posted().length;
+    panel.send({ type: 'rejectFile', path: 'calc.go' });
+    const afterReject = await panel.next('changedFiles', (m) => m.files.length === 1, from);
+    assert.deepEqual(afterReject.files, [{ path: 'sub.go', status: 'created' }]);
+    assert.equal(doc.getText(), calcGo);
+    assert.equal(doc.isDirty, false);
+    assert.equal(fs.readFileSync(calc, 'utf8'), calcGo);
+
+    // Reject the created file: it is gone.
+    from = panel.posted().length;
+    panel.send({ type: 'rejectFile', path: 'sub.go' });
+    await panel.next('changedFiles', (m) => m.files.length === 0, from);
+    assert.equal(fs.existsSync(sub), false);
+
+    // Next turn, with the panel hidden: the bash question is a modal dialog.
+    panel.view.setVisible(false);
+    vscode._test.answerMessage = (m) => (m.modal ? 'Allow once' : undefined);
+    from = panel.posted().length;
+    panel.send({ type: 'ask', prompt: 'Once more, and vet it.' });
+    const done2 = await panel.next('event', (m) => m.event.kind === 'turn_done', from);
+    assert.ok(done2.event.kind === 'turn_done' && done2.event.done.stop === 'done', JSON.stringify(done2));
+    const modal = vscode._test.messages.filter((m) => m.modal);
+    assert.equal(modal.length, 1);
+    assert.match(modal[0].message, /go vet/);
+    assert.deepEqual(modal[0].items, ['Allow once', 'Allow for session', 'Always allow', 'Deny']);
+    assert.deepEqual(panel.of('approval'), []);
+
+    // The new turn's review holds only its own change; accept keeps it.
+    const changed2 = await panel.next('changedFiles', (m) => m.files.length === 1, from);
+    assert.deepEqual(changed2.files, [{ path: 'calc.go', status: 'modified' }]);
+    from = panel.posted().length;
+    panel.send({ type: 'acceptFile', path: 'calc.go' });
+    await panel.next('changedFiles', (m) => m.files.length === 0, from);
+    const fixed = calcGo.replace('return a - b', 'return a + b');
+    assert.equal(doc.getText(), fixed);
+    assert.equal(fs.readFileSync(calc, 'utf8'), fixed, 'saved before go vet ran');
+  } finally {
+    vscode._test.answerMessage = () => undefined;
+    await env.close();
+  }
+  assert.deepEqual(vscode._test.errors, []);
+});

@@ -1,0 +1,80 @@
+// Small pieces checked on their own, against the mocked `vscode`: the
+// run-time check of panel messages, the "too old" rule, the settings the
+// server receives, and the status bar's words.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { vscode } from './harness';
+import { serverSettings } from '../src/config';
+import { isPanelMessage } from '../src/panel';
+import { Methods, missingMethods } from '../src/protocol';
+import { StatusBar, hitRatio } from '../src/status';
+
+test('isPanelMessage accepts the union and nothing else', () => {
+  const good: unknown[] = [
+    { type: 'ready' },
+    { type: 'ask', prompt: 'hi' },
+    { type: 'ask', prompt: 'hi', attach: 'selection' },
+    { type: 'ask', prompt: 'hi', attach: null },
+    { type: 'approve', id: 'a1', action: 'Deny' },
+    { type: 'approve', id: 'a1', action: null },
+    { type: 'requestFiles', prefix: '' },
+    { type: 'resumeSession', sessionId: 's' },
+  ];
+  const bad: unknown[] = [
+    null,
+    'ask',
+    {},
+    { type: 'toString' },
+    { type: 'constructor' },
+    { type: 'ask' },
+    { type: 'ask', prompt: 3 },
+    { type: 'ask', prompt: 'hi', attach: 'disk' },
+    { type: 'approve', id: 1, action: 'Deny' },
+    { type: 'approve', id: 'a1' },
+    { type: 'openDiff' },
+    { type: 'state', model: '', running: false, sessionId: null },
+  ];
+  for (const m of good) assert.ok(isPanelMessage(m), JSON.stringify(m));
+  for (const m of bad) assert.ok(!isPanelMessage(m), JSON.stringify(m));
+});
+
+test('missingMethods names the required methods a server lacks', () => {
+  const all = Object.values(Methods).map((m) => m.method);
+  assert.deepEqual(missingMethods({ methods: all }), []);
+  // reasonix/approve is optional: dialogs are the fallback.
+  assert.deepEqual(missingMethods({ methods: all.filter((m) => m !== 'reasonix/approve') }), []);
+  assert.deepEqual(missingMethods({ methods: all.filter((m) => m !== 'reasonix/saveDocuments') }), ['reasonix/saveDocuments']);
+  assert.equal(missingMethods(undefined).length, all.length - 1);
+});
+
+test('serverSettings: reasonix.settings as written, reasonix.model as default_model', () => {
+  vscode._test.setConfiguration('reasonix.settings', { default_model: 'a/b', agent: { max_steps: 3 } });
+  vscode._test.setConfiguration('reasonix.model', '');
+  assert.deepEqual(serverSettings(), { default_model: 'a/b', agent: { max_steps: 3 } });
+  vscode._test.setConfiguration('reasonix.model', ' c/d ');
+  assert.deepEqual(serverSettings(), { default_model: 'c/d', agent: { max_steps: 3 } });
+  vscode._test.setConfiguration('reasonix.settings', ['not', 'an', 'object']);
+  assert.deepEqual(serverSettings(), { default_model: 'c/d' });
+});
+
+test('the status bar spins while a turn runs, then shows cost and cache hits', () => {
+  const status = new StatusBar('reasonix.openChat');
+  try {
+    assert.equal(status.text, '$(hubot) Reasonix');
+    status.onEvent({ kind: 'turn_start', sessionId: 'S', turn: 1, text: 'hi' });
+    assert.equal(status.text, '$(sync~spin) Reasonix');
+    const usage = { prompt_tokens: 100, completion_tokens: 5, cache_hit_tokens: 75, cache_miss_tokens: 25 };
+    status.onEvent({
+      kind: 'turn_done',
+      sessionId: 'S',
+      turn: 1,
+      done: { sessionId: 'S', turn: 1, text: '', stop: 'done', steps: 1, toolCalls: 0, usage, cost: 0.5, sessionUsage: usage, sessionCost: 0.0123, priced: true },
+    });
+    assert.equal(status.text, '$(hubot) Reasonix $0.0123 · 75% cache');
+    status.setProblem('no binary');
+    assert.equal(status.text, '$(error) Reasonix');
+  } finally {
+    status.dispose();
+  }
+  assert.equal(hitRatio({ prompt_tokens: 0, completion_tokens: 0, cache_hit_tokens: 0, cache_miss_tokens: 0 }), undefined);
+});

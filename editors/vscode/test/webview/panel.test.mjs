@@ -1,0 +1,532 @@
+// The chat panel in headless Chromium, fed a turn recorded from the real
+// server (fixtures/turn.jsonl, written by record.mjs). Run through
+// scripts/test-webview.sh, which builds media/panel.js first.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { artifacts, launchBrowser, openPanel, readJson, readJsonl, startServer } from './harness.mjs';
+
+const ACTIONS = ['Allow once', 'Allow for session', 'Always allow', 'Deny'];
+const turn = readJsonl('turn.jsonl');
+const done = turn.find((m) => m.event?.kind === 'turn_done').event.done;
+const sessionId = done.sessionId;
+const firstApproval = turn.findIndex((m) => m.type === 'approval');
+const ev = (kind, fields = {}) => ({ type: 'event', event: { kind, sessionId: 'S1', turn: 1, ...fields } });
+
+/** The index of the text event after which the answer's code block is open. */
+function midCodeBlock() {
+  let text = '';
+  for (let i = 0; i < turn.length; i++) {
+    if (turn[i].event?.kind !== 'text') continue;
+    text += turn[i].event.text;
+    if (text.includes('int {') && !text.includes('}\n```')) return i;
+  }
+  throw new Error('the fixture has no code block');
+}
+
+// The badge as the panel must word it, worked out here independently.
+function badge(label, usage, cost) {
+  const hit = Math.round((usage.cache_hit_tokens / (usage.cache_hit_tokens + usage.cache_miss_tokens)) * 100);
+  return `${label} $${cost.toFixed(4)} · ${hit}% cache hit`;
+}
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function panel(opts) {
+  const p = await openPanel(browser.context, server.url, opts);
+  p.expectClean = async () => {
+    assert.deepEqual(p.errors.map(String), [], 'page errors');
+    assert.deepEqual(await p.violations(), [], 'CSP violations');
+  };
+  return p;
+}
+
+describe('a recorded turn', () => {
+  test('streams Markdown, reasoning, tool rows, an approval card and the cost', async () => {
+    const p = await panel();
+    const { page } = p;
+    assert.deepEqual(await p.posted(), [{ type: 'ready' }]);
+    await p.deliver({ type: 'state', model: 'scripted/deepseek-flash', running: false, sessionId: null });
+    assert.equal(await p.text('.model'), 'scripted/deepseek-flash');
+
+    // Up to the first permission question: the turn runs.
+    await p.deliver(turn.slice(0, firstApproval + 1));
+    assert.ok(await page.locator('button', { hasText: 'Stop' }).isVisible(), 'Stop shows while the turn runs');
+    assert.equal(await page.locator('.transcript').getAttribute('aria-busy'), 'true');
+    assert.ok(await page.locator('button', { hasText: 'Send' }).isDisabled());
+    assert.equal(await p.count('.tool[data-status="running"]'), 1);
+
+    const card = page.locator('.approval').first();
+    assert.deepEqual(await card.locator('button').allInnerTexts(), ACTIONS);
+    const req = turn[firstApproval].request;
+    assert.equal(await card.locator('.approval-scope code').innerText(), req.scope);
+    assert.equal(await card.locator('.approval-head code').innerText(), req.title);
+    assert.equal(await card.locator('.approval-message').innerText(), req.message.replaceAll('`', ''));
+    await card.getByRole('button', { name: 'Allow for session' }).click();
+    assert.deepEqual((await p.posted()).at(-1), { type: 'approve', id: turn[firstApproval].id, action: 'Allow for session' });
+    for (const b of await card.locator('button').all()) assert.ok(await b.isDisabled(), 'an answered card is disabled');
+    assert.equal(await card.locator('.approval-choice').innerText(), 'You chose: Allow for session');
+    assert.equal(await card.locator('button[aria-pressed="true"]').innerText(), 'Allow for session');
+
+    // Streaming: the answer renders while its code block is still open,
+    // and what was shown stays the same DOM node as the rest arrives.
+    const mid = midCodeBlock();
+    const second = turn.findIndex((m, i) => i > firstApproval && m.type === 'approval');
+    await p.deliver(turn.slice(firstApproval + 1, second + 1));
+    // The second question, answered from the keyboard.
+    const card2 = page.locator('.approval').nth(1);
+    await card2.getByRole('button', { name: 'Allow once' }).focus();
+    await page.keyboard.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'approve', id: turn[second].id, action: 'Allow once' });
+
+    await p.deliver(turn.slice(second + 1, mid + 1));
+    assert.equal(await p.text('.answer h2'), 'What was wrong');
+    assert.match(await p.text('.answer .code-block code'), /^func Add\(a, b int\) int \{\n\tretur/);
+    await page.evaluate(() => {
+      document.querySelector('.answer h2').dataset.mark = 'first';
+    });
+    await p.deliver(turn.slice(mid + 1));
+    assert.equal(await page.locator('.answer h2').getAttribute('data-mark'), 'first', 'a finished block is not re-rendered');
+
+    // The answer as Markdown.
+    assert.equal(await p.text('.answer h3'), 'What I changed');
+    assert.equal(await p.text('.answer pre > code.language-go'), 'func Add(a, b int) int {\n\treturn a + b\n}');
+    assert.equal(await p.text('.answer .code-lang'), 'go');
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
+    await page.getByRole('button', { name: 'Copy go code' }).click();
+    await page.getByRole('button', { name: 'Copy go code' }).filter({ hasText: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'func Add(a, b int) int {\n\treturn a + b\n}');
+    assert.equal(await p.count('.answer ol'), 2);
+    assert.equal(await page.locator('.answer ol').nth(1).getAttribute('start'), '3');
+    assert.deepEqual(await page.locator('.answer ul > li').allInnerTexts(), [
+      'No other function used Add.',
+      'For more cases, see the testing package and write a table-driven test.',
+    ]);
+    assert.equal(await p.text('.answer strong >> nth=0'), '-1');
+    assert.equal(await p.text('.answer em >> nth=0'), '5');
+    assert.equal(await page.locator('.answer a').getAttribute('href'), 'https://pkg.go.dev/testing');
+    assert.equal(await p.count('.answer :not(pre) > code'), 10, 'inline code spans');
+
+    // Reasoning: one folded block per step that reasoned.
+    const steps = new Set(turn.filter((m) => m.event?.kind === 'reasoning').map((m) => m.event.step));
+    assert.equal(await p.count('details.reasoning'), steps.size);
+    assert.equal(await p.count('details.reasoning[open]'), 0);
+    assert.match(await page.locator('details.reasoning .reasoning-body').first().textContent(), /Add probably subtracts/);
+
+    // Tool calls: a row each, with status and duration; results folded.
+    const tools = page.locator('details.tool');
+    const results = turn.filter((m) => m.event?.kind === 'tool_result').map((m) => m.event.tool);
+    assert.deepEqual(await tools.locator('.tool-title').allInnerTexts(), results.map((t) => t.title));
+    const statuses = await tools.evaluateAll((els) => els.map((e) => e.dataset.status));
+    assert.deepEqual(statuses, results.map((t) => (t.isError ? 'error' : 'ok')));
+    assert.deepEqual(statuses, ['ok', 'error', 'error', 'ok', 'ok']);
+    assert.deepEqual(await tools.locator('.tool-status').allInnerTexts(), ['✓', '✗', '✗', '✓', '✓']);
+    const ms = results[2].durationMs;
+    assert.equal(await tools.nth(2).locator('.tool-duration').innerText(), ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+    assert.equal(await tools.nth(2).locator('.tool-summary').innerText(), 'exit 1');
+    assert.equal(await p.count('details.tool[open]'), 0);
+    assert.match(await tools.nth(2).locator('.tool-result').textContent(), /--- FAIL: TestAdd/);
+    await tools.nth(2).locator('summary').click();
+    assert.ok(await tools.nth(2).locator('pre.tool-result').isVisible(), 'a row unfolds to its result');
+
+    // The cost of the turn and the session, with the cache-hit share.
+    assert.equal(await p.text('.badge-turn'), badge('Turn', done.usage, done.cost));
+    assert.equal(await p.text('.badge-session'), badge('Session', done.sessionUsage, done.sessionCost));
+    assert.equal(await p.text('.turn-done'), `Turn 1: 5 steps · 5 tool calls · $${done.cost.toFixed(4)}`);
+
+    // turn_done ended the running state.
+    assert.equal(await page.locator('button', { hasText: 'Stop' }).isVisible(), false);
+    assert.equal(await page.locator('button', { hasText: 'Send' }).isDisabled(), false);
+    assert.equal(await page.locator('.transcript').getAttribute('aria-busy'), 'false');
+
+    // The screenshot, with the files the turn changed.
+    await p.deliver({ type: 'changedFiles', files: [{ path: 'calc.go', status: 'modified' }] });
+    fs.mkdirSync(artifacts, { recursive: true });
+    await page.setViewportSize({ width: 420, height: 1500 });
+    await page.locator('.transcript').evaluate((el) => (el.scrollTop = 0));
+    await page.screenshot({ path: path.join(artifacts, 'panel.png') });
+    await p.expectClean();
+    await page.close();
+  });
+
+  test('survives the view being hidden (vscode.setState)', async () => {
+    const p = await panel();
+    await p.deliver({ type: 'state', model: 'scripted/deepseek-flash', running: false, sessionId });
+    await p.deliver(turn);
+    await p.page.locator('.composer textarea').fill('a draft');
+    await p.page.waitForFunction(() => window.__harness.state?.draft === 'a draft' && window.__harness.state.entries.length > 0);
+    const saved = await p.savedState();
+    await p.page.close();
+
+    const again = await panel({ state: saved });
+    assert.equal(await again.count('details.tool'), 5);
+    assert.equal(await again.text('.answer h2'), 'What was wrong');
+    assert.equal(await again.count('.approval'), 2);
+    assert.equal(await again.text('.badge-turn'), badge('Turn', done.usage, done.cost));
+    assert.equal(await again.page.locator('.composer textarea').inputValue(), 'a draft');
+    assert.equal(await again.text('.model'), 'scripted/deepseek-flash');
+    await again.expectClean();
+    await again.page.close();
+  });
+});
+
+describe('the running state', () => {
+  test('Stop posts stop while a turn runs and goes when it ends', async () => {
+    const p = await panel();
+    const stop = p.page.getByRole('button', { name: 'Stop the running turn' });
+    assert.equal(await stop.isVisible(), false);
+    await p.deliver(ev('turn_start', { text: 'Walk me through every test, slowly.' }), ev('text', { step: 1, text: 'TestAdd calls' }));
+    assert.ok(await stop.isVisible());
+    await stop.click();
+    assert.deepEqual((await p.posted()).at(-1), { type: 'stop' });
+    const usage = { prompt_tokens: 100, completion_tokens: 5, cache_hit_tokens: 0, cache_miss_tokens: 100 };
+    await p.deliver(ev('turn_done', { done: { sessionId: 'S1', turn: 1, text: '', stop: 'cancelled', steps: 1, toolCalls: 0, usage, cost: 0, priced: false } }));
+    assert.equal(await stop.isVisible(), false);
+    assert.equal(await p.text('.notice-stop'), 'Stopped.');
+    assert.equal(await p.text('.badge-turn'), 'Turn 105 tokens · 0% cache hit');
+    await p.expectClean();
+    await p.page.close();
+  });
+
+  test('a retry voids what the step streamed; errors and notices are lines', async () => {
+    const p = await panel();
+    await p.deliver(
+      ev('turn_start', { text: 'hi' }),
+      ev('reasoning', { step: 1, text: 'thinking' }),
+      ev('text', { step: 1, text: 'Half an ans' }),
+      ev('retry', { step: 1, text: 'The model request failed (502); retrying in 1s.' }),
+      ev('text', { step: 1, text: 'A whole answer.' }),
+      ev('notice', { text: 'The session was compacted.' }),
+      ev('error', { error: 'provider: 401 Unauthorized' }),
+    );
+    assert.deepEqual(await p.page.locator('.answer').allInnerTexts(), ['A whole answer.']);
+    assert.equal(await p.count('details.reasoning'), 0);
+    assert.equal(await p.text('.notice-retry'), 'The model request failed (502); retrying in 1s.');
+    assert.equal(await p.text('.notice-info'), 'The session was compacted.');
+    assert.equal(await p.text('.notice-error'), 'provider: 401 Unauthorized');
+    assert.equal(await p.page.locator('.notice-error').getAttribute('role'), 'alert');
+    await p.page.close();
+  });
+
+  test('a question answered in a dialog, and one left open when the turn ends', async () => {
+    const p = await panel();
+    const request = turn.find((m) => m.type === 'approval').request;
+    await p.deliver(ev('turn_start', { text: 'q' }), { type: 'approval', id: 'a1', request }, { type: 'approval', id: 'a1', request });
+    assert.equal(await p.count('.approval'), 1, 'a question is shown once');
+    await p.deliver({ type: 'approvalDone', id: 'a1', action: 'Deny' });
+    assert.equal(await p.text('.approval-choice'), 'You chose: Deny');
+    assert.equal(await p.count('.approval button:disabled'), 4);
+    await p.deliver({ type: 'approval', id: 'a2', request });
+    const usage = { prompt_tokens: 1, completion_tokens: 1, cache_hit_tokens: 0, cache_miss_tokens: 1 };
+    await p.deliver(ev('turn_done', { done: { sessionId: 'S1', turn: 1, text: '', stop: 'cancelled', steps: 1, toolCalls: 1, usage, cost: 0, priced: true } }));
+    assert.equal(await p.page.locator('.approval').nth(1).locator('.approval-choice').innerText(), 'No answer, which counts as Deny.');
+    assert.equal(await p.count('.approval button:disabled'), 8);
+    assert.deepEqual((await p.posted()).filter((m) => m.type === 'approve'), [], 'nothing was answered from the panel');
+    await p.expectClean();
+    await p.page.close();
+  });
+
+  test('usage without a price shows tokens', async () => {
+    const p = await panel();
+    const u = (hit, miss, out) => ({ prompt_tokens: hit + miss, completion_tokens: out, cache_hit_tokens: hit, cache_miss_tokens: miss });
+    await p.deliver(ev('usage', {
+      step: 1,
+      usage: { model: 'local-model', request: u(12000, 100, 200), turn: u(12000, 100, 200), session: u(40000, 10000, 900), requestCost: 0, turnCost: 0, sessionCost: 0, priced: false },
+    }));
+    assert.equal(await p.text('.badge-turn'), 'Turn 12k tokens · 99% cache hit');
+    assert.equal(await p.text('.badge-session'), 'Session 51k tokens · 80% cache hit');
+    assert.equal(await p.text('.model'), 'local-model');
+    await p.page.close();
+  });
+});
+
+describe('the composer', () => {
+  test('Enter sends, Shift+Enter is a new line, attachments go with the next message', async () => {
+    const p = await panel();
+    const input = p.page.locator('.composer textarea');
+    await input.click();
+    await p.page.keyboard.type('hello');
+    await p.page.keyboard.press('Shift+Enter');
+    await p.page.keyboard.type('world');
+    await p.page.keyboard.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'ask', prompt: 'hello\nworld', attach: null });
+    assert.equal(await input.inputValue(), '');
+    assert.equal(await p.text('.user'), 'hello\nworld');
+    assert.ok(await p.page.getByRole('button', { name: 'Stop the running turn' }).isVisible(), 'Stop shows at once');
+    await p.deliver({ type: 'state', model: 'm', running: false, sessionId: 'S1' });
+
+    const attach = p.page.getByRole('button', { name: 'Attach the current selection' });
+    await attach.click();
+    assert.equal(await attach.getAttribute('aria-pressed'), 'true');
+    assert.equal(await p.page.locator('.chip').textContent(), 'Selection×');
+    await input.click();
+    await p.page.keyboard.type('explain this');
+    await p.page.keyboard.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'ask', prompt: 'explain this', attach: 'selection' });
+    assert.equal(await p.count('.chip'), 0, 'the chip goes with the message');
+    assert.equal(await attach.getAttribute('aria-pressed'), 'false');
+
+    await p.deliver({ type: 'state', model: 'm', running: false, sessionId: 'S1' });
+    await p.page.getByRole('button', { name: 'Attach the current file' }).click();
+    await p.page.getByRole('button', { name: 'Remove current file attachment' }).click();
+    await input.fill('no attachment');
+    await input.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'ask', prompt: 'no attachment', attach: null });
+    await p.expectClean();
+    await p.page.close();
+  });
+
+  test('/ completes slash commands', async () => {
+    const p = await panel();
+    const input = p.page.locator('.composer textarea');
+    const options = p.page.locator('#composer-menu [role="option"]');
+    await input.click();
+    await p.page.keyboard.type('/');
+    assert.deepEqual(await options.locator('.menu-label').allInnerTexts(), ['/new', '/sessions', '/stop', '/clear', '/help']);
+    assert.equal(await input.getAttribute('aria-expanded'), 'true');
+    await p.page.keyboard.type('se');
+    assert.deepEqual(await options.locator('.menu-label').allInnerTexts(), ['/sessions']);
+    await p.page.keyboard.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'listSessions' });
+    assert.ok(await p.page.locator('.sessions').isVisible());
+    assert.equal(await p.text('.sessions-status'), 'Loading…');
+    await p.page.getByRole('button', { name: 'Back to the conversation' }).click();
+
+    // /help by arrow keys, then /clear empties the view but not the session.
+    await p.deliver(ev('turn_start', { text: 'q' }), ev('text', { step: 1, text: 'an answer' }));
+    await input.click();
+    await p.page.keyboard.type('/');
+    for (let i = 0; i < 4; i++) await p.page.keyboard.press('ArrowDown');
+    assert.equal(await p.text('#composer-menu [aria-selected="true"] .menu-label'), '/help');
+    await p.page.keyboard.press('Enter');
+    assert.match(await p.text('.notice-info'), /\/clear {2}Clear this view/);
+    await p.page.keyboard.type('/clear');
+    await p.page.keyboard.press('Enter');
+    assert.equal(await p.count('.transcript > *'), 0);
+    await p.page.keyboard.type('/new');
+    await p.page.keyboard.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'newSession' });
+    await p.page.keyboard.type('/st');
+    await p.page.keyboard.press('Tab');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'stop' });
+    // Escape closes the menu; a path is not a command.
+    await p.page.keyboard.type('/usr/bin');
+    assert.equal(await p.text('.menu-empty'), 'No such command');
+    await p.page.keyboard.press('Escape');
+    assert.ok(await p.page.locator('#composer-menu').isHidden());
+    await p.expectClean();
+    await p.page.close();
+  });
+
+  test('@ completes files from the extension', async () => {
+    const p = await panel();
+    const input = p.page.locator('.composer textarea');
+    await input.click();
+    await p.page.keyboard.type('look at @ca');
+    await p.page.waitForFunction(() => window.__harness.posted.some((m) => m.type === 'requestFiles' && m.prefix === 'ca'));
+    await p.deliver({ type: 'files', items: [{ path: 'calc.go' }, { path: 'calc_test.go' }] });
+    const options = p.page.locator('#composer-menu [role="option"]');
+    assert.deepEqual(await options.allInnerTexts(), ['calc.go', 'calc_test.go']);
+    await p.page.keyboard.press('ArrowDown');
+    await p.page.keyboard.press('Enter');
+    assert.equal(await input.inputValue(), 'look at @calc_test.go ');
+    assert.ok(await p.page.locator('#composer-menu').isHidden());
+
+    // Plain strings work too, and a click picks.
+    await p.page.keyboard.type('and @');
+    await p.page.waitForFunction(() => window.__harness.posted.some((m) => m.type === 'requestFiles' && m.prefix === ''));
+    await p.deliver({ type: 'files', items: ['go.mod', 'pkg/util/strings.go'] });
+    await options.nth(1).click();
+    assert.equal(await input.inputValue(), 'look at @calc_test.go and @pkg/util/strings.go ');
+    await p.page.keyboard.type('x');
+    assert.ok(await p.page.locator('#composer-menu').isHidden(), 'typing past the mention closes the menu');
+    await p.expectClean();
+    await p.page.close();
+  });
+});
+
+describe('sessions', () => {
+  test('lists saved sessions and resumes one with its transcript', async () => {
+    const p = await panel();
+    await p.page.getByRole('button', { name: 'Show sessions' }).click();
+    assert.deepEqual((await p.posted()).at(-1), { type: 'listSessions' });
+    const sessions = readJson('sessions.json');
+    await p.deliver(sessions, { type: 'sessions', list: [] });
+    assert.equal(await p.text('.sessions-status'), 'No saved sessions yet.');
+    await p.deliver(sessions);
+    const item = p.page.getByRole('button', { name: `Resume session: ${sessions.list[0].title}` });
+    assert.match(await item.innerText(), /scripted\/deepseek-flash · 1 turn · \$0\.0033/);
+    await item.click();
+    assert.deepEqual((await p.posted()).at(-1), { type: 'resumeSession', sessionId: sessions.list[0].id });
+    assert.ok(await p.page.locator('.sessions').isHidden());
+
+    const resumed = readJson('resumed.json');
+    await p.deliver(resumed);
+    assert.equal(await p.text('.user'), resumed.messages[0].content);
+    assert.deepEqual(await p.page.locator('details.tool .tool-title').allInnerTexts(), [
+      'read_file calc.go',
+      'read_file calc_tests.go',
+      'bash go test ./...',
+      'edit_file calc.go',
+      'bash go test ./...',
+    ]);
+    assert.deepEqual(await p.page.locator('details.tool').evaluateAll((els) => els.map((e) => e.dataset.status)), ['ok', 'error', 'error', 'ok', 'ok']);
+    assert.equal(await p.text('.answer h2'), 'What was wrong');
+    assert.equal(await p.count('.answer pre > code'), 1);
+    assert.equal(await p.count('details.reasoning'), 3);
+    assert.equal(await p.text('.model'), resumed.model);
+    assert.equal(await p.text('.badge-session'), badge('Session', resumed.usage, resumed.cost));
+    assert.ok(await p.page.locator('.badge-turn').isHidden());
+
+    // The next turn of the resumed session streams below its history.
+    await p.deliver(ev('turn_start', { sessionId: resumed.sessionId, turn: 2, text: 'And Sub?' }), ev('text', { sessionId: resumed.sessionId, turn: 2, step: 1, text: 'Sub is right.' }));
+    assert.deepEqual(await p.page.locator('.user').allInnerTexts(), [resumed.messages[0].content, 'And Sub?']);
+    assert.equal(await p.page.locator('.answer').last().innerText(), 'Sub is right.');
+    await p.expectClean();
+    await p.page.close();
+  });
+});
+
+describe('changed files', () => {
+  test('each file offers diff, keep and revert', async () => {
+    const p = await panel();
+    assert.ok(await p.page.locator('.changes').isHidden());
+    await p.deliver({ type: 'changedFiles', files: [{ path: 'calc.go', status: 'modified' }, { path: 'pkg/util/new.go', status: 'created' }] });
+    assert.equal(await p.page.locator('.changes h2').textContent(), 'Changed files (2)');
+    assert.equal(await p.count('.change'), 2);
+    await p.page.getByRole('button', { name: 'View the diff of calc.go' }).click();
+    await p.page.getByRole('button', { name: 'Keep the changes to calc.go' }).click();
+    await p.page.getByRole('button', { name: 'Revert the changes to pkg/util/new.go' }).click();
+    assert.deepEqual((await p.posted()).slice(-3), [
+      { type: 'openDiff', path: 'calc.go' },
+      { type: 'acceptFile', path: 'calc.go' },
+      { type: 'rejectFile', path: 'pkg/util/new.go' },
+    ]);
+    assert.deepEqual(await p.page.locator('.change-status').allInnerTexts(), ['M', 'A']);
+    await p.deliver({ type: 'changedFiles', files: [] });
+    assert.ok(await p.page.locator('.changes').isHidden());
+    await p.expectClean();
+    await p.page.close();
+  });
+});
+
+describe('Markdown', () => {
+  // Each answer alone in its own turn, and the HTML the panel made of it.
+  const link = (url, text = url) => `<a href="${url}" title="${url}">${text}</a>`;
+  const cases = [
+    ['- a\n  - b\n- c', '<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul>'],
+    ['- a\n\n- b', '<ul><li><p>a</p></li><li><p>b</p></li></ul>'],
+    ['1) one\n2) two', '<ol><li>one</li><li>two</li></ol>'],
+    ['1. one\n\n   more of one\n2. two', '<ol><li><p>one</p><p>more of one</p></li><li><p>two</p></li></ol>'],
+    ['para\n- item\n\ntext after', '<p>para</p><ul><li>item</li></ul><p>text after</p>'],
+    [
+      '| a | b |\n|:-|-:|\n| 1 | 2 |',
+      '<div class="md-table"><table><thead><tr><th class="align-left">a</th><th class="align-right">b</th></tr></thead>' +
+        '<tbody><tr><td class="align-left">1</td><td class="align-right">2</td></tr></tbody></table></div>',
+    ],
+    ['> quote *x*', '<blockquote><p>quote <em>x</em></p></blockquote>'],
+    ['Title\n===', '<h1>Title</h1>'],
+    ['## Heading with `code` ##', '<h2>Heading with <code>code</code></h2>'],
+    ['***both*** ~~gone~~ **bold**: _em_', '<p><strong><em>both</em></strong> <del>gone</del> <strong>bold</strong>: <em>em</em></p>'],
+    ['snake_case_name and 2 * 3 * 4, x_y_', '<p>snake_case_name and 2 * 3 * 4, x_y_</p>'],
+    ['**bo', '<p>**bo</p>'],
+    ['\\*not em\\*', '<p>*not em*</p>'],
+    ['`` a ` b `` and `<b>`', '<p><code>a ` b</code> and <code>&lt;b&gt;</code></p>'],
+    ['a  \nb', '<p>a<br>b</p>'],
+    [
+      'see https://go.dev/doc. and <https://a.b/c>',
+      `<p>see ${link('https://go.dev/doc')}. and ${link('https://a.b/c')}</p>`,
+    ],
+    ['[a `code` link](https://x.y/z_(1))', `<p>${link('https://x.y/z_(1)', 'a <code>code</code> link')}</p>`],
+    ['[file](calc.go) [js](javascript:alert(1))', '<p>file js</p>'],
+  ];
+  test('renders what models write', async () => {
+    const p = await panel();
+    await p.deliver(
+      cases.flatMap(([md], i) => [
+        ev('turn_start', { turn: i + 1, text: 'q' }),
+        ev('text', { turn: i + 1, step: 1, text: md }),
+      ]),
+    );
+    const html = await p.page.locator('.answer').evaluateAll((els) => els.map((e) => e.innerHTML));
+    for (const [i, [md, want]] of cases.entries()) assert.equal(html[i], want, JSON.stringify(md));
+    await p.page.close();
+  });
+
+  test('a fenced block keeps its fences and shows its language', async () => {
+    const p = await panel();
+    await p.deliver(ev('turn_start', { text: 'q' }), ev('text', { step: 1, text: '````md\n```go\nx\n```\n````\n\n```\nplain\n```' }));
+    assert.deepEqual(await p.page.locator('.answer .code-lang').allInnerTexts(), ['md', 'text']);
+    assert.deepEqual(await p.page.locator('.answer pre code').allTextContents(), ['```go\nx\n```', 'plain']);
+    assert.deepEqual(
+      await p.page.locator('.answer button.copy').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))),
+      ['Copy md code', 'Copy code'],
+    );
+    await p.page.close();
+  });
+});
+
+describe('safety', () => {
+  test('HTML from the model, tools and prompts is shown as text', async () => {
+    const p = await panel();
+    const evil = '<script>window.__xss = 1</script>';
+    const img = '<img src=x onerror="window.__xss = 2">';
+    const answer = [
+      `# Title ${img}`,
+      '',
+      evil,
+      '',
+      `${img} and <b>bold?</b> and [click](javascript:window.__xss=3) and <a href="javascript:alert(1)">a</a>`,
+      '',
+      `- item ${evil}`,
+      '',
+      '```html',
+      evil,
+      '```',
+      '',
+      '![pic](https://example.com/x.png)',
+    ].join('\n');
+    await p.deliver(
+      ev('turn_start', { text: `why ${img}` }),
+      ev('reasoning', { step: 1, text: evil }),
+      ev('tool_start', { step: 1, tool: { callId: 'c1', name: 'bash', title: `bash echo ${img}` } }),
+      ev('tool_result', { step: 1, tool: { callId: 'c1', name: 'bash', title: `bash echo ${img}`, summary: img, result: evil, isError: true } }),
+      { type: 'approval', id: 'a1', request: { sessionId: 'S1', tool: 'bash', title: img, scope: evil, message: `run \`${img}\` ${evil}`, actions: ACTIONS } },
+      ...[...answer].reduce((chunks, ch, i) => (i % 7 ? (chunks[chunks.length - 1] += ch) : chunks.push(ch), chunks), []).map((t) => ev('text', { step: 2, text: t })),
+      ev('error', { error: evil }),
+      { type: 'sessions', list: [] },
+      { type: 'changedFiles', files: [{ path: `${img}.go`, status: 'modified' }] },
+    );
+    const made = await p.page.evaluate(() =>
+      [...document.querySelectorAll('.panel script, .panel img, .panel b, .panel iframe, .panel [onerror]')].map((e) => e.outerHTML),
+    );
+    assert.deepEqual(made, []);
+    assert.equal(await p.page.evaluate(() => window.__xss), undefined);
+    assert.equal(await p.count('a[href^="javascript:"]'), 0);
+    assert.equal(await p.text('.answer h1'), `Title ${img}`);
+    assert.equal(await p.page.locator('.answer p').first().innerText(), evil);
+    assert.match(await p.text('.answer'), /and <b>bold\?<\/b> and click and <a href="javascript:alert\(1\)">a<\/a>/);
+    assert.equal(await p.text('.answer pre code'), evil);
+    assert.equal(await p.page.locator('.answer a').last().getAttribute('href'), 'https://example.com/x.png');
+    assert.equal(await p.text('.user'), `why ${img}`);
+    assert.equal(await p.text('.tool-title'), `bash echo ${img}`);
+    assert.equal(await p.page.locator('.tool-result').textContent(), evil);
+    assert.equal(await p.text('.approval-scope code'), evil);
+    assert.equal(await p.text('.notice-error'), evil);
+    assert.equal(await p.text('.change-name'), `${img}.go`.split('/').pop());
+    await p.expectClean();
+    await p.page.close();
+  });
+});
