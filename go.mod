@@ -10,6 +10,7 @@ require (
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 	golang.org/x/tools v0.52.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect

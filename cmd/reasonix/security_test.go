@@ -57,6 +57,9 @@ expect tool ok
 expect tool Sandbox:
 call bash {"command": "cat ~/.ssh/id_rsa"}
 ---
+expect tool forbid_read protects
+call bash {"command": "cat $(printf ~)/.ssh/id_rsa"}
+---
 expect tool Permission denied
 call write_file {"path": "out/evil.txt", "content": "x"}
 ---

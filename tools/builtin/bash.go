@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed bash.md
@@ -71,6 +72,9 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 		return tools.Errorf("%v", err), nil
 	}
 	var note string
+	if res, refused := refuseForbiddenReads(env, args.Command); refused {
+		return res, nil
+	}
 	if env.BeforeShell != nil {
 		n, err := env.BeforeShell(ctx)
 		if ctx.Err() != nil {
@@ -297,6 +301,23 @@ func shellCommand(ctx context.Context, shell, command string) *exec.Cmd {
 		}
 	}
 	return fallbackShell(ctx, command)
+}
+
+// refuseForbiddenReads refuses a command that plainly names a file under
+// forbid_read (`cat ~/.ssh/id_rsa`), before it runs. The shell jail
+// enforces this for everything a command reads on Linux; this check also
+// holds where there is no jail, and tells the model why at once.
+func refuseForbiddenReads(env *tools.Env, command string) (tools.Result, bool) {
+	if env.Guard == nil {
+		return tools.Result{}, false
+	}
+	home, _ := os.UserHomeDir()
+	for _, p := range permission.CommandPaths(command, home) {
+		if err := env.Guard.CheckRead(env.Abs(p)); err != nil {
+			return tools.Errorf("the command was not run: it reads %s, which [sandbox] forbid_read protects", p), true
+		}
+	}
+	return tools.Result{}, false
 }
 
 // withoutVars drops the named variables from an environment list: secrets

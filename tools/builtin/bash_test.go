@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
 // needBash skips tests whose commands are bash syntax when there is no bash.
@@ -499,5 +500,30 @@ func TestBashHidesSecretVariables(t *testing.T) {
 	res := call(t, env, "bash", map[string]any{"command": `echo "[${REASONIX_TEST_SECRET:-unset}]"`})
 	if !strings.Contains(res.Content, "[unset]") {
 		t.Fatalf("the secret reached the command: %s", res.Content)
+	}
+}
+
+func TestBashRefusesForbiddenReads(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("KEY"), 0o600)
+	env := testEnv(t, nil)
+	env.Guard = sandbox.New([]string{env.Root}, sandbox.HomeDefaults(home))
+	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(env.Root, "keys"))
+	for _, cmd := range []string{
+		"cat ~/.ssh/id_rsa",
+		"true && head -c 10 $HOME/.ssh/id_rsa",
+		"bash -c 'cat ${HOME}/.ssh/id_rsa'",
+		"cat keys/id_rsa",
+		"wc < ~/.ssh/id_rsa",
+	} {
+		res := call(t, env, "bash", map[string]any{"command": cmd})
+		if !res.IsError || !strings.Contains(res.Content, "forbid_read protects") || strings.Contains(res.Content, "KEY") {
+			t.Errorf("%s: %s", cmd, res.Content)
+		}
+	}
+	if res := call(t, env, "bash", map[string]any{"command": "ls ~ > /dev/null; echo fine"}); res.IsError {
+		t.Errorf("listing home refused: %s", res.Content)
 	}
 }

@@ -124,9 +124,13 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 		}
 		return Verdict{Reason: why}
 	}
-	if r.AlwaysAsk {
+	if r.AlwaysAsk || rule != nil && rule.strict {
 		if c.Approver == nil {
-			return Verdict{Reason: "this call needs a person's approval each time, and no one can be asked here"}
+			why := "this call needs a person's approval each time, and no one can be asked here"
+			if rule != nil && rule.strict {
+				why = "the command could not be parsed, so it is not run without a person's approval, and no one can be asked here"
+			}
+			return Verdict{Reason: why}
 		}
 		return c.ask(ctx, r, rule, false)
 	}
@@ -163,7 +167,7 @@ func (c *Checker) ask(ctx context.Context, r Request, rule *Rule, remember bool)
 	if rule != nil {
 		p.Why = fmt.Sprintf("the rule %q asks for approval", rule.Raw)
 	}
-	if !remember {
+	if !remember && (rule == nil || !rule.strict) {
 		p.Why = "this call needs approval each time"
 	}
 	ans, err := c.Approver.Approve(ctx, p)

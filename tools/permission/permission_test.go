@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -210,5 +211,52 @@ func TestAlwaysAsk(t *testing.T) {
 	unattended := &Checker{Policy: policy, Posture: PostureYolo}
 	if v := unattended.Check(ctx, r); v.Allowed {
 		t.Fatalf("allowed with no one to ask: %+v", v)
+	}
+}
+
+// TestUnparseableNeedsAPerson: a command that does not parse is asked in
+// every posture and refused when no one can be asked.
+func TestUnparseableNeedsAPerson(t *testing.T) {
+	policy, _ := NewPolicy("allow", []string{"Bash"}, nil, nil)
+	ctx := context.Background()
+	r := Request{SessionID: "s", Tool: "bash", Args: args("command", "go test )")}
+	for _, posture := range []Posture{PostureAsk, PostureAuto, PostureYolo} {
+		ap := &fakeApprover{answers: []Answer{AnswerOnce}}
+		c := &Checker{Policy: policy, Approver: ap, Posture: posture}
+		if v := c.Check(ctx, r); !v.Asked || !v.Allowed {
+			t.Errorf("posture %d: %+v, want asked", posture, v)
+		}
+	}
+	if v := (&Checker{Policy: policy}).Check(ctx, r); v.Allowed || !strings.Contains(v.Reason, "could not be parsed") {
+		t.Errorf("unattended: %+v", v)
+	}
+	deny, _ := NewPolicy("deny", nil, nil, nil)
+	if d, _ := deny.Decide("bash", false, r.Args); d != Deny {
+		t.Errorf("mode deny: %v", d)
+	}
+}
+
+func TestCommandPaths(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{"cat ~/.ssh/id_rsa", []string{"/home/u/.ssh/id_rsa"}},
+		{"go test ./... && cp $HOME/.aws/credentials x", []string{"./...", "/home/u/.aws/credentials", "x"}},
+		{"bash -c 'head ${HOME}/.netrc'", []string{"/home/u/.netrc"}},
+		{"tool --key=~/.ssh/k < ~/.gnupg/x", []string{"--key=~/.ssh/k", "/home/u/.ssh/k", "/home/u/.gnupg/x"}},
+		{"echo $SECRET", nil},
+	}
+	for _, tt := range tests {
+		got := CommandPaths(tt.cmd, "/home/u")
+		for _, w := range tt.want {
+			found := false
+			for _, g := range got {
+				found = found || g == w
+			}
+			if !found {
+				t.Errorf("CommandPaths(%q) = %q, missing %q", tt.cmd, got, w)
+			}
+		}
 	}
 }

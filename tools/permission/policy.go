@@ -63,8 +63,22 @@ func (p Policy) Decide(tool string, readOnly bool, args json.RawMessage) (Decisi
 	if readOnly {
 		return Allow, nil
 	}
+	if tool == "bash" {
+		if cmd, ok := commandOf(args); ok && analyzeCommand(cmd).err != nil {
+			// What it would run is unknown: only a person may let it run,
+			// whatever the mode or posture.
+			if p.Mode == Deny {
+				return Deny, nil
+			}
+			return Ask, &unparseable
+		}
+	}
 	return p.Mode, nil
 }
+
+// unparseable is the rule reported for a shell command that does not
+// parse. It is never satisfied by a posture, a grant, or an unattended run.
+var unparseable = Rule{Raw: "a shell command that does not parse", strict: true}
 
 // relativize rewrites an absolute path argument inside the root to a
 // relative one, so `Edit(docs/**)` covers /work/project/docs/a.md.
@@ -109,7 +123,13 @@ func Scope(tool string, args json.RawMessage) string {
 		if prefix := commandPrefix(subj); prefix != "" {
 			return fmt.Sprintf("Bash(%s:*)", prefix)
 		}
-		return "Bash(" + strings.TrimSpace(subj) + ")"
+		// Trim the blanks around the command, unless one is escaped
+		// (`echo a\ `) and trimming would change the command.
+		cmd := strings.Trim(subj, shellBlanks)
+		if canonCommand(cmd) != canonCommand(subj) {
+			cmd = subj
+		}
+		return "Bash(" + cmd + ")"
 	case ok && isFileWriter(tool):
 		return "Edit(" + filepath.ToSlash(subj) + ")"
 	}
@@ -126,20 +146,12 @@ func isFileWriter(tool string) bool {
 }
 
 // commandPrefix returns the program and, when the second word looks like a
-// subcommand, that too: "go test ./..." → "go test", "ls -la" → "ls". A
-// command with shell operators has no safe prefix.
+// subcommand, that too: "go test ./..." → "go test", "ls -la" → "ls". It
+// reads the command as the Bash rules do (see analysis.prefix): a command
+// with more than one simple command, substitutions, redirections to files
+// or dangerous assignments has no safe prefix.
 func commandPrefix(cmd string) string {
-	if strings.ContainsAny(cmd, shellOperators) {
-		return ""
-	}
-	f := strings.Fields(cmd)
-	if len(f) == 0 || strings.Contains(f[0], "=") {
-		return ""
-	}
-	if len(f) > 1 && isWord(f[1]) {
-		return f[0] + " " + f[1]
-	}
-	return f[0]
+	return analyzeCommand(cmd).prefix()
 }
 
 func isWord(s string) bool {

@@ -8,7 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Decision is the outcome of a permission check.
@@ -66,6 +69,9 @@ type Rule struct {
 	// Spec is the specifier; HasSpec tells an empty one from none.
 	Spec    string
 	HasSpec bool
+	// strict marks the internal rules that only a person's answer
+	// satisfies.
+	strict bool
 }
 
 // ParseRule parses one rule.
@@ -124,64 +130,259 @@ func subject(args json.RawMessage) (string, bool) {
 	return "", false
 }
 
+// pathSubjects extracts every path a call names: a move names two, and
+// both must be judged (`move_file docs/a → .git/hooks/x`). Without a path
+// the pattern is the subject.
+func pathSubjects(args json.RawMessage) []string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range []string{"path", "file_path", "source", "destination"} {
+		if s, ok := m[k].(string); ok {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		if s, ok := m["pattern"].(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // matches reports whether the rule covers a call. deny selects the
-// stricter reading for shell commands: a deny rule matches any part of a
-// compound command, while an allow rule must cover it whole.
+// stricter reading used for deny and ask rules: a shell command matches
+// when any part of it does and a call with several paths when any path
+// does, while an allow rule must cover every part and every path.
 func (r Rule) matches(tool string, args json.RawMessage, deny bool) bool {
 	if !r.covers(tool) {
 		return false
 	}
+	if tool == "bash" {
+		cmd, ok := commandOf(args)
+		if !r.HasSpec || r.Spec == "*" {
+			// Even a rule for every command does not allow one that does
+			// not parse: what it would run is unknown.
+			return deny || !ok || analyzeCommand(cmd).err == nil
+		}
+		return ok && matchCommand(r.Spec, cmd, deny)
+	}
 	if !r.HasSpec || r.Spec == "*" {
 		return true
 	}
-	subj, ok := subject(args)
-	if !ok {
+	subjects := pathSubjects(args)
+	if len(subjects) == 0 {
 		return false
 	}
-	if tool == "bash" {
-		return matchCommand(r.Spec, subj, deny)
+	for _, s := range subjects {
+		if m := matchPath(r.Spec, s, deny); m == deny {
+			return m
+		}
 	}
-	return matchPath(r.Spec, subj)
+	return !deny
 }
 
-// shellOperators are the characters that let one command line run more
-// than one command, redirect to files, or substitute output.
-const shellOperators = ";&|<>`$()\n"
-
-// matchCommand matches a Bash specifier. "prefix:*" covers commands that
-// start with prefix as whole words; "*" elsewhere is a wildcard; anything
-// else must equal the command. An allow rule never covers a command that
-// contains shell operators, since the operators could chain anything. A
-// deny rule is checked against the whole command and each part of it.
-func matchCommand(spec, cmd string, deny bool) bool {
-	cmd = strings.TrimSpace(cmd)
-	if !deny {
-		if strings.ContainsAny(cmd, shellOperators) {
-			return false
-		}
-		return matchOneCommand(spec, cmd)
+func commandOf(args json.RawMessage) (string, bool) {
+	var m struct {
+		Command *string `json:"command"`
 	}
-	if matchOneCommand(spec, cmd) {
+	if json.Unmarshal(args, &m) != nil || m.Command == nil {
+		return "", false
+	}
+	return *m.Command, true
+}
+
+// matchCommand matches a Bash specifier against the parsed command. A
+// deny (or ask) rule matches when any part matches, the program also
+// compared by base name and case-folded (/bin/RM is rm on a
+// case-insensitive file system). An allow rule matches when every part is
+// covered: by the specifier, as a harmless builtin, assignment or
+// redirection, or as a transparent wrapper whose inner command is
+// covered. A command that does not parse, or whose expansions could run
+// hidden code, is never allowed by a specifier, except one naming that
+// exact command (a grant of it).
+func matchCommand(spec, cmd string, deny bool) bool {
+	a := analyzeCommand(cmd)
+	s := parseBashSpec(spec)
+	if s.canon != "" && s.canon == a.canon {
 		return true
 	}
-	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return strings.ContainsRune(shellOperators, r) }) {
-		if matchOneCommand(spec, strings.TrimSpace(part)) {
+	if deny {
+		return !a.walk(func(p *part) bool { return !s.matchesPart(p) })
+	}
+	if a.err != nil || len(a.hazards) > 0 {
+		return false
+	}
+	for _, p := range a.parts {
+		if !s.coversPart(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// shellBlanks are the characters the shell separates words with; others,
+// such as \v or a no-break space, are part of a word.
+const shellBlanks = " \t\n"
+
+// A bashSpec is a parsed Bash specifier: `prefix:*` (or the legacy
+// `prefix *`) matches argv starting with the prefix's words, a `*`
+// elsewhere is a wildcard over the argv joined by spaces, and anything
+// else must equal the argv.
+type bashSpec struct {
+	prefix  []string // for prefix specifiers
+	exact   []string // for exact ones
+	pattern string   // for wildcards
+	kind    int
+	// canon is the specifier printed as a parsed command line, so a grant
+	// of an exact compound command covers that command again.
+	canon string
+}
+
+const (
+	specExact = iota
+	specPrefix
+	specWildcard
+)
+
+func parseBashSpec(spec string) bashSpec {
+	// Every form also covers the exact command it spells, so a grant of a
+	// command that happens to end in " *" still covers that command.
+	s := bashSpec{canon: canonCommand(spec)}
+	spec = strings.Trim(spec, shellBlanks)
+	if p, ok := strings.CutSuffix(spec, ":*"); ok {
+		s.kind, s.prefix = specPrefix, specWords(p)
+		return s
+	}
+	if p, ok := strings.CutSuffix(spec, " *"); ok && !strings.Contains(p, "*") {
+		s.kind, s.prefix = specPrefix, specWords(p)
+		return s
+	}
+	if strings.Contains(spec, "*") {
+		s.kind, s.pattern = specWildcard, strings.Join(strings.Fields(spec), " ")
+	} else {
+		s.exact = specWords(spec)
+	}
+	return s
+}
+
+// specWords splits a specifier into words as the shell would, so
+// `Bash(git commit -m "a b")` has four; what does not parse as one plain
+// command is split at spaces.
+func specWords(spec string) []string {
+	stmts, err := parseStmts(spec, syntax.LangBash)
+	if err == nil && len(stmts) == 1 && len(stmts[0].Redirs) == 0 {
+		if call, ok := stmts[0].Cmd.(*syntax.CallExpr); ok && len(call.Assigns) == 0 {
+			w := &walker{an: &analyzer{}}
+			words := make([]string, 0, len(call.Args))
+			for _, a := range call.Args {
+				wd := w.word(a, false)
+				if !wd.lit {
+					return strings.Fields(spec)
+				}
+				words = append(words, wd.text)
+			}
+			return words
+		}
+	}
+	return strings.Fields(spec)
+}
+
+// canonCommand prints a command line canonically, or "" if it does not
+// parse.
+func canonCommand(cmd string) string {
+	if len(cmd) > maxCommandBytes {
+		return ""
+	}
+	stmts, err := parseStmts(cmd, syntax.LangBash)
+	if err != nil || len(stmts) == 0 {
+		return ""
+	}
+	return printStmts(stmts)
+}
+
+// matchWords matches the words of a call. For an allow rule the words the
+// specifier names must be literal, and an exact or wildcard specifier
+// needs every word literal; a prefix one lets later words be anything.
+func (s bashSpec) matchWords(p *part, allow bool) bool {
+	argv := p.argv()
+	lit := p.literalPrefix()
+	switch s.kind {
+	case specPrefix:
+		if len(argv) < len(s.prefix) || allow && lit < len(s.prefix) {
+			return false
+		}
+		return slices.Equal(argv[:len(s.prefix)], s.prefix)
+	case specWildcard:
+		if allow && (lit < len(argv) || p.moreArgs) {
+			return false
+		}
+		return wildcard(s.pattern, strings.Join(argv, " "))
+	}
+	if allow && (lit < len(argv) || p.moreArgs) {
+		return false
+	}
+	return slices.Equal(argv, s.exact)
+}
+
+// matchesPart is the deny reading of one part.
+func (s bashSpec) matchesPart(p *part) bool {
+	if p.kind == partRedirect || len(p.words) == 0 {
+		return false
+	}
+	if s.matchWords(p, false) {
+		return true
+	}
+	if p.kind != partCall {
+		return false
+	}
+	prog := p.words[0].text
+	base := path.Base(prog)
+	lower := strings.ToLower(base)
+	for _, alt := range []string{base, lower, strings.TrimSuffix(lower, ".exe")} {
+		if alt == prog {
+			continue
+		}
+		q := *p
+		q.words = append([]word{{text: alt, lit: p.words[0].lit}}, p.words[1:]...)
+		if s.matchWords(&q, false) {
 			return true
 		}
+	}
+	// rm${IFS}-rf${IFS}x is split at run time.
+	if joined := strings.Join(p.argv(), " "); strings.Contains(joined, "IFS") {
+		var q part
+		for _, f := range strings.Fields(ifsSplitter.Replace(joined)) {
+			q.words = append(q.words, word{text: f})
+		}
+		return len(q.words) > 0 && q.words[0].text != prog && s.matchesPart(&q)
 	}
 	return false
 }
 
-func matchOneCommand(spec, cmd string) bool {
-	cmd = strings.Join(strings.Fields(cmd), " ")
-	if prefix, ok := strings.CutSuffix(spec, ":*"); ok {
-		prefix = strings.Join(strings.Fields(prefix), " ")
-		return cmd == prefix || strings.HasPrefix(cmd, prefix+" ")
+var ifsSplitter = strings.NewReplacer("${IFS}", " ", "$IFS", " ")
+
+// coversPart is the allow reading of one part.
+func (s bashSpec) coversPart(p *part) bool {
+	switch {
+	case p.harmless:
+		return true
+	case p.kind != partCall:
+		return false
+	case s.matchWords(p, true):
+		// A wrapper the rule names covers what it runs.
+		return true
+	case p.wrap == transparent && p.understood && len(p.inner) > 0:
+		for _, in := range p.inner {
+			if !s.coversPart(in) {
+				return false
+			}
+		}
+		return true
 	}
-	if strings.Contains(spec, "*") {
-		return wildcard(strings.Join(strings.Fields(spec), " "), cmd)
-	}
-	return cmd == strings.Join(strings.Fields(spec), " ")
+	return false
 }
 
 // wildcard matches s against a pattern where * is any run of characters.
@@ -204,18 +405,38 @@ func wildcard(pattern, s string) bool {
 	return s == ""
 }
 
-// matchPath matches a path specifier, a glob where ** spans directories.
-// Both sides are compared slash-separated; a pattern without a slash
-// matches the base name anywhere.
-func matchPath(spec, p string) bool {
+// matchPath matches a path specifier, a glob where ** spans directories
+// and a pattern without a slash matches the base name anywhere. The path
+// is cleaned first, and a relative one that leaves the root (`../x`)
+// never matches a relative pattern, nor an absolute path (one outside the
+// root, as Policy.relativize made those inside it relative) a relative
+// pattern; an absolute pattern matches absolute paths. Matching is
+// case-sensitive, except that deny reads it case-insensitively, as a
+// case-insensitive file system would (`.GIT/config` is .git/config on
+// macOS), and lets a base-name pattern match any path.
+func matchPath(spec, p string, deny bool) bool {
 	p = path.Clean(strings.ReplaceAll(p, "\\", "/"))
-	p = strings.TrimPrefix(p, "./")
-	spec = strings.TrimPrefix(spec, "./")
+	spec = path.Clean(strings.ReplaceAll(spec, "\\", "/"))
+	if deny {
+		p, spec = strings.ToLower(p), strings.ToLower(spec)
+	}
+	abs, specAbs := isAbsPath(p), isAbsPath(spec)
+	outside := !abs && (p == ".." || strings.HasPrefix(p, "../"))
 	if !strings.Contains(spec, "/") {
+		if !deny && (abs || outside) {
+			return false
+		}
 		ok, _ := path.Match(spec, path.Base(p))
 		return ok || spec == p
 	}
+	if abs != specAbs || outside {
+		return false
+	}
 	return globMatch(strings.Split(spec, "/"), strings.Split(p, "/"))
+}
+
+func isAbsPath(p string) bool {
+	return strings.HasPrefix(p, "/") || len(p) >= 3 && p[1] == ':' && p[2] == '/'
 }
 
 func globMatch(pat, segs []string) bool {
