@@ -21,6 +21,7 @@ type Config struct {
 	Tools        ToolsConfig      `toml:"tools"`
 	Permissions  PermissionConfig `toml:"permissions"`
 	Sandbox      SandboxConfig    `toml:"sandbox"`
+	Graph        GraphConfig      `toml:"graph"`
 	Plugins      []PluginConfig   `toml:"plugins"`
 
 	// Files lists the files that were loaded, lowest precedence first.
@@ -111,6 +112,40 @@ type SandboxConfig struct {
 	Network bool `toml:"network"`
 
 	bashAt Pos
+}
+
+// GraphConfig is the [graph] table: the language servers the agent
+// navigates code with.
+type GraphConfig struct {
+	// Enabled turns the project graph on; default true.
+	Enabled *bool `toml:"enabled"`
+	// VerifyAfterEdit appends a changed file's new diagnostics to the
+	// edit's result; default true.
+	VerifyAfterEdit *bool `toml:"verify_after_edit"`
+	// SettleMS bounds the wait for diagnostics after an edit; 0 means the
+	// default.
+	SettleMS int `toml:"settle_ms"`
+	// Servers add to, or replace by name, the built-in servers (gopls,
+	// pyright, typescript-language-server).
+	Servers []GraphServer `toml:"servers"`
+}
+
+// GraphServer is one [[graph.servers]] entry.
+type GraphServer struct {
+	Name        string   `toml:"name"`
+	Command     []string `toml:"command"`
+	Extensions  []string `toml:"extensions"`
+	RootMarkers []string `toml:"root_markers"`
+	// InitializationOptions are sent to the server as they are.
+	InitializationOptions map[string]any `toml:"initialization_options"`
+}
+
+// On reports whether a *bool setting is on, given its default.
+func On(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
 }
 
 // PluginConfig is one [[plugins]] entry, an MCP server.

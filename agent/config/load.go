@@ -182,6 +182,27 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	if set("sandbox", "network") {
 		s.Network = l.Sandbox.Network
 	}
+	g := &c.Graph
+	if set("graph", "enabled") {
+		g.Enabled = l.Graph.Enabled
+	}
+	if set("graph", "verify_after_edit") {
+		g.VerifyAfterEdit = l.Graph.VerifyAfterEdit
+	}
+	if set("graph", "settle_ms") {
+		g.SettleMS = l.Graph.SettleMS
+	}
+	for _, srv := range l.Graph.Servers {
+		replaced := false
+		for i := range g.Servers {
+			if g.Servers[i].Name == srv.Name {
+				g.Servers[i], replaced = srv, true
+			}
+		}
+		if !replaced {
+			g.Servers = append(g.Servers, srv)
+		}
+	}
 	for i := range l.Plugins {
 		pl := l.Plugins[i]
 		pl.At = Pos{File: path, Line: loc.find("plugins", i, "")}

@@ -1,0 +1,72 @@
+package tools
+
+import "context"
+
+// A Navigator answers questions about code from live language servers:
+// what a symbol is, where it is defined, what uses it, what a rename would
+// touch, and what is broken after an edit. Package graph implements it;
+// the project_graph and rename_symbol tools and the agent's
+// verify-after-edit step use it through Env.Navigator.
+//
+// Errors it returns are worded for the model (a missing language server
+// says which and how to install it); tools pass them on as results.
+type Navigator interface {
+	// Graph runs one project_graph action and returns compact JSON.
+	Graph(ctx context.Context, q GraphQuery) (string, error)
+	// Rename computes the file changes renaming the symbol at a position
+	// makes, and a one-line summary; the caller applies them through FS.
+	Rename(ctx context.Context, path string, line, column int, newName string) ([]Change, string, error)
+	// Verify reports the diagnostics of files just changed, after their
+	// servers settle (bounded); "" when there is nothing to report or no
+	// server for them.
+	Verify(ctx context.Context, paths []string) string
+	// DiskChanged says files may have changed on disk without anyone
+	// saying which: a shell command ran. The servers catch up before
+	// their next question.
+	DiskChanged()
+	// Close shuts the language servers down.
+	Close() error
+}
+
+// GraphQuery is a project_graph call. Paths are absolute; Line and Column
+// are 1-based, in characters (Unicode code points) of the line.
+type GraphQuery struct {
+	Action  string // find_symbol, find_references, definition, rename_check, diagnostics
+	Symbol  string
+	Path    string
+	Line    int
+	Column  int
+	NewName string
+	// Changed lists the files changed this turn, for diagnostics with no
+	// path.
+	Changed []string
+}
+
+// OpenDocument is a document whose text differs from the disk or is being
+// edited: the editor's open buffers, and edits the editor holds unsaved.
+type OpenDocument struct {
+	Path    string
+	Text    string
+	Version int32
+}
+
+// DocumentSource is implemented by FS implementations that hold documents
+// the disk does not show (the editor's). Language servers are kept in sync
+// with them.
+type DocumentSource interface {
+	OpenDocuments() []OpenDocument
+}
+
+type changedKey struct{}
+
+// WithChanged records on ctx the files changed so far in a turn, for
+// tools that act on them (project_graph diagnostics).
+func WithChanged(ctx context.Context, paths []string) context.Context {
+	return context.WithValue(ctx, changedKey{}, paths)
+}
+
+// ChangedIn returns the files WithChanged recorded.
+func ChangedIn(ctx context.Context) []string {
+	p, _ := ctx.Value(changedKey{}).([]string)
+	return p
+}
