@@ -62,6 +62,11 @@ type Agent struct {
 	// built-in one.
 	SystemPrompt string
 
+	// VerifyAfterEdit appends a changed file's diagnostics (from
+	// Env.Navigator) to the result of the tool that changed it.
+	VerifyAfterEdit bool
+	ownsNavigator   bool // Close closes Env.Navigator
+
 	// Secrets are values that must not reach the model, the session
 	// files or the events: they are replaced wherever they appear.
 	Secrets []Secret
@@ -161,6 +166,15 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 			Text: "the tool set changed since this session started; the first request will miss the prompt cache"})
 	}
 	return s, nil
+}
+
+// Close releases what the agent holds beyond its sessions: the language
+// servers of its project graph, unless they belong to Options.Navigators.
+func (a *Agent) Close() error {
+	if a.ownsNavigator && a.Env != nil && a.Env.Navigator != nil {
+		return a.Env.Navigator.Close()
+	}
+	return nil
 }
 
 // Messages returns a copy of the conversation.

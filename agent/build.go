@@ -33,7 +33,14 @@ type Options struct {
 	FS tools.FS
 	// Sink receives events.
 	Sink func(Event)
+	// Navigators shares project graphs among the agents built with it;
+	// nil gives the agent a graph of its own, closed by Agent.Close.
+	Navigators *Navigators
 }
+
+// graphTools are the tools that need a project graph; they are not
+// offered when [graph] is turned off.
+var graphTools = map[string]bool{"project_graph": true, "rename_symbol": true}
 
 // Build assembles an Agent from configuration: it resolves the model and
 // its key, creates the provider, the tool registry, the sandbox and the
@@ -97,8 +104,12 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	graphOn := config.On(cfg.Graph.Enabled, true)
 	var offered []tools.Tool
 	for _, name := range builtins.Names() {
+		if graphTools[name] && !graphOn {
+			continue
+		}
 		t, _ := builtins.Get(name)
 		offered = append(offered, t)
 	}
@@ -182,6 +193,16 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	}
 	if opts.Approver != nil {
 		env.EscalateUnconfined = escalation(opts.Approver)
+	}
+	if graphOn {
+		mk := func() tools.Navigator { return newNavigator(root, fsys, cfg.Graph) }
+		if opts.Navigators != nil {
+			env.Navigator = opts.Navigators.get(root, cfg.Graph, mk)
+		} else {
+			env.Navigator = mk()
+			a.ownsNavigator = true
+		}
+		a.VerifyAfterEdit = env.Navigator != nil && config.On(cfg.Graph.VerifyAfterEdit, true)
 	}
 	return a, nil
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -122,7 +123,7 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Content: "Cancelled by the user before it ran.", IsError: true, Summary: "cancelled"}
 	}
-	res, err := safeExecute(ctx, tool, t.a.Env, args)
+	res, err := safeExecute(tools.WithChanged(ctx, t.changedFiles()), tool, t.a.Env, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{Content: "Cancelled by the user while running.", IsError: true, Summary: "cancelled"}
@@ -130,7 +131,43 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("%s failed: %v", c.Name, err)})
 		return tools.Errorf("%s failed: %v", c.Name, err)
 	}
+	if nav := t.a.Env.Navigator; nav != nil && len(res.Changed) == 0 && !tool.ReadOnly() {
+		// A shell command (or a plugin) may have changed any file.
+		nav.DiskChanged()
+	}
+	if len(res.Changed) > 0 {
+		t.noteChanged(res.Changed)
+		if !res.IsError && t.a.VerifyAfterEdit && t.a.Env.Navigator != nil {
+			// Show the model the breakage its edit caused while the edit is
+			// fresh, rather than at the next build.
+			res.Content += t.a.Env.Navigator.Verify(ctx, res.Changed)
+		}
+	}
 	return res
+}
+
+// noteChanged records files the turn changed.
+func (t *turn) noteChanged(paths []string) {
+	t.changedMu.Lock()
+	defer t.changedMu.Unlock()
+	if t.changed == nil {
+		t.changed = map[string]bool{}
+	}
+	for _, p := range paths {
+		t.changed[p] = true
+	}
+}
+
+// changedFiles lists the files the turn changed so far, sorted.
+func (t *turn) changedFiles() []string {
+	t.changedMu.Lock()
+	defer t.changedMu.Unlock()
+	out := make([]string, 0, len(t.changed))
+	for p := range t.changed {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // safeExecute runs a tool, turning a panic into an error: a bug in one tool

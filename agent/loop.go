@@ -59,6 +59,10 @@ type turn struct {
 	usage provider.Usage
 	cost  float64
 
+	// changedMu guards changed, the files the turn's tools changed.
+	changedMu sync.Mutex
+	changed   map[string]bool
+
 	// emitMu serialises events of this turn: parallel tool calls report
 	// from several goroutines, and a Sink sees one event at a time per
 	// session.

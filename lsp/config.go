@@ -150,12 +150,13 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 		s.log.Warn("config", "warning", w)
 	}
 	a, err := agent.Build(cfg, agent.Options{
-		Dir:      root,
-		Approver: &approver{s: s},
-		Plans:    &approver{s: s},
-		Notify:   func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
-		FS:       &editorFS{s: s},
-		Sink:     s.event,
+		Dir:        root,
+		Approver:   &approver{s: s},
+		Plans:      &approver{s: s},
+		Notify:     func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
+		FS:         &editorFS{s: s},
+		Sink:       s.event,
+		Navigators: s.navs,
 	})
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/reasonix/reasonix/agent/provider/scripted"
+	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/lsp/lsptest"
 )
 
@@ -21,7 +22,8 @@ import (
 // fake editor connected to the real server, with a scripted model.
 //
 // A scenario holds the workspace (files/...), the model's script (model),
-// extra project config (config), the editor's capabilities (editor: words
+// extra project config (config), programs it needs (needs: language
+// servers; skipped without them), the editor's capabilities (editor: words
 // among events, saveDocuments, noResourceOps, noProgress, utf8,
 // lateDidChange, approvals) and the
 // steps, one per line:
@@ -78,6 +80,15 @@ func runScenario(t *testing.T, file string) {
 			editor = string(f.Data)
 		case f.Name == "steps":
 			steps = string(f.Data)
+		case f.Name == "needs":
+			for _, prog := range strings.Fields(string(f.Data)) {
+				if _, err := graph.LookPath(prog); err != nil {
+					if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
+						t.Fatalf("%v; REASONIX_REQUIRE_PEERS=1 requires it (make peers installs it)", err)
+					}
+					t.Skipf("%v (make peers installs it)", err)
+				}
+			}
 		case strings.HasPrefix(f.Name, "files/"):
 			files[strings.TrimPrefix(f.Name, "files/")] = string(f.Data)
 		default:
@@ -294,7 +305,7 @@ func (sc *scenario) expect(n int, a []string) {
 	case "result":
 		got := fmt.Sprint(sc.result[a[1]])
 		if want := strings.Join(a[3:], " "); !strings.Contains(got, want) {
-			t.Fatalf("step %d: result %s = %q, want it to contain %q", n, a[1], got, want)
+			t.Fatalf("step %d: result %s = %q, want it to contain %q (result: %v)", n, a[1], got, want, sc.result)
 		}
 	default:
 		t.Fatalf("step %d: unknown expectation %q", n, a[0])

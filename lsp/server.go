@@ -23,6 +23,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/agent"
 )
 
 // Options configure a server.
@@ -69,6 +71,9 @@ type Server struct {
 	exitCode int
 
 	sessions *sessions
+	// navs keeps the project graphs (language servers) of the workspaces
+	// across agent rebuilds; teardown closes them.
+	navs     *agent.Navigators
 	inflight inflight
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -105,6 +110,7 @@ func New(opts Options) *Server {
 		exited:   make(chan struct{}),
 	}
 	s.sessions = newSessions(s)
+	s.navs = &agent.Navigators{}
 	return s
 }
 
@@ -158,6 +164,9 @@ func (s *Server) teardown() {
 		s.log.Warn("turns did not stop in time; exiting anyway")
 	}
 	s.sessions.closeAll()
+	if err := s.navs.Close(); err != nil {
+		s.log.Warn("stopping language servers", "err", err)
+	}
 }
 
 // handle is the connection's one handler. It enforces the lifecycle,

@@ -1,12 +1,14 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -106,6 +108,20 @@ func (t *editTracker) lookup(path string) (content *string, ok bool) {
 	return content, ok
 }
 
+// pendingTexts returns the content the agent wrote into documents the
+// editor does not report as open, by path; deleted files are left out.
+func (t *editTracker) pendingTexts() map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]string, len(t.pending))
+	for p, c := range t.pending {
+		if c != nil {
+			out[p] = *c
+		}
+	}
+	return out
+}
+
 // dirtyUnder lists the unsaved paths inside root, sorted.
 func (t *editTracker) dirtyUnder(root string) []string {
 	t.mu.Lock()
@@ -125,7 +141,38 @@ type editorFS struct {
 	s *Server
 }
 
-var _ tools.FS = (*editorFS)(nil)
+var (
+	_ tools.FS             = (*editorFS)(nil)
+	_ tools.DocumentSource = (*editorFS)(nil)
+)
+
+// OpenDocuments returns the documents whose text the editor holds: its
+// open buffers, as the agent's last accepted edit left them, and content
+// the agent wrote that has not reached the disk. Language servers are
+// kept in step with these, so what they report matches what the user sees.
+func (f *editorFS) OpenDocuments() []tools.OpenDocument {
+	pending := f.s.edits.pendingTexts()
+	var out []tools.OpenDocument
+	for _, d := range f.s.docs.all() {
+		if d.Path == "" {
+			continue
+		}
+		text := d.Text
+		if t, ok := f.s.edits.afterEdit(d); ok {
+			text = t
+		}
+		delete(pending, d.Path)
+		if n := len(out); n > 0 && out[n-1].Path == d.Path {
+			continue // two URIs for one file: the least URI wins, as in byPath
+		}
+		out = append(out, tools.OpenDocument{Path: d.Path, Text: text, Version: d.Version})
+	}
+	for p, text := range pending {
+		out = append(out, tools.OpenDocument{Path: p, Text: text})
+	}
+	slices.SortFunc(out, func(a, b tools.OpenDocument) int { return cmp.Compare(a.Path, b.Path) })
+	return out
+}
 
 func (f *editorFS) ReadFile(name string) ([]byte, error) {
 	if d, ok := f.s.docs.byPath(name); ok {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/agent/provider/scripted"
+	"github.com/reasonix/reasonix/graph"
 )
 
 // reasonixBin is the binary under test, built once by TestMain.
@@ -105,6 +106,19 @@ func startScripted(t *testing.T, script string) (*scripted.Server, string) {
 	return srv, cfg
 }
 
+// requireProgram skips the test when a language server it needs is not
+// installed, or fails it under REASONIX_REQUIRE_PEERS=1 (make test installs
+// them).
+func requireProgram(t *testing.T, prog string) {
+	t.Helper()
+	if _, err := graph.LookPath(prog); err != nil {
+		if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
+			t.Fatalf("%v; REASONIX_REQUIRE_PEERS=1 requires it (make peers installs it)", err)
+		}
+		t.Skipf("%v (make peers installs it)", err)
+	}
+}
+
 // TestTranscripts plays every scenario in testdata through the real
 // binary against the scripted model server and checks the workspace
 // afterwards. The server refuses any request whose expectations fail, so
@@ -119,6 +133,9 @@ func TestTranscripts(t *testing.T) {
 			sc, err := scripted.LoadScenario(file)
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, prog := range sc.Needs {
+				requireProgram(t, prog)
 			}
 			work := t.TempDir()
 			if err := sc.WriteFiles(work); err != nil {

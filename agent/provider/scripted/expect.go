@@ -52,12 +52,20 @@ func (e expectation) check(req *chatRequest, body []byte) string {
 		}
 		return fmt.Sprintf("expected a system message containing %q, but the request has none", e.arg)
 	case "tool":
+		var seen []string
 		for _, m := range req.Messages[req.lastAssistant()+1:] {
-			if m.Role == "tool" && strings.Contains(m.Content, e.arg) {
+			if m.Role != "tool" {
+				continue
+			}
+			if strings.Contains(m.Content, e.arg) {
 				return ""
 			}
+			seen = append(seen, excerptN(m.Content, 1000))
 		}
-		return fmt.Sprintf("expected a tool message after the last assistant message containing %q, found none", e.arg)
+		if len(seen) == 0 {
+			return fmt.Sprintf("expected a tool message after the last assistant message containing %q, but there is none", e.arg)
+		}
+		return fmt.Sprintf("expected a tool message after the last assistant message containing %q; they are %s", e.arg, strings.Join(seen, ", "))
 	case "tools":
 		var names []string
 		for _, t := range req.Tools {
@@ -94,8 +102,10 @@ func (st *step) applies(req *chatRequest) bool {
 
 // excerpt quotes s for an error message, shortened so one huge message
 // cannot drown the explanation.
-func excerpt(s string) string {
-	const max = 200
+func excerpt(s string) string { return excerptN(s, 200) }
+
+// excerptN quotes s, cut to about max bytes.
+func excerptN(s string, max int) string {
 	if len(s) <= max {
 		return fmt.Sprintf("%q", s)
 	}

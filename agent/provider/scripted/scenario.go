@@ -26,6 +26,8 @@ import (
 //	-- stdout --       lines that must each appear in the run's stdout
 //	-- stdout-absent -- lines that must not appear in the run's stdout
 //	-- stderr --       lines that must each appear in the run's stderr
+//	-- needs --        programs the run needs (language servers), one per
+//	                   line; the runner skips the scenario without them
 type Scenario struct {
 	Comment string
 	Prompt  string
@@ -41,6 +43,8 @@ type Scenario struct {
 	// StdoutAbsent lists text that must not appear in stdout.
 	StdoutAbsent []string
 	Stderr       []string
+	// Needs lists programs the scenario cannot run without.
+	Needs []string
 }
 
 // ParseScenario reads a scenario archive.
@@ -80,6 +84,8 @@ func ParseScenario(data []byte) (*Scenario, error) {
 			sc.StdoutAbsent = nonEmptyLines(body)
 		case name == "stderr":
 			sc.Stderr = nonEmptyLines(body)
+		case name == "needs":
+			sc.Needs = nonEmptyLines(body)
 		case strings.HasPrefix(name, "files/"):
 			sc.Files[strings.TrimPrefix(name, "files/")] = body
 		case strings.HasPrefix(name, "want/"):

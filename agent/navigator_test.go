@@ -1,0 +1,145 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// fakeNavigator records what the loop tells the project graph.
+type fakeNavigator struct {
+	mu       sync.Mutex
+	verified [][]string
+	disk     int
+	closed   int
+}
+
+func (f *fakeNavigator) Graph(context.Context, tools.GraphQuery) (string, error) { return "{}", nil }
+func (f *fakeNavigator) Rename(context.Context, string, int, int, string) ([]tools.Change, string, error) {
+	return nil, "", nil
+}
+func (f *fakeNavigator) Verify(_ context.Context, paths []string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.verified = append(f.verified, paths)
+	return "\n\nDiagnostics after the edit:\n" + strings.Join(paths, ",") + ":1:1: error: broken"
+}
+func (f *fakeNavigator) DiskChanged() { f.mu.Lock(); f.disk++; f.mu.Unlock() }
+func (f *fakeNavigator) Close() error { f.mu.Lock(); f.closed++; f.mu.Unlock(); return nil }
+
+// changeTool is a writer that reports the file named in its arguments as
+// changed, and records the files the turn had changed before it ran.
+type changeTool struct {
+	mu     sync.Mutex
+	before [][]string
+}
+
+func (*changeTool) Name() string            { return "change" }
+func (*changeTool) Description() string     { return "change" }
+func (*changeTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (*changeTool) ReadOnly() bool          { return false }
+func (c *changeTool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
+	var a struct{ Path string }
+	json.Unmarshal(args, &a)
+	c.mu.Lock()
+	c.before = append(c.before, tools.ChangedIn(ctx))
+	c.mu.Unlock()
+	return tools.Result{Content: "changed " + a.Path, Changed: []string{a.Path}}, nil
+}
+
+func TestTheLoopKeepsTheGraphInformed(t *testing.T) {
+	changer := &changeTool{}
+	shell := &probeTool{name: "shell"}
+	reader := &probeTool{name: "look", readOnly: true}
+	h := newHarness(t, []provider.Response{
+		calls(tc("1", "change", `{"path":"/w/a.go"}`)),
+		calls(tc("2", "shell", `{}`)),
+		calls(tc("3", "look", `{}`)),
+		calls(tc("4", "change", `{"path":"/w/b.go"}`)),
+		answer("done"),
+	}, changer, shell, reader)
+	nav := &fakeNavigator{}
+	h.a.Env.Navigator = nav
+	h.a.VerifyAfterEdit = true
+	s, err := h.a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.a.Run(context.Background(), s, "go"); err != nil {
+		t.Fatal(err)
+	}
+
+	if want := [][]string{{"/w/a.go"}, {"/w/b.go"}}; !slices.EqualFunc(nav.verified, want, slices.Equal) {
+		t.Errorf("verified %v, want %v", nav.verified, want)
+	}
+	// The edit's result carries the diagnostics Verify found.
+	msgs := h.prov.requests[1].Messages
+	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "changed /w/a.go") || !strings.Contains(got, "/w/a.go:1:1: error: broken") {
+		t.Errorf("edit result = %q", got)
+	}
+	// Only the shell command, which may change anything, marks the disk.
+	if nav.disk != 1 {
+		t.Errorf("DiskChanged called %d times, want 1 (after the shell command only)", nav.disk)
+	}
+	// A tool sees the files the turn changed before it.
+	if want := [][]string{{}, {"/w/a.go"}}; !slices.EqualFunc(changer.before, want, slices.Equal) {
+		t.Errorf("changed files seen by tools: %v, want %v", changer.before, want)
+	}
+	// The agent does not own this navigator: Close leaves it alone.
+	h.a.Close()
+	if nav.closed != 0 {
+		t.Errorf("Close closed a navigator the agent does not own")
+	}
+}
+
+func TestVerifyAfterEditOff(t *testing.T) {
+	h := newHarness(t, []provider.Response{
+		calls(tc("1", "change", `{"path":"/w/a.go"}`)),
+		answer("done"),
+	}, &changeTool{})
+	nav := &fakeNavigator{}
+	h.a.Env.Navigator = nav
+	s, _ := h.a.NewSession()
+	if _, err := h.a.Run(context.Background(), s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if len(nav.verified) != 0 {
+		t.Errorf("Verify ran with verify_after_edit off: %v", nav.verified)
+	}
+}
+
+func TestNavigatorsShareAndReplace(t *testing.T) {
+	var p Navigators
+	var made []*fakeNavigator
+	mk := func() tools.Navigator { n := &fakeNavigator{}; made = append(made, n); return n }
+	on := config.GraphConfig{}
+	a := p.get("/w", on, mk)
+	if b := p.get("/w", on, mk); b != a || len(made) != 1 {
+		t.Fatalf("same root and settings: got a second navigator")
+	}
+	other := p.get("/v", on, mk)
+	if other == a {
+		t.Fatalf("another root shares a navigator")
+	}
+	changed := config.GraphConfig{SettleMS: 10}
+	if c := p.get("/w", changed, mk); c == a {
+		t.Fatalf("new settings kept the old navigator")
+	}
+	if made[0].closed != 1 {
+		t.Errorf("the replaced navigator was not closed")
+	}
+	p.Close()
+	if made[1].closed != 1 || made[2].closed != 1 {
+		t.Errorf("Close left navigators open: %d %d", made[1].closed, made[2].closed)
+	}
+	if n := p.get("/w", on, mk); n != nil {
+		t.Errorf("a closed pool handed out a navigator")
+	}
+}
