@@ -11,7 +11,7 @@ PLATFORMS := darwin/amd64 darwin/arm64 linux/amd64 linux/arm64 windows/amd64 win
 
 export CGO_ENABLED = 0
 
-.PHONY: all build test test-editors vet fmt fmt-check cross bench demo demo-editor vsix deps peers clean
+.PHONY: all build test test-editors vet fmt fmt-check cross bench demo demo-editor vsix deps peers graph-servers clean
 
 all: build
 
@@ -28,8 +28,10 @@ deps:
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq ripgrep >/dev/null; }
 
 # peers installs the real LSP clients that lsp/clients_test.go drives
-# (Neovim, Emacs with eglot, and the Node client library), each only when
-# it is missing. apt-get update runs once, and only if something is.
+# (Neovim, Emacs with eglot, and the Node client library) and the language
+# servers the project graph drives (gopls, pyright,
+# typescript-language-server), each only when it is missing. apt-get
+# update runs once, and only if something is.
 NODE_CLIENT := lsp/testdata/clients/node
 VSCODE      := editors/vscode
 
@@ -54,6 +56,12 @@ peers:
 		echo "installing the VS Code extension's packages in $(VSCODE)"; \
 		(cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
 	fi
+	@$(MAKE) --no-print-directory graph-servers
+
+# graph-servers installs the language servers the project graph's tests
+# and benchmark drive, when missing.
+graph-servers:
+	@sh graph/testdata/servers/install.sh
 
 vet: fmt-check
 	$(GO) vet ./...
@@ -103,13 +111,15 @@ cross:
 # ripgrep on Go's own source tree, the harness overhead per tool round
 # trip, the prompt-cache hit ratio of a scripted session, and for the
 # language server the initialize round trip, idle RSS and codeAction
-# latency (p50/p99, alone and while a turn streams).
-bench: deps
+# latency (p50/p99, alone and while a turn streams), and for the project
+# graph a warm find_references against the gopls command line.
+bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'GrepVsRipgrep' -benchtime 5x ./tools/builtin
 	$(GO) test -run '^$$' -bench 'RoundTrip' -benchtime 500x ./agent/
 	$(GO) test -run '^$$' -bench 'PromptCache' -benchtime 3x ./agent/
 	$(GO) test -run '^$$' -bench 'Initialize' -benchtime 10x ./lsp/
 	$(GO) test -run '^$$' -bench 'CodeAction' -benchtime 300x ./lsp/
+	$(GO) test -run '^$$' -bench 'ReferencesStd' -benchtime 5x ./graph/
 
 demo: build
 	@sh testdata/demo/demo.sh
