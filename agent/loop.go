@@ -96,6 +96,12 @@ func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 		prompt = s.redact.apply(prompt)
 	}
 	t.event(Event{Kind: EventTurnStart, Text: prompt})
+	if a.Env != nil && a.Env.Navigator != nil {
+		// Between turns the user may have changed files outside the
+		// editor (a checkout, a build); the language servers catch up
+		// before they next answer.
+		a.Env.Navigator.DiskChanged()
+	}
 	content := prompt
 	if s.PlanMode() {
 		content = planNote + prompt

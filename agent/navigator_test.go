@@ -84,9 +84,10 @@ func TestTheLoopKeepsTheGraphInformed(t *testing.T) {
 	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "changed /w/a.go") || !strings.Contains(got, "/w/a.go:1:1: error: broken") {
 		t.Errorf("edit result = %q", got)
 	}
-	// Only the shell command, which may change anything, marks the disk.
-	if nav.disk != 1 {
-		t.Errorf("DiskChanged called %d times, want 1 (after the shell command only)", nav.disk)
+	// The turn's start and the shell command, which may change anything,
+	// mark the disk; reads and edits that name their files do not.
+	if nav.disk != 2 {
+		t.Errorf("DiskChanged called %d times, want 2 (at the turn's start and after the shell command)", nav.disk)
 	}
 	// A tool sees the files the turn changed before it.
 	if want := [][]string{{}, {"/w/a.go"}}; !slices.EqualFunc(changer.before, want, slices.Equal) {
