@@ -86,6 +86,9 @@ type ToolsConfig struct {
 	// Enabled restricts the built-in tools; empty means all.
 	Enabled            []string `toml:"enabled"`
 	BashTimeoutSeconds int      `toml:"bash_timeout_seconds"`
+	// MCPCallTimeoutSeconds bounds an MCP tool call when its plugin sets
+	// no bound of its own; 0 means the default (300 s).
+	MCPCallTimeoutSeconds int `toml:"mcp_call_timeout_seconds"`
 }
 
 // PermissionConfig is the [permissions] table.

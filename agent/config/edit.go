@@ -169,7 +169,10 @@ func stripComments(s string) string {
 
 // Expand replaces ${VAR} and ${VAR:-default} with environment values and
 // a leading ~/ with the home directory.
-func Expand(s string) string {
+func Expand(s string) string { return ExpandWith(s, os.LookupEnv) }
+
+// ExpandWith is Expand with variables looked up by lookup.
+func ExpandWith(s string, lookup func(string) (string, bool)) string {
 	if strings.HasPrefix(s, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			s = home + s[1:]
@@ -190,7 +193,7 @@ func Expand(s string) string {
 		b.WriteString(s[:i])
 		expr := s[i+2 : i+j]
 		name, def, hasDef := strings.Cut(expr, ":-")
-		v, ok := os.LookupEnv(name)
+		v, ok := lookup(name)
 		if (!ok || v == "") && hasDef {
 			v = def
 		}

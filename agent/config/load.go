@@ -45,6 +45,9 @@ func Load(opts Options) (*Config, error) {
 			return nil, err
 		}
 	}
+	if opts.Dir != "" {
+		c.loadMCPJSON(opts.Dir)
+	}
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
@@ -154,6 +157,9 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	}
 	if set("tools", "enabled") {
 		c.Tools.Enabled = l.Tools.Enabled
+	}
+	if set("tools", "mcp_call_timeout_seconds") {
+		c.Tools.MCPCallTimeoutSeconds = l.Tools.MCPCallTimeoutSeconds
 	}
 	if set("tools", "bash_timeout_seconds") {
 		c.Tools.BashTimeoutSeconds = l.Tools.BashTimeoutSeconds
@@ -276,8 +282,21 @@ func (c *Config) validate() error {
 	default:
 		return &Error{At: c.Sandbox.bashAt, Msg: fmt.Sprintf("[sandbox] bash must be enforce or off, not %q", c.Sandbox.Bash)}
 	}
-	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Tools.BashTimeoutSeconds < 0 {
-		return &Error{Msg: "max_steps, token_budget and bash_timeout_seconds must not be negative"}
+	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Tools.BashTimeoutSeconds < 0 || c.Tools.MCPCallTimeoutSeconds < 0 {
+		return &Error{Msg: "max_steps, token_budget, bash_timeout_seconds and mcp_call_timeout_seconds must not be negative"}
+	}
+	seenPlugin := map[string]bool{}
+	for _, p := range c.Plugins {
+		if p.Name == "" {
+			return &Error{At: p.At, Msg: "a [[plugins]] entry has no name"}
+		}
+		if seenPlugin[p.Name] {
+			return &Error{At: p.At, Msg: fmt.Sprintf("plugin %q is declared twice", p.Name)}
+		}
+		seenPlugin[p.Name] = true
+		if err := p.check(); err != nil {
+			return &Error{At: p.At, Msg: fmt.Sprintf("plugin %q: %v", p.Name, err)}
+		}
 	}
 	return nil
 }

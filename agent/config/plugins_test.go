@@ -1,0 +1,147 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestMCPJSON reads a .mcp.json written for Claude Code: stdio and remote
+// servers, a bare url read as HTTP, and [[plugins]] winning a name clash.
+func TestMCPJSON(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "reasonix.toml", `
+[[plugins]]
+name    = "everything"
+command = "from-toml"
+`)
+	writeFile(t, dir, ".mcp.json", `{
+  "mcpServers": {
+    "everything": { "command": "from-json" },
+    "fs": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "."],
+      "env": { "DEBUG": "1" }
+    },
+    "stripe": {
+      "type": "http",
+      "url": "https://mcp.example.test/mcp",
+      "headers": { "Authorization": "Bearer ${STRIPE_KEY}" },
+      "timeout": 30
+    },
+    "bare": { "url": "http://127.0.0.1:1/mcp" }
+  }
+}`)
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]PluginConfig{}
+	for _, p := range c.Plugins {
+		by[p.Name] = p
+	}
+	if len(by) != 4 {
+		t.Fatalf("plugins %+v", c.Plugins)
+	}
+	if by["everything"].Command != "from-toml" {
+		t.Errorf("the TOML entry should win a name clash: %+v", by["everything"])
+	}
+	if fs := by["fs"]; fs.Transport() != "stdio" || !slices.Equal(fs.Args, []string{"-y", "@modelcontextprotocol/server-filesystem", "."}) || fs.Env["DEBUG"] != "1" || fs.At.Line != 4 {
+		t.Errorf("fs = %+v", fs)
+	}
+	if s := by["stripe"]; s.Transport() != "http" || s.Headers["Authorization"] != "Bearer ${STRIPE_KEY}" {
+		t.Errorf("stripe = %+v", s)
+	}
+	if b := by["bare"]; b.Transport() != "http" {
+		t.Errorf("a bare url should be an HTTP server: %+v", b)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings: %v", c.Warnings)
+	}
+}
+
+// TestMCPJSONProblemsWarn: the file is shared with other tools, so a
+// broken file or entry is a warning, never a failed start.
+func TestMCPJSONProblemsWarn(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	writeFile(t, dir, ".mcp.json", "{\n  \"mcpServers\": {\n    \"a\": { \"command\": \"x\" },\n  }\n}\n")
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Plugins) != 0 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], ".mcp.json:4: invalid JSON") {
+		t.Errorf("plugins %v, warnings %q", c.Plugins, c.Warnings)
+	}
+
+	writeFile(t, dir, ".mcp.json", `{"mcpServers": {"ok": {"command": "x"}, "odd": {"type": "websocket", "url": "ws://x"}}}`)
+	c, err = Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Plugins) != 1 || c.Plugins[0].Name != "ok" || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], `MCP server "odd": unknown type "websocket"`) {
+		t.Errorf("plugins %v, warnings %q", c.Plugins, c.Warnings)
+	}
+}
+
+func TestPluginErrorsNameTheirLine(t *testing.T) {
+	isolate(t)
+	for _, tt := range []struct{ src, want string }{
+		{"[[plugins]]\nname = \"a\"\ntype = \"http\"\n", `reasonix.toml:1: plugin "a": an http server needs a url`},
+		{"[[plugins]]\nname = \"a\"\ncommand = \"x\"\n\n[[plugins]]\ncommand = \"y\"\n", `reasonix.toml:5: a [[plugins]] entry has no name`},
+		{"[[plugins]]\nname = \"a\"\ncommand = \"x\"\ntool_timeout_seconds = { slow = -1 }\n", `plugin "a": tool_timeout_seconds for "slow" is negative`},
+	} {
+		dir := t.TempDir()
+		writeFile(t, dir, "reasonix.toml", tt.src)
+		if _, err := Load(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("err = %v, want %q", err, tt.want)
+		}
+	}
+}
+
+// TestExpandedPlugins expands variables from the environment and the
+// project's .env, and refuses to hand a provider's key to a plugin.
+func TestExpandedPlugins(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	t.Setenv("RX_FROM_ENV", "env-value")
+	t.Setenv("RX_PROVIDER_KEY", "sk-secret")
+	writeFile(t, dir, ".env", "# tokens\nexport RX_FROM_DOTENV=\"dot value\"\nRX_FROM_ENV=loses\nRX_SINGLE='a b' \nRX_TRAIL=x # comment\n")
+	writeFile(t, dir, "reasonix.toml", `
+[[providers]]
+name        = "p"
+base_url    = "http://127.0.0.1:1"
+model       = "m"
+api_key_env = "RX_PROVIDER_KEY"
+
+[[plugins]]
+name    = "s"
+command = "${RX_FROM_ENV}/bin"
+args    = ["${RX_FROM_DOTENV}", "${RX_MISSING:-fallback}", "${RX_SINGLE}", "${RX_TRAIL}"]
+env     = { LEAK = "${RX_PROVIDER_KEY}" }
+url     = ""
+headers = { Authorization = "Bearer ${RX_FROM_DOTENV}" }
+`)
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, warnings := c.ExpandedPlugins(dir)
+	p := ps[0]
+	if p.Command != "env-value/bin" {
+		t.Errorf("command %q: the environment should win over .env", p.Command)
+	}
+	if want := []string{"dot value", "fallback", "a b", "x"}; !slices.Equal(p.Args, want) {
+		t.Errorf("args %q, want %q", p.Args, want)
+	}
+	if p.Headers["Authorization"] != "Bearer dot value" {
+		t.Errorf("headers %v", p.Headers)
+	}
+	if p.Env["LEAK"] != "" || len(warnings) != 1 || !strings.Contains(warnings[0], "${RX_PROVIDER_KEY} is a model provider's API key") {
+		t.Errorf("env %v, warnings %q", p.Env, warnings)
+	}
+	if c.Plugins[0].Args[0] != "${RX_FROM_DOTENV}" {
+		t.Errorf("expansion changed the loaded config")
+	}
+}
