@@ -11,7 +11,7 @@ PLATFORMS := darwin/amd64 darwin/arm64 linux/amd64 linux/arm64 windows/amd64 win
 
 export CGO_ENABLED = 0
 
-.PHONY: all build test test-editors vet fmt fmt-check cross bench demo demo-editor vsix deps peers graph-servers clean
+.PHONY: all build test test-editors vet fmt fmt-check cross bench demo demo-editor vsix deps peers graph-servers mcp-servers clean
 
 all: build
 
@@ -30,8 +30,8 @@ deps:
 # peers installs the real LSP clients that lsp/clients_test.go drives
 # (Neovim, Emacs with eglot, and the Node client library) and the language
 # servers the project graph drives (gopls, pyright,
-# typescript-language-server), each only when it is missing. apt-get
-# update runs once, and only if something is.
+# typescript-language-server) and the MCP reference servers, each only
+# when it is missing. apt-get update runs once, and only if something is.
 NODE_CLIENT := lsp/testdata/clients/node
 VSCODE      := editors/vscode
 
@@ -56,7 +56,12 @@ peers:
 		echo "installing the VS Code extension's packages in $(VSCODE)"; \
 		(cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
 	fi
-	@$(MAKE) --no-print-directory graph-servers
+	@$(MAKE) --no-print-directory graph-servers mcp-servers
+
+# mcp-servers installs the MCP reference servers (server-everything,
+# server-filesystem) the plugin tests connect to, when missing.
+mcp-servers:
+	@sh tools/mcp/testdata/servers/install.sh
 
 # graph-servers installs the language servers the project graph's tests
 # and benchmark drive, when missing.

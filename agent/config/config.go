@@ -161,6 +161,7 @@ type PluginConfig struct {
 	URL     string            `toml:"url"`
 	Headers map[string]string `toml:"headers"`
 
+	StartTimeoutSeconds  int            `toml:"start_timeout_seconds"` // connecting and listing; 0 = 30 s
 	CallTimeoutSeconds   int            `toml:"call_timeout_seconds"`
 	ToolTimeoutSeconds   map[string]int `toml:"tool_timeout_seconds"`
 	TrustedReadOnlyTools []string       `toml:"trusted_read_only_tools"`

@@ -133,5 +133,8 @@ func (p PluginConfig) check() error {
 	if p.CallTimeoutSeconds < 0 {
 		return errors.New("call_timeout_seconds is negative")
 	}
+	if p.StartTimeoutSeconds < 0 {
+		return errors.New("start_timeout_seconds is negative")
+	}
 	return nil
 }
