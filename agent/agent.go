@@ -10,6 +10,7 @@
 package agent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
@@ -67,6 +69,10 @@ type Agent struct {
 	VerifyAfterEdit bool
 	ownsNavigator   bool // Close closes Env.Navigator
 
+	// Plugins are the MCP servers; nil when none is configured.
+	Plugins     *mcp.Manager
+	ownsPlugins bool // Close closes Plugins
+
 	// Secrets are values that must not reach the model, the session
 	// files or the events: they are replaced wherever they appear.
 	Secrets []Secret
@@ -96,6 +102,11 @@ type Session struct {
 	ID      string
 	Created time.Time
 
+	// tools are the tools the session offers, fixed when it starts so the
+	// cached prompt prefix holds: the agent's, and the MCP servers' as
+	// they were then.
+	tools *tools.Registry
+
 	mu       sync.Mutex // guards the fields below
 	messages []provider.Message
 	usage    provider.Usage
@@ -113,13 +124,13 @@ type Session struct {
 func (a *Agent) NewSession() (*Session, error) {
 	now := time.Now()
 	r := newRedactor(a.Secrets)
-	s := &Session{ID: newID(now), Created: now, redact: &r}
+	s := &Session{ID: newID(now), Created: now, redact: &r, tools: a.sessionTools()}
 	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root)
 	s.messages = []provider.Message{{Role: provider.RoleSystem, Content: system}}
 	if a.Store != nil {
 		f, err := a.Store.create(Meta{
 			ID: s.ID, Created: now, Root: a.Env.Root, Model: a.ModelRef,
-			PrefixHash: PrefixHash(system, a.Tools.Schemas()),
+			PrefixHash: PrefixHash(system, s.tools.Schemas()),
 		})
 		if err != nil {
 			return nil, err
@@ -156,12 +167,12 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	}
 	r := newRedactor(a.Secrets)
 	s := &Session{ID: id, Created: l.Meta.Created, messages: repairHistory(l.Messages),
-		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r}
+		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r, tools: a.sessionTools()}
 	if l.Meta.Root != "" && l.Meta.Root != a.Env.Root {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
 			Text: fmt.Sprintf("this session started in %s; its tools now work in %s", l.Meta.Root, a.Env.Root)})
 	}
-	if PrefixHash(l.Messages[0].Content, a.Tools.Schemas()) != l.Meta.PrefixHash {
+	if PrefixHash(l.Messages[0].Content, s.tools.Schemas()) != l.Meta.PrefixHash {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
 			Text: "the tool set changed since this session started; the first request will miss the prompt cache"})
 	}
@@ -169,12 +180,25 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 }
 
 // Close releases what the agent holds beyond its sessions: the language
-// servers of its project graph, unless they belong to Options.Navigators.
+// servers of its project graph and its MCP servers, unless they belong to
+// Options.Services.
 func (a *Agent) Close() error {
+	var err error
 	if a.ownsNavigator && a.Env != nil && a.Env.Navigator != nil {
-		return a.Env.Navigator.Close()
+		err = a.Env.Navigator.Close()
 	}
-	return nil
+	if a.ownsPlugins && a.Plugins != nil {
+		err = cmp.Or(err, a.Plugins.Close())
+	}
+	return err
+}
+
+// toolsOf returns the tools session s offers.
+func (a *Agent) toolsOf(s *Session) *tools.Registry {
+	if s.tools != nil {
+		return s.tools
+	}
+	return a.Tools
 }
 
 // Messages returns a copy of the conversation.

@@ -11,6 +11,7 @@ import (
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/sandbox"
 )
@@ -33,9 +34,15 @@ type Options struct {
 	FS tools.FS
 	// Sink receives events.
 	Sink func(Event)
-	// Navigators shares project graphs among the agents built with it;
-	// nil gives the agent a graph of its own, closed by Agent.Close.
-	Navigators *Navigators
+	// Warn reports problems the user should see that do not stop the
+	// agent: an MCP server that cannot start, a plugin setting refused.
+	// nil sends them to Notify.
+	Warn func(string)
+	// Services shares project graphs and MCP servers among the agents
+	// built with it; nil gives the agent its own, closed by Agent.Close.
+	Services *Services
+	// Version is the binary's version, reported to MCP servers.
+	Version string
 }
 
 // graphTools are the tools that need a project graph; they are not
@@ -181,28 +188,49 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		a.Price = &p
 	}
-	for _, p := range cfg.Providers {
-		if p.APIKeyEnv == "" {
-			continue
+	for _, name := range providerKeys(cfg) {
+		if v := os.Getenv(name); v != "" {
+			a.Secrets = append(a.Secrets, Secret{Name: name, Value: v})
 		}
-		if v := os.Getenv(p.APIKeyEnv); v != "" {
-			a.Secrets = append(a.Secrets, Secret{Name: p.APIKeyEnv, Value: v})
-		}
-		// Commands the agent runs do not inherit the keys.
-		env.HideEnv = append(env.HideEnv, p.APIKeyEnv)
 	}
+	// Commands the agent runs do not inherit the keys.
+	env.HideEnv = append(env.HideEnv, providerKeys(cfg)...)
 	if opts.Approver != nil {
 		env.EscalateUnconfined = escalation(opts.Approver)
 	}
 	if graphOn {
 		mk := func() tools.Navigator { return newNavigator(root, fsys, cfg.Graph) }
-		if opts.Navigators != nil {
-			env.Navigator = opts.Navigators.get(root, cfg.Graph, mk)
+		if opts.Services != nil {
+			env.Navigator = opts.Services.navigator(root, cfg.Graph, mk)
 		} else {
 			env.Navigator = mk()
 			a.ownsNavigator = true
 		}
 		a.VerifyAfterEdit = env.Navigator != nil && config.On(cfg.Graph.VerifyAfterEdit, true)
+	}
+	if len(cfg.Plugins) > 0 {
+		warn := opts.Warn
+		if warn == nil {
+			warn = func(string) {}
+			if opts.Notify != nil {
+				warn = opts.Notify
+			}
+		}
+		ctx := context.Background()
+		if opts.Services != nil {
+			ctx = opts.Services.startContext()
+		}
+		mk := func() *mcp.Manager { return StartPlugins(ctx, cfg, root, opts.Version, warn) }
+		if opts.Services != nil {
+			a.Plugins = opts.Services.pluginManager(root, cfg.Plugins, mk)
+		} else {
+			a.Plugins, a.ownsPlugins = mk(), true
+		}
+		if a.Plugins != nil {
+			a.Plugins.OnToolsChanged(func(server string) {
+				warn(fmt.Sprintf("MCP server %q changed its tools; sessions started from now on offer the new list", server))
+			})
+		}
 	}
 	return a, nil
 }

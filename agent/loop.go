@@ -19,6 +19,21 @@ import (
 // was cancelled; otherwise the provider's or store's failure. The result
 // is meaningful in every case.
 func (a *Agent) Run(ctx context.Context, s *Session, prompt string) (TurnResult, error) {
+	sl, isSlash, err := a.expandSlash(ctx, prompt)
+	switch {
+	case !isSlash:
+	case err != nil:
+		a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
+		return TurnResult{SessionID: s.ID, Stop: StopError}, err
+	case sl.local != "":
+		// Answered here, without the model; the session is untouched.
+		res := TurnResult{SessionID: s.ID, Text: sl.local, Stop: StopDone}
+		a.emit(Event{Kind: EventText, SessionID: s.ID, Text: sl.local})
+		a.emit(Event{Kind: EventTurnDone, SessionID: s.ID, Done: &res})
+		return res, nil
+	default:
+		prompt = sl.prompt
+	}
 	s.mu.Lock()
 	if s.running {
 		s.mu.Unlock()
@@ -102,14 +117,14 @@ func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 		// before they next answer.
 		a.Env.Navigator.DiskChanged()
 	}
-	content := prompt
+	content := t.attachResources(ctx, prompt)
 	if s.PlanMode() {
 		content = planNote + prompt
 	}
 	if err := s.append(provider.Message{Role: provider.RoleUser, Content: content}); err != nil {
 		return TurnResult{}, err
 	}
-	schemas := a.Tools.Schemas()
+	schemas := a.toolsOf(s).Schemas()
 	for {
 		if a.MaxSteps > 0 && t.steps >= a.MaxSteps {
 			msg := fmt.Sprintf("stopped after %d model requests (max_steps = %d); the task may be unfinished — continue the session to go on", t.steps, a.MaxSteps)

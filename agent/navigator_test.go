@@ -116,21 +116,21 @@ func TestVerifyAfterEditOff(t *testing.T) {
 	}
 }
 
-func TestNavigatorsShareAndReplace(t *testing.T) {
-	var p Navigators
+func TestServicesShareAndReplace(t *testing.T) {
+	var p Services
 	var made []*fakeNavigator
 	mk := func() tools.Navigator { n := &fakeNavigator{}; made = append(made, n); return n }
 	on := config.GraphConfig{}
-	a := p.get("/w", on, mk)
-	if b := p.get("/w", on, mk); b != a || len(made) != 1 {
+	a := p.navigator("/w", on, mk)
+	if b := p.navigator("/w", on, mk); b != a || len(made) != 1 {
 		t.Fatalf("same root and settings: got a second navigator")
 	}
-	other := p.get("/v", on, mk)
+	other := p.navigator("/v", on, mk)
 	if other == a {
 		t.Fatalf("another root shares a navigator")
 	}
 	changed := config.GraphConfig{SettleMS: 10}
-	if c := p.get("/w", changed, mk); c == a {
+	if c := p.navigator("/w", changed, mk); c == a {
 		t.Fatalf("new settings kept the old navigator")
 	}
 	if made[0].closed != 1 {
@@ -140,7 +140,52 @@ func TestNavigatorsShareAndReplace(t *testing.T) {
 	if made[1].closed != 1 || made[2].closed != 1 {
 		t.Errorf("Close left navigators open: %d %d", made[1].closed, made[2].closed)
 	}
-	if n := p.get("/w", on, mk); n != nil {
+	if n := p.navigator("/w", on, mk); n != nil {
 		t.Errorf("a closed pool handed out a navigator")
+	}
+}
+
+// TestServicesBuildOutsideTheLock: a slow build for one root (MCP servers
+// starting) holds up neither another root nor a second build for the same
+// root, and of two builds for the same settings one is kept, the other
+// closed.
+func TestServicesBuildOutsideTheLock(t *testing.T) {
+	var p Services
+	on := config.GraphConfig{}
+	release := make(chan struct{})
+	started := make(chan *fakeNavigator, 2)
+	slow := func() tools.Navigator {
+		n := &fakeNavigator{}
+		started <- n
+		<-release
+		return n
+	}
+	got := make(chan tools.Navigator, 2)
+	for range 2 {
+		go func() { got <- p.navigator("/w", on, slow) }()
+	}
+	first, second := <-started, <-started // both builds under way at once
+
+	// Meanwhile another root is served.
+	quick := &fakeNavigator{}
+	if n := p.navigator("/v", on, func() tools.Navigator { return quick }); n != quick {
+		t.Fatalf("/v: got %v", n)
+	}
+
+	close(release)
+	a, b := <-got, <-got
+	if a != b {
+		t.Fatalf("two builds for the same root and settings handed out different navigators")
+	}
+	kept, dropped := first, second
+	if a != tools.Navigator(first) {
+		kept, dropped = second, first
+	}
+	if kept.closed != 0 || dropped.closed != 1 {
+		t.Errorf("closed: kept %d, dropped %d; want 0 and 1", kept.closed, dropped.closed)
+	}
+	p.Close()
+	if kept.closed != 1 || quick.closed != 1 {
+		t.Errorf("Close left navigators open")
 	}
 }

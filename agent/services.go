@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -9,59 +11,122 @@ import (
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/mcp"
 )
 
-// Navigators shares project graphs (and so their language servers) among
-// the agents built for one workspace root. An editor rebuilds its agent
-// whenever its settings change; starting gopls again each time would cost
-// the user a full package load, and a turn still running on the old agent
-// would lose its servers. Agents built with a Navigators leave closing the
-// graphs to it.
-type Navigators struct {
-	mu     sync.Mutex
-	byRoot map[string]pooledNavigator
-	closed bool
+// Services shares the long-lived helpers of a workspace — the project
+// graph's language servers and the MCP plugins — among the agents built
+// for it. An editor rebuilds its agent whenever its settings change;
+// starting gopls and every plugin again each time would cost the user a
+// package load and the plugins' start-up, and a turn still running on the
+// old agent would lose them. Agents built with Services leave closing
+// them to it.
+type Services struct {
+	mu      sync.Mutex // guards the maps and closed
+	graphs  map[string]pooled[tools.Navigator]
+	plugins map[string]pooled[*mcp.Manager]
+	closed  bool
+	// ctx bounds the start of services; Close cancels it, so servers
+	// still starting then are stopped rather than waited for.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
-type pooledNavigator struct {
-	key string // the [graph] settings it was built with
-	nav tools.Navigator
-}
-
-// get returns the navigator for root built with the [graph] settings g,
-// making it with make on first use. A navigator for the same root built
-// with other settings is closed and replaced.
-func (p *Navigators) get(root string, g config.GraphConfig, make func() tools.Navigator) tools.Navigator {
-	b, _ := json.Marshal(g)
-	key := string(b)
+// startContext returns the context that bounds starting a service.
+func (p *Services) startContext() context.Context {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return nil
-	}
-	if p.byRoot == nil {
-		p.byRoot = map[string]pooledNavigator{}
-	}
-	if old, ok := p.byRoot[root]; ok {
-		if old.key == key {
-			return old.nav
+	if p.ctx == nil {
+		p.ctx, p.cancel = context.WithCancel(context.Background())
+		if p.closed {
+			p.cancel()
 		}
-		old.nav.Close()
 	}
-	nav := make()
-	p.byRoot[root] = pooledNavigator{key: key, nav: nav}
+	return p.ctx
+}
+
+// pooled is a service with the settings it was built with.
+type pooled[T io.Closer] struct {
+	key string
+	v   T
+}
+
+// share returns m's service for root if it was built with the settings
+// key, else builds one with make and closes the one it replaces. Building
+// (starting MCP servers, say) happens outside the lock, so other roots and
+// services are not held up; when two callers build for the same root and
+// settings at once, the first to finish wins and the other's is closed.
+// ok is false once the pool is closed.
+func share[T io.Closer](p *Services, m *map[string]pooled[T], root string, settings any, make func() T) (v T, ok bool) {
+	b, _ := json.Marshal(settings)
+	key := string(b)
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return v, false
+	}
+	if cur, ok := (*m)[root]; ok && cur.key == key {
+		p.mu.Unlock()
+		return cur.v, true
+	}
+	p.mu.Unlock()
+
+	built := make()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		built.Close()
+		return v, false
+	}
+	if *m == nil {
+		*m = map[string]pooled[T]{}
+	}
+	cur, had := (*m)[root]
+	if had && cur.key == key {
+		p.mu.Unlock()
+		built.Close()
+		return cur.v, true
+	}
+	(*m)[root] = pooled[T]{key: key, v: built}
+	p.mu.Unlock()
+	if had {
+		cur.v.Close()
+	}
+	return built, true
+}
+
+func (p *Services) navigator(root string, g config.GraphConfig, make func() tools.Navigator) tools.Navigator {
+	nav, _ := share(p, &p.graphs, root, g, make)
 	return nav
 }
 
-// Close shuts every navigator down. Agents built afterwards get none.
-func (p *Navigators) Close() error {
+func (p *Services) pluginManager(root string, plugins []config.PluginConfig, make func() *mcp.Manager) *mcp.Manager {
+	m, _ := share(p, &p.plugins, root, plugins, make)
+	return m
+}
+
+// Close shuts every service down. Agents built afterwards get none.
+func (p *Services) Close() error {
 	p.mu.Lock()
-	navs := p.byRoot
-	p.byRoot, p.closed = nil, true
+	graphs, plugins := p.graphs, p.plugins
+	p.graphs, p.plugins, p.closed = nil, nil, true
+	if p.cancel != nil {
+		p.cancel()
+	}
 	p.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(graphs)+len(plugins))
+	for _, g := range graphs {
+		wg.Go(func() { errs <- g.v.Close() })
+	}
+	for _, pl := range plugins {
+		wg.Go(func() { errs <- pl.v.Close() })
+	}
+	wg.Wait()
+	close(errs)
 	var first error
-	for _, n := range navs {
-		if err := n.nav.Close(); err != nil && first == nil {
+	for err := range errs {
+		if err != nil && first == nil {
 			first = err
 		}
 	}
@@ -81,4 +146,40 @@ func newNavigator(root string, fsys tools.FS, g config.GraphConfig) tools.Naviga
 		SettleTime: time.Duration(g.SettleMS) * time.Millisecond,
 		Logger:     slog.Default().With("component", "graph"),
 	})
+}
+
+// StartPlugins connects cfg's MCP servers for the workspace root, in
+// parallel and each within a bound; cancelling ctx stops those still
+// starting. Servers that cannot start, and problems with their
+// configuration, are warnings, not failures. Stdio servers do not inherit
+// the providers' API keys.
+func StartPlugins(ctx context.Context, cfg *config.Config, root, version string, warn func(string)) *mcp.Manager {
+	plugins, warnings := cfg.ExpandedPlugins(root)
+	for _, w := range warnings {
+		warn(w)
+	}
+	m := mcp.Start(ctx, mcp.Options{
+		Servers:       plugins,
+		Dir:           root,
+		HideEnv:       providerKeys(cfg),
+		CallTimeout:   time.Duration(cfg.Tools.MCPCallTimeoutSeconds) * time.Second,
+		Logger:        slog.Default().With("component", "mcp"),
+		ClientVersion: version,
+	})
+	for _, w := range m.Warnings() {
+		warn(w)
+	}
+	return m
+}
+
+// providerKeys names the environment variables that hold the providers'
+// API keys.
+func providerKeys(cfg *config.Config) []string {
+	var names []string
+	for _, p := range cfg.Providers {
+		if p.APIKeyEnv != "" {
+			names = append(names, p.APIKeyEnv)
+		}
+	}
+	return names
 }

@@ -86,6 +86,9 @@ func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		if err := firstArg(params.Arguments, &args); err != nil {
 			return nil, err
 		}
+		// Building the workspace's agent on first use starts its MCP
+		// servers; the connection goes on meanwhile.
+		jsonrpc2.Async(ctx)
 		return s.start(args)
 	case cmdCancel:
 		var args cancelArgs

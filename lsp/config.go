@@ -105,15 +105,28 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	}
 	s.mu.Lock()
 	s.settings = settings
+	s.settingsGen++
 	s.spaces = map[string]*workspace{} // rebuilt on next use
+	s.building = map[string]*workspaceBuild{}
+	s.mu.Unlock()
+	s.warmUp()
+	return nil
+}
+
+// warmUp builds the agents of the workspace folders in the background,
+// reporting configuration problems as it goes. Building one starts its MCP
+// servers, which may take seconds; the connection goes on meanwhile.
+func (s *Server) warmUp() {
+	s.mu.Lock()
 	folders := append([]folder(nil), s.folders...)
 	s.mu.Unlock()
 	for _, f := range folders {
-		if _, err := s.workspaceFor(f.path); err != nil {
-			s.showError(ctx, "Reasonix configuration: "+err.Error())
-		}
+		go func() {
+			if _, err := s.workspaceFor(f.path); err != nil {
+				s.showError(s.ctx, "Reasonix configuration: "+err.Error())
+			}
+		}()
 	}
-	return nil
 }
 
 // workspace is one workspace folder's agent, built from its configuration.
@@ -122,8 +135,17 @@ type workspace struct {
 	agent *agent.Agent
 }
 
+// workspaceBuild is a workspace being built; done is closed when w or err
+// is set.
+type workspaceBuild struct {
+	done chan struct{}
+	w    *workspace
+	err  error
+}
+
 // workspaceFor returns the workspace that owns path (a file or a folder),
-// building its agent on first use.
+// building its agent on first use. Callers that arrive during a build wait
+// for it.
 func (s *Server) workspaceFor(path string) (*workspace, error) {
 	s.mu.Lock()
 	root := s.rootFor(path)
@@ -131,12 +153,36 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 		s.mu.Unlock()
 		return w, nil
 	}
-	settings := s.settings
-	s.mu.Unlock()
+	if b, ok := s.building[root]; ok {
+		s.mu.Unlock()
+		<-b.done
+		return b.w, b.err
+	}
 	if root == "" {
+		s.mu.Unlock()
 		return nil, errors.New("no workspace folder is open")
 	}
+	b := &workspaceBuild{done: make(chan struct{})}
+	s.building[root] = b
+	settings, gen := s.settings, s.settingsGen
+	s.mu.Unlock()
 
+	b.w, b.err = s.buildWorkspace(root, settings)
+	s.mu.Lock()
+	if s.building[root] == b {
+		delete(s.building, root)
+	}
+	if b.err == nil && gen == s.settingsGen {
+		s.spaces[root] = b.w
+	}
+	s.mu.Unlock()
+	close(b.done)
+	return b.w, b.err
+}
+
+// buildWorkspace loads root's configuration under the editor's settings
+// and builds its agent.
+func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error) {
 	cfg, err := config.Load(config.Options{Dir: root, File: s.opts.ConfigFile})
 	if err != nil {
 		return nil, err
@@ -150,26 +196,21 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 		s.log.Warn("config", "warning", w)
 	}
 	a, err := agent.Build(cfg, agent.Options{
-		Dir:        root,
-		Approver:   &approver{s: s},
-		Plans:      &approver{s: s},
-		Notify:     func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
-		FS:         &editorFS{s: s},
-		Sink:       s.event,
-		Navigators: s.navs,
+		Dir:      root,
+		Approver: &approver{s: s},
+		Plans:    &approver{s: s},
+		Notify:   func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
+		FS:       &editorFS{s: s},
+		Sink:     s.event,
+		Warn:     func(msg string) { s.showWarning(s.ctx, "Reasonix: "+msg) },
+		Services: s.services,
+		Version:  s.opts.Version,
 	})
 	if err != nil {
 		return nil, err
 	}
 	w := &workspace{root: a.Env.Root, agent: a}
 	a.Env.BeforeShell = func(ctx context.Context) (string, error) { return s.beforeShell(ctx, w) }
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if existing, ok := s.spaces[root]; ok {
-		return existing, nil
-	}
-	s.spaces[root] = w
 	return w, nil
 }
 

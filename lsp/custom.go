@@ -12,6 +12,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools/mcp"
 )
 
 // Every custom method lives in this table and in docs/PROTOCOL.md; a test
@@ -23,6 +24,7 @@ const (
 	methodSaveDocuments = "reasonix/saveDocuments"
 	methodApprove       = "reasonix/approve"
 	methodEvent         = "reasonix/event"
+	methodMCPServers    = "reasonix/mcpServers"
 )
 
 // customMethod describes one extension method.
@@ -41,6 +43,7 @@ var customMethods = []customMethod{
 	{name: methodSaveDocuments},
 	{name: methodApprove},
 	{name: methodEvent, notification: true},
+	{name: methodMCPServers, fromClient: true},
 }
 
 func customMethodNames() []string {
@@ -54,6 +57,12 @@ func customMethodNames() []string {
 // Request handles the methods that are not standard LSP.
 func (s *Server) Request(ctx context.Context, method string, raw any) (any, error) {
 	params, _ := raw.(protocol.LSPAny)
+	switch method {
+	case methodListSessions, methodNewSession, methodResumeSession, methodMCPServers:
+		// They may wait for the workspace's agent to be built (its MCP
+		// servers to start); the connection goes on meanwhile.
+		jsonrpc2.Async(ctx)
+	}
 	switch method {
 	case methodListSessions:
 		var p listSessionsParams
@@ -73,6 +82,12 @@ func (s *Server) Request(ctx context.Context, method string, raw any) (any, erro
 			return nil, err
 		}
 		return s.resumeSession(p)
+	case methodMCPServers:
+		var p mcpServersParams
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		return s.mcpServers(p)
 	}
 	if strings.HasPrefix(method, "$/") {
 		// Optional protocol notifications ($/setTrace, ...) may be ignored.
@@ -223,4 +238,31 @@ type saveDocumentsResult struct {
 type saveFailure struct {
 	URI    string `json:"uri"`
 	Reason string `json:"reason"`
+}
+
+type mcpServersParams struct {
+	// Folder picks the workspace folder (a URI); empty means the first.
+	Folder string `json:"folder,omitempty"`
+}
+
+type mcpServersResult struct {
+	Servers []mcp.Status `json:"servers"`
+	Prompts []mcp.Prompt `json:"prompts"`
+	// Text is the same as a table for people, as /mcp shows it.
+	Text string `json:"text"`
+}
+
+// mcpServers reports the workspace's MCP servers: their state and what
+// they offer, with the prompts a panel can offer as slash commands.
+func (s *Server) mcpServers(p mcpServersParams) (any, error) {
+	ws, err := s.workspaceFor(s.anchor(p.Folder))
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+	}
+	out := mcpServersResult{Servers: []mcp.Status{}, Prompts: []mcp.Prompt{}, Text: ws.agent.PluginStatus()}
+	if m := ws.agent.Plugins; m != nil {
+		out.Servers = append(out.Servers, m.Status()...)
+		out.Prompts = append(out.Prompts, m.Prompts()...)
+	}
+	return jsonResult(out)
 }

@@ -170,17 +170,10 @@ func initialFolders(p *protocol.InitializeParams) []folder {
 	return out
 }
 
-// Initialized reports configuration problems now that the client can show
-// messages.
+// Initialized builds the workspaces' agents in the background, reporting
+// configuration problems now that the client can show messages.
 func (s *Server) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
-	s.mu.Lock()
-	folders := append([]folder(nil), s.folders...)
-	s.mu.Unlock()
-	for _, f := range folders {
-		if _, err := s.workspaceFor(f.path); err != nil {
-			s.showError(ctx, "Reasonix configuration: "+err.Error())
-		}
-	}
+	s.warmUp()
 	return nil
 }
 

@@ -171,9 +171,21 @@ func (s *Server) logMessage(ctx context.Context, typ protocol.MessageType, msg s
 
 // showError sends window/showMessage for an error the user must see.
 func (s *Server) showError(ctx context.Context, msg string) {
+	s.show(ctx, protocol.MessageTypeError, msg)
+}
+
+// showWarning sends window/showMessage for a problem the user should see
+// that does not stop anything.
+func (s *Server) showWarning(ctx context.Context, msg string) {
+	s.show(ctx, protocol.MessageTypeWarning, msg)
+}
+
+func (s *Server) show(ctx context.Context, typ protocol.MessageType, msg string) {
 	s.log.Warn(msg)
 	if s.client == nil {
 		return
 	}
-	s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeError, Message: msg})
+	if err := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+		s.log.Info("message not shown", "err", err)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/lsp/lsptest"
+	"github.com/reasonix/reasonix/tools/mcp/mcptest"
 )
 
 // TestScenarios plays the txtar scenarios in testdata/scenarios through a
@@ -82,6 +83,13 @@ func runScenario(t *testing.T, file string) {
 			steps = string(f.Data)
 		case f.Name == "needs":
 			for _, prog := range strings.Fields(string(f.Data)) {
+				if strings.HasPrefix(prog, "mcp-server-") {
+					// Plugins name the npm MCP servers; the server runs in
+					// this process, so they go on its PATH.
+					mcptest.Require(t, prog)
+					t.Setenv("PATH", mcptest.BinDir()+string(os.PathListSeparator)+os.Getenv("PATH"))
+					continue
+				}
 				if _, err := graph.LookPath(prog); err != nil {
 					if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
 						t.Fatalf("%v; REASONIX_REQUIRE_PEERS=1 requires it (make peers installs it)", err)
@@ -94,6 +102,10 @@ func runScenario(t *testing.T, file string) {
 		default:
 			t.Fatalf("unknown section %q", f.Name)
 		}
+	}
+	if strings.Contains(config, "{{EVERYTHING_HTTP}}") {
+		base, _ := mcptest.ServeEverything(t, "streamableHttp")
+		config = strings.ReplaceAll(config, "{{EVERYTHING_HTTP}}", base+"/mcp")
 	}
 	root, srv := workspace(t, model, config)
 	for name, body := range files {

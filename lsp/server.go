@@ -68,12 +68,19 @@ type Server struct {
 	folders  []folder
 	settings []byte // the editor's settings as TOML, above the project file
 	spaces   map[string]*workspace
-	exitCode int
+	// building holds the builds under way, by root, so callers that need
+	// a workspace while it is built (its MCP servers starting) wait for
+	// that build instead of starting another. settingsGen counts settings
+	// changes; a build for older settings is not kept.
+	building    map[string]*workspaceBuild
+	settingsGen int
+	exitCode    int
 
 	sessions *sessions
-	// navs keeps the project graphs (language servers) of the workspaces
-	// across agent rebuilds; teardown closes them.
-	navs     *agent.Navigators
+	// services keep the project graphs (language servers) and MCP
+	// servers of the workspaces across agent rebuilds; teardown closes
+	// them.
+	services *agent.Services
 	inflight inflight
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -106,11 +113,12 @@ func New(opts Options) *Server {
 		edits:    newEditTracker(),
 		enc:      utf16,
 		spaces:   map[string]*workspace{},
+		building: map[string]*workspaceBuild{},
 		exitCode: 1,
 		exited:   make(chan struct{}),
 	}
 	s.sessions = newSessions(s)
-	s.navs = &agent.Navigators{}
+	s.services = &agent.Services{}
 	return s
 }
 
@@ -164,8 +172,8 @@ func (s *Server) teardown() {
 		s.log.Warn("turns did not stop in time; exiting anyway")
 	}
 	s.sessions.closeAll()
-	if err := s.navs.Close(); err != nil {
-		s.log.Warn("stopping language servers", "err", err)
+	if err := s.services.Close(); err != nil {
+		s.log.Warn("stopping language and MCP servers", "err", err)
 	}
 }
 

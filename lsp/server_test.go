@@ -22,6 +22,7 @@ import (
 
 	"github.com/reasonix/reasonix/lsp"
 	"github.com/reasonix/reasonix/lsp/lsptest"
+	"github.com/reasonix/reasonix/tools/mcp/mcptest"
 )
 
 // rawClient talks to a server over a pipe with hand-written frames, for
@@ -494,6 +495,66 @@ func TestSessionMethods(t *testing.T) {
 	}
 }
 
+// TestMCPServersAndCommands asks reasonix/mcpServers for the workspace's
+// MCP servers, then uses them the way a chat panel does: /mcp answers
+// without the model, and an MCP prompt is a slash command whose rendered
+// text is what the model gets.
+func TestMCPServersAndCommands(t *testing.T) {
+	mcptest.Require(t, "mcp-server-everything")
+	t.Setenv("PATH", mcptest.BinDir()+string(os.PathListSeparator)+os.Getenv("PATH"))
+	root, srv := workspace(t, "expect user What's weather in Lyon?\ntext Sunny.\n", `
+[[plugins]]
+name    = "everything"
+command = "mcp-server-everything"
+`)
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+	var got struct {
+		Servers []struct {
+			Name      string `json:"name"`
+			Transport string `json:"transport"`
+			State     string `json:"state"`
+			Tools     int    `json:"tools"`
+		} `json:"servers"`
+		Prompts []struct {
+			Command   string `json:"command"`
+			Arguments []struct {
+				Name     string `json:"name"`
+				Required bool   `json:"required"`
+			} `json:"arguments"`
+		} `json:"prompts"`
+		Text string `json:"text"`
+	}
+	if _, err := ed.Conn().Call(ctx(t), "reasonix/mcpServers", map[string]any{"folder": string(ed.URI(""))}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Servers) != 1 || got.Servers[0].Name != "everything" || got.Servers[0].State != "connected" || got.Servers[0].Tools == 0 {
+		t.Fatalf("servers %+v (text %q)", got.Servers, got.Text)
+	}
+	found := false
+	for _, p := range got.Prompts {
+		if p.Command == "mcp__everything__args-prompt" && len(p.Arguments) > 0 && p.Arguments[0].Name == "city" && p.Arguments[0].Required {
+			found = true
+		}
+	}
+	if !found || !strings.Contains(got.Text, "everything") {
+		t.Fatalf("prompts %+v, text %q", got.Prompts, got.Text)
+	}
+
+	ask := func(prompt string) map[string]any {
+		b, _ := json.Marshal(map[string]any{"prompt": prompt})
+		return execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
+	}
+	if res := ask("/mcp"); !strings.Contains(fmt.Sprint(res["text"]), "everything  stdio") || !strings.Contains(fmt.Sprint(res["text"]), "connected") {
+		t.Errorf("/mcp: %v", res)
+	}
+	if res := ask("/mcp__everything__args-prompt Lyon"); res["text"] != "Sunny." {
+		t.Errorf("prompt command: %v", res)
+	}
+	if n := srv.Remaining(); n != 0 {
+		t.Errorf("%d scripted steps left: /mcp should not reach the model, the prompt should", n)
+	}
+}
+
 // TestProtocolDocCoversEveryMethod keeps docs/PROTOCOL.md in step with the
 // code: every reasonix/... method and reasonix.* command the server
 // announces has a section.
@@ -533,5 +594,72 @@ func TestProtocolDocCoversEveryMethod(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSlowPluginDoesNotHoldUpTheEditor: a plugin that takes its time to
+// start (here: forever) is started in the background. The editor's
+// requests are answered meanwhile, and when the editor quits the plugin
+// is stopped rather than waited for.
+func TestSlowPluginDoesNotHoldUpTheEditor(t *testing.T) {
+	// The plugin holds the write end of a FIFO: opening the read end
+	// returns once it has started, and reading it ends when it is gone.
+	fifo := filepath.Join(t.TempDir(), "alive")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := workspace(t, "text unused\n", fmt.Sprintf(`
+[[plugins]]
+name    = "slow"
+command = "sh"
+args    = ["-c", "exec sleep 3600 3>%s"]
+start_timeout_seconds = 3600
+`, fifo))
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+
+	opened := make(chan *os.File, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- f
+	}()
+	var alive *os.File
+	select {
+	case alive = <-opened:
+	case <-time.After(time.Minute):
+		t.Fatal("the plugin was not started after initialized")
+	}
+	if alive == nil {
+		return
+	}
+	defer alive.Close()
+
+	ed.OpenFile("calc.go")
+	actions, err := ed.Server().CodeAction(ctx(t), &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: ed.URI("calc.go")},
+		Range:        diagnostic.Range,
+		Context:      protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{diagnostic}},
+	})
+	if err != nil || len(actions) == 0 {
+		t.Fatalf("code actions while a plugin starts: %v, %v", actions, err)
+	}
+
+	if code := ed.Shutdown(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	gone := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(alive) // end of file once the plugin has exited
+		gone <- err
+	}()
+	select {
+	case err := <-gone:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the starting plugin outlived the server")
 	}
 }

@@ -165,3 +165,66 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("session file:\n%s", data)
 	}
 }
+
+// TestMCPList starts the configured MCP servers — the example plugin, one
+// that exits at start-up, and one from .mcp.json — and reports them
+// without a model or an API key.
+func TestMCPList(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "reasonix.toml"), []byte(`
+[[plugins]]
+name    = "example"
+command = "reasonix-plugin-example"
+
+[[plugins]]
+name    = "broken"
+command = "sh"
+args    = ["-c", "echo cannot open the database >&2; exit 3"]
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {"again": {"command": "reasonix-plugin-example", "args": []}}}`), 0o644)
+
+	r := runReasonix(t, dir, t.TempDir(), nil, "mcp", "list")
+	noTrace(t, r)
+	if r.exit != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", r.exit, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	wantRows := [][]string{
+		{"SERVER", "TRANSPORT", "STATE", "TOOLS", "PROMPTS", "RESOURCES"},
+		{"again", "stdio", "connected", "3", "1", "1"}, // by name
+		{"broken", "stdio", "failed", "0", "0", "0"},
+		{"example", "stdio", "connected", "3", "1", "1"},
+	}
+	if len(lines) < len(wantRows) {
+		t.Fatalf("stdout:\n%s", r.stdout)
+	}
+	for i, want := range wantRows {
+		if got := strings.Fields(lines[i]); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("row %d = %q, want %q", i, got, want)
+		}
+	}
+	if !strings.Contains(r.stdout, "broken: ") || !strings.Contains(r.stdout, "cannot open the database") {
+		t.Errorf("the failed server's reason is missing:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "broken") {
+		t.Errorf("no warning about the failed server on stderr:\n%s", r.stderr)
+	}
+
+	r = runReasonix(t, dir, t.TempDir(), nil, "mcp", "list", "--json")
+	var out struct {
+		Servers []struct {
+			Name, Transport, State, Error string
+			Tools, Prompts, Resources     int
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("--json: %v\n%s", err, r.stdout)
+	}
+	if len(out.Servers) != 3 || out.Servers[2].Name != "example" || out.Servers[2].Tools != 3 || out.Servers[1].State != "failed" || out.Servers[1].Error == "" {
+		t.Errorf("--json servers: %+v", out.Servers)
+	}
+
+	if r := runReasonix(t, dir, t.TempDir(), nil, "mcp"); r.exit != 2 || !strings.Contains(r.stderr, "usage: reasonix mcp list") {
+		t.Errorf("mcp without a subcommand: %+v", r)
+	}
+}

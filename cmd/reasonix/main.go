@@ -6,6 +6,7 @@
 //	reasonix lsp [--stdio] [--config FILE]
 //	reasonix run [--model REF] [--config FILE] [--resume ID] [--plan] PROMPT
 //	reasonix sessions [--json]
+//	reasonix mcp list [--json] [--config FILE]
 //	reasonix setup [--force]
 //	reasonix version
 package main
@@ -44,6 +45,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return lspCmd(args[1:], stdin, stdout, stderr)
 	case "sessions":
 		return sessionsCmd(args[1:], stdout, stderr)
+	case "mcp":
+		return mcpCmd(args[1:], stdout, stderr)
 	case "setup":
 		return setupCmd(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
@@ -65,6 +68,7 @@ Usage:
   reasonix lsp [--config FILE]  serve the Language Server Protocol on stdin/stdout (for editors)
   reasonix run [flags] PROMPT   run one task in the current directory
   reasonix sessions [--json]    list saved sessions
+  reasonix mcp list [--json]    start the configured MCP servers and show what each offers
   reasonix setup [--force]      write a commented config to ~/.reasonix/config.toml
   reasonix version              print the version
 

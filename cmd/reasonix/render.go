@@ -177,6 +177,14 @@ func (r *renderer) notice(msg string) {
 	r.line(r.color(dim, "note: "+msg))
 }
 
+// warning prints a problem that does not stop the run, such as an MCP
+// server that could not start.
+func (r *renderer) warning(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.line(r.color(red, "warning: ") + msg)
+}
+
 // finish ends the answer and prints the accounting line.
 func (r *renderer) finish(res agent.TurnResult) {
 	r.mu.Lock()

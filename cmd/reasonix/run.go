@@ -53,27 +53,21 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	dir, err := os.Getwd()
+	dir, cfg, err := loadConfig(*cfgFile, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "reasonix: %v\n", err)
 		return exitError
-	}
-	cfg, err := config.Load(config.Options{Dir: dir, File: *cfgFile})
-	if err != nil {
-		fmt.Fprintf(stderr, "reasonix: %v\n", err)
-		return exitError
-	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
 	}
 
 	interactive := isTerminal(stdin) && isTerminal(stderr)
 	r := newRenderer(stdout, stderr, isTerminal(stderr), isTerminal(stdout), *verbose)
 	opts := agent.Options{
-		Dir:    dir,
-		Model:  *model,
-		Sink:   r.event,
-		Notify: func(msg string) { r.notice(msg) },
+		Dir:     dir,
+		Model:   *model,
+		Sink:    r.event,
+		Notify:  func(msg string) { r.notice(msg) },
+		Warn:    func(msg string) { r.warning(msg) },
+		Version: version,
 	}
 	if interactive {
 		ta := &termApprover{in: stdin, r: r}
@@ -166,3 +160,18 @@ func isTerminal(f any) bool {
 
 // The approver and the gate must agree on answers.
 var _ permission.Approver = (*termApprover)(nil)
+
+// loadConfig loads the configuration of the current directory, with file
+// (if any) above the project's, and prints its warnings.
+func loadConfig(file string, stderr io.Writer) (dir string, cfg *config.Config, err error) {
+	if dir, err = os.Getwd(); err != nil {
+		return "", nil, err
+	}
+	if cfg, err = config.Load(config.Options{Dir: dir, File: file}); err != nil {
+		return "", nil, err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
+	}
+	return dir, cfg, nil
+}

@@ -5,20 +5,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 	"github.com/reasonix/reasonix/graph"
+	"github.com/reasonix/reasonix/tools/mcp/mcptest"
 )
 
-// reasonixBin is the binary under test, built once by TestMain.
-var reasonixBin string
+// reasonixBin is the binary under test, built once by TestMain, beside
+// the reference MCP plugin (binDir is on the PATH of the runs).
+var reasonixBin, binDir string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "reasonix-bin-")
@@ -26,11 +30,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	binDir = dir
 	reasonixBin = filepath.Join(dir, "reasonix")
 	if runtime.GOOS == "windows" {
 		reasonixBin += ".exe"
 	}
-	build := exec.Command("go", "build", "-o", reasonixBin, ".")
+	build := exec.Command("go", "build", "-o", dir, ".", "../reasonix-plugin-example")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building reasonix:", err)
@@ -54,7 +59,10 @@ func runReasonix(t *testing.T, dir, home string, env []string, args ...string) r
 	defer cancel()
 	cmd := exec.CommandContext(ctx, reasonixBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home, "DEEPSEEK_API_KEY=")
+	// Plugins are found by name: the reference plugin and the npm MCP
+	// servers are on the PATH.
+	path := strings.Join([]string{binDir, mcptest.BinDir(), os.Getenv("PATH")}, string(os.PathListSeparator))
+	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home, "DEEPSEEK_API_KEY=", "PATH="+path)
 	cmd.Env = append(cmd.Env, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -106,11 +114,15 @@ func startScripted(t *testing.T, script string) (*scripted.Server, string) {
 	return srv, cfg
 }
 
-// requireProgram skips the test when a language server it needs is not
-// installed, or fails it under REASONIX_REQUIRE_PEERS=1 (make test installs
-// them).
+// requireProgram skips the test when a language server or MCP server it
+// needs is not installed, or fails it under REASONIX_REQUIRE_PEERS=1 (make
+// test installs them).
 func requireProgram(t *testing.T, prog string) {
 	t.Helper()
+	if strings.HasPrefix(prog, "mcp-server-") {
+		mcptest.Require(t, prog)
+		return
+	}
 	if _, err := graph.LookPath(prog); err != nil {
 		if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
 			t.Fatalf("%v; REASONIX_REQUIRE_PEERS=1 requires it (make peers installs it)", err)
@@ -136,6 +148,15 @@ func TestTranscripts(t *testing.T) {
 			}
 			for _, prog := range sc.Needs {
 				requireProgram(t, prog)
+			}
+			// {{EVERYTHING_HTTP}} in the config or the files is the URL of
+			// a server-everything serving streamable HTTP for this test.
+			if strings.Contains(sc.Config, "{{EVERYTHING_HTTP}}") || slices.ContainsFunc(slices.Collect(maps.Values(sc.Files)), func(s string) bool { return strings.Contains(s, "{{EVERYTHING_HTTP}}") }) {
+				base, _ := mcptest.ServeEverything(t, "streamableHttp")
+				sc.Config = strings.ReplaceAll(sc.Config, "{{EVERYTHING_HTTP}}", base+"/mcp")
+				for name, body := range sc.Files {
+					sc.Files[name] = strings.ReplaceAll(body, "{{EVERYTHING_HTTP}}", base+"/mcp")
+				}
 			}
 			work := t.TempDir()
 			if err := sc.WriteFiles(work); err != nil {

@@ -1,0 +1,258 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+
+	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/mcp"
+)
+
+// MCP plugins reach the agent in three ways: their tools join a session's
+// registry when the session starts (and stay fixed for it, so the cached
+// prompt prefix holds); their prompts are slash commands,
+// "/mcp__<server>__<prompt> args"; and their resources are referenced in a
+// prompt as "@<server>:<uri>" and attached to it.
+
+// sessionTools returns the tools a new session offers: the agent's own
+// and the plugins' as they are now.
+func (a *Agent) sessionTools() *tools.Registry {
+	if a.Plugins == nil {
+		return a.Tools
+	}
+	var ts []tools.Tool
+	for _, name := range a.Tools.Names() {
+		t, _ := a.Tools.Get(name)
+		ts = append(ts, t)
+	}
+	ts = append(ts, a.Plugins.Tools()...)
+	reg, err := tools.NewRegistry(ts...)
+	if err != nil {
+		// Plugin tool names are namespaced, so a clash is a bug; the
+		// session goes on with the built-in tools.
+		a.emit(Event{Kind: EventNotice, Text: "MCP tools left out: " + err.Error()})
+		return a.Tools
+	}
+	return reg
+}
+
+// A slash is what a prompt starting with "/" asks for.
+type slash struct {
+	// local is an answer given without the model (/mcp).
+	local string
+	// prompt replaces the typed prompt (an MCP prompt, rendered).
+	prompt string
+}
+
+// expandSlash interprets the commands a prompt may start with. ok is false
+// for any other prompt, including one that merely starts with a path.
+func (a *Agent) expandSlash(ctx context.Context, prompt string) (sl slash, ok bool, err error) {
+	line := strings.TrimSpace(prompt)
+	name, rest, _ := strings.Cut(line, " ")
+	switch {
+	case name == "/mcp":
+		return slash{local: a.PluginStatus()}, true, nil
+	case strings.HasPrefix(name, "/mcp__"):
+	default:
+		return slash{}, false, nil
+	}
+	if a.Plugins == nil {
+		return slash{}, true, fmt.Errorf("%s: no MCP servers are configured", name)
+	}
+	var found *mcp.Prompt
+	prompts := a.Plugins.Prompts()
+	for i := range prompts {
+		if "/"+prompts[i].Command == name {
+			found = &prompts[i]
+		}
+	}
+	if found == nil {
+		var names []string
+		for _, p := range prompts {
+			names = append(names, "/"+p.Command)
+		}
+		if len(names) == 0 {
+			return slash{}, true, fmt.Errorf("%s: the MCP servers offer no prompts", name)
+		}
+		return slash{}, true, fmt.Errorf("%s: no such MCP prompt; there are %s", name, strings.Join(names, ", "))
+	}
+	args, err := promptArguments(*found, rest)
+	if err != nil {
+		return slash{}, true, fmt.Errorf("%s: %w", name, err)
+	}
+	text, err := a.Plugins.GetPrompt(ctx, found.Server, found.Name, args)
+	if err != nil {
+		return slash{}, true, fmt.Errorf("%s: %w", name, err)
+	}
+	return slash{prompt: text}, true, nil
+}
+
+// promptArguments maps the words after a prompt command to its arguments:
+// name=value words by name, other words in the declared order, the last
+// argument taking the rest of the line. Words may be "quoted".
+func promptArguments(p mcp.Prompt, rest string) (map[string]string, error) {
+	words, err := splitWords(rest)
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]string{}
+	declared := func(name string) bool {
+		for _, a := range p.Arguments {
+			if a.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	var positional []string
+	for _, w := range words {
+		if k, v, ok := strings.Cut(w, "="); ok && declared(k) {
+			args[k] = v
+			continue
+		}
+		positional = append(positional, w)
+	}
+	var free []string
+	for _, a := range p.Arguments {
+		if _, set := args[a.Name]; !set {
+			free = append(free, a.Name)
+		}
+	}
+	for i, w := range positional {
+		if i >= len(free) {
+			if len(free) == 0 {
+				return nil, fmt.Errorf("takes no more arguments than %s", usage(p))
+			}
+			last := free[len(free)-1]
+			args[last] += " " + w
+			continue
+		}
+		args[free[i]] = w
+	}
+	for _, a := range p.Arguments {
+		if _, ok := args[a.Name]; a.Required && !ok {
+			return nil, fmt.Errorf("missing argument %q; usage: /%s %s", a.Name, p.Command, usage(p))
+		}
+	}
+	return args, nil
+}
+
+// usage shows a prompt's arguments: <required> [optional].
+func usage(p mcp.Prompt) string {
+	var parts []string
+	for _, a := range p.Arguments {
+		if a.Required {
+			parts = append(parts, "<"+a.Name+">")
+		} else {
+			parts = append(parts, "["+a.Name+"]")
+		}
+	}
+	if len(parts) == 0 {
+		return "(no arguments)"
+	}
+	return strings.Join(parts, " ")
+}
+
+// splitWords splits on spaces, keeping "double-quoted" runs together.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var b strings.Builder
+	in, inWord := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			in, inWord = !in, true
+		case unicode.IsSpace(r) && !in:
+			if inWord {
+				words = append(words, b.String())
+				b.Reset()
+				inWord = false
+			}
+		default:
+			b.WriteRune(r)
+			inWord = true
+		}
+	}
+	if in {
+		return nil, fmt.Errorf("unbalanced quote in %q", s)
+	}
+	if inWord {
+		words = append(words, b.String())
+	}
+	return words, nil
+}
+
+// maxResourceBytes caps one attached resource.
+const maxResourceBytes = 64 << 10
+
+// attachResources appends the MCP resources prompt references as
+// "@<server>:<uri>", read with resources/read. A reference to a server
+// that is not configured stays as written (it may be an e-mail address or
+// a path); one that cannot be read is a notice, and the prompt goes on.
+func (t *turn) attachResources(ctx context.Context, prompt string) string {
+	a := t.a
+	if a.Plugins == nil || !strings.Contains(prompt, "@") {
+		return prompt
+	}
+	servers := map[string]bool{}
+	for _, st := range a.Plugins.Status() {
+		servers[st.Name] = true
+	}
+	seen := map[string]bool{}
+	var blocks []string
+	for _, word := range strings.Fields(prompt) {
+		ref, ok := strings.CutPrefix(word, "@")
+		if !ok {
+			continue
+		}
+		ref = strings.TrimRight(ref, ".,;!?)]}'\"")
+		server, uri, ok := strings.Cut(ref, ":")
+		if !ok || uri == "" || !servers[server] || seen[ref] {
+			continue
+		}
+		seen[ref] = true
+		text, err := a.Plugins.ReadResource(ctx, server, uri)
+		if err != nil {
+			t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("@%s not attached: %v", ref, err)})
+			continue
+		}
+		if len(text) > maxResourceBytes {
+			text = text[:maxResourceBytes] + "\n[… cut at 64 KiB]"
+		}
+		blocks = append(blocks, fmt.Sprintf("<resource ref=%q>\n%s\n</resource>", server+":"+uri, strings.TrimRight(text, "\n")))
+	}
+	if len(blocks) == 0 {
+		return prompt
+	}
+	return prompt + "\n\n" + strings.Join(blocks, "\n")
+}
+
+// PluginStatus describes the agent's MCP servers for people (/mcp).
+func (a *Agent) PluginStatus() string { return PluginStatus(a.Plugins) }
+
+// PluginStatus describes MCP servers for people: one line each with its
+// transport, state and what it offers, then the errors of those that
+// failed. m may be nil.
+func PluginStatus(m *mcp.Manager) string {
+	if m == nil || len(m.Status()) == 0 {
+		return "No MCP servers are configured ([[plugins]] in reasonix.toml, or .mcp.json)."
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "SERVER\tTRANSPORT\tSTATE\tTOOLS\tPROMPTS\tRESOURCES")
+	var problems []string
+	for _, st := range m.Status() {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\n", st.Name, st.Transport, st.State, st.Tools, st.Prompts, st.Resources)
+		if st.Error != "" {
+			problems = append(problems, fmt.Sprintf("%s: %s", st.Name, st.Error))
+		}
+	}
+	w.Flush()
+	for _, p := range problems {
+		b.WriteString(p + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

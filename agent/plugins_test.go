@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/tools/mcp"
+)
+
+func TestSplitWords(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{"", nil, false},
+		{"  a  b\tc ", []string{"a", "b", "c"}, false},
+		{`city="New York" state=NY`, []string{"city=New York", "state=NY"}, false},
+		{`"two words" tail`, []string{"two words", "tail"}, false},
+		{`""`, []string{""}, false},
+		{`open "quote`, nil, true},
+	}
+	for _, c := range cases {
+		got, err := splitWords(c.in)
+		if (err != nil) != c.err {
+			t.Errorf("splitWords(%q) error %v, want error %v", c.in, err, c.err)
+			continue
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") || len(got) != len(c.want) {
+			t.Errorf("splitWords(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestPromptArguments(t *testing.T) {
+	review := mcp.Prompt{Server: "ex", Name: "review", Command: "mcp__ex__review", Arguments: []mcp.PromptArgument{
+		{Name: "focus", Required: true},
+		{Name: "path"},
+	}}
+	none := mcp.Prompt{Server: "ex", Name: "hello", Command: "mcp__ex__hello"}
+	cases := []struct {
+		p       mcp.Prompt
+		rest    string
+		want    map[string]string
+		wantErr string
+	}{
+		{review, "errors", map[string]string{"focus": "errors"}, ""},
+		{review, "errors main.go", map[string]string{"focus": "errors", "path": "main.go"}, ""},
+		// The last argument takes the rest of the line.
+		{review, "errors main.go and util.go", map[string]string{"focus": "errors", "path": "main.go and util.go"}, ""},
+		// By name, in any order; positional words fill what is left.
+		{review, "path=a.go security", map[string]string{"focus": "security", "path": "a.go"}, ""},
+		{review, `focus="error handling" path=b.go`, map[string]string{"focus": "error handling", "path": "b.go"}, ""},
+		// A word with "=" whose name is not an argument is a value.
+		{review, "x=1", map[string]string{"focus": "x=1"}, ""},
+		{review, "", nil, `missing argument "focus"; usage: /mcp__ex__review <focus> [path]`},
+		{review, "path=a.go", nil, `missing argument "focus"`},
+		{review, `"unbalanced`, nil, "unbalanced quote"},
+		{none, "", map[string]string{}, ""},
+		{none, "extra", nil, "takes no more arguments than (no arguments)"},
+	}
+	for _, c := range cases {
+		got, err := promptArguments(c.p, c.rest)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s %q: error %v, want one containing %q", c.p.Name, c.rest, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s %q: %v", c.p.Name, c.rest, err)
+			continue
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("%s %q = %v, want %v", c.p.Name, c.rest, got, c.want)
+		}
+	}
+}
+
+func TestSlashWithoutPlugins(t *testing.T) {
+	a := &Agent{}
+	sl, ok, err := a.expandSlash(t.Context(), "/mcp")
+	if !ok || err != nil || !strings.Contains(sl.local, "No MCP servers are configured") {
+		t.Errorf("/mcp without servers: %+v %v %v", sl, ok, err)
+	}
+	if _, ok, err := a.expandSlash(t.Context(), "/mcp__ex__review errors"); !ok || err == nil || !strings.Contains(err.Error(), "no MCP servers are configured") {
+		t.Errorf("/mcp__ex__review without servers: ok %v, error %v", ok, err)
+	}
+	// A prompt that starts with a path is a prompt.
+	for _, p := range []string{"/usr/bin is missing", "/mcpx", "fix /mcp"} {
+		if _, ok, _ := a.expandSlash(t.Context(), p); ok {
+			t.Errorf("%q taken for a slash command", p)
+		}
+	}
+}
