@@ -18,6 +18,7 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/reasonix ./cmd/reasonix
 	$(GO) build -trimpath -o $(BIN)/scripted-model ./cmd/scripted-model
+	$(GO) build -trimpath -o $(BIN)/reasonix-plugin-example ./cmd/reasonix-plugin-example
 
 # deps installs the peers the benchmarks compare against, when they are
 # missing. Nothing is installed when everything is present.
