@@ -126,6 +126,7 @@ bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'Initialize' -benchtime 10x ./lsp/
 	$(GO) test -run '^$$' -bench 'CodeAction' -benchtime 300x ./lsp/
 	$(GO) test -run '^$$' -bench 'ReferencesStd' -benchtime 5x ./graph/
+	$(GO) test -run '^$$' -bench 'Call' -benchtime 2000x ./tools/mcp/
 
 demo: build
 	@sh testdata/demo/demo.sh
