@@ -47,17 +47,33 @@ type slash struct {
 	prompt string
 }
 
+// IsSlashCommand reports whether prompt is a command the agent interprets
+// itself (/mcp, /mcp__<server>__<prompt> …) rather than a request for the
+// model; front ends add no context (the open file, a selection) to one.
+func IsSlashCommand(prompt string) bool {
+	name, _ := slashName(prompt)
+	return name == "/mcp" || strings.HasPrefix(name, "/mcp__")
+}
+
+// slashName splits a prompt into its first word and the rest.
+func slashName(prompt string) (name, rest string) {
+	line := strings.TrimSpace(prompt)
+	i := strings.IndexFunc(line, unicode.IsSpace)
+	if i < 0 {
+		return line, ""
+	}
+	return line[:i], strings.TrimSpace(line[i:])
+}
+
 // expandSlash interprets the commands a prompt may start with. ok is false
 // for any other prompt, including one that merely starts with a path.
 func (a *Agent) expandSlash(ctx context.Context, prompt string) (sl slash, ok bool, err error) {
-	line := strings.TrimSpace(prompt)
-	name, rest, _ := strings.Cut(line, " ")
-	switch {
-	case name == "/mcp":
-		return slash{local: a.PluginStatus()}, true, nil
-	case strings.HasPrefix(name, "/mcp__"):
-	default:
+	if !IsSlashCommand(prompt) {
 		return slash{}, false, nil
+	}
+	name, rest := slashName(prompt)
+	if name == "/mcp" {
+		return slash{local: a.PluginStatus()}, true, nil
 	}
 	if a.Plugins == nil {
 		return slash{}, true, fmt.Errorf("%s: no MCP servers are configured", name)

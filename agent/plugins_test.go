@@ -87,6 +87,9 @@ func TestSlashWithoutPlugins(t *testing.T) {
 	if _, ok, err := a.expandSlash(t.Context(), "/mcp__ex__review errors"); !ok || err == nil || !strings.Contains(err.Error(), "no MCP servers are configured") {
 		t.Errorf("/mcp__ex__review without servers: ok %v, error %v", ok, err)
 	}
+	if sl, ok, err := a.expandSlash(t.Context(), "/mcp\n\nmore"); !ok || err != nil || sl.local == "" {
+		t.Errorf("/mcp followed by a newline: %+v %v %v", sl, ok, err)
+	}
 	// A prompt that starts with a path is a prompt.
 	for _, p := range []string{"/usr/bin is missing", "/mcpx", "fix /mcp"} {
 		if _, ok, _ := a.expandSlash(t.Context(), p); ok {

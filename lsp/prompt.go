@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reasonix/reasonix/agent"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -65,6 +66,9 @@ func (s *Server) buildPrompt(args askArgs, path string) (prompt, title string, e
 		title = clip(firstLine(strings.TrimSpace(args.Prompt)), 80)
 		b.WriteString(strings.TrimSpace(args.Prompt))
 		switch {
+		case agent.IsSlashCommand(args.Prompt):
+			// The agent answers it or replaces it with an MCP prompt;
+			// context would become the command's arguments.
 		case haveDoc && args.Range != nil:
 			fmt.Fprintf(&b, "\n\nThe user's selection in %s:\n\n%s", s.relPath(path), excerptExact(doc, *args.Range, enc))
 		case path != "":

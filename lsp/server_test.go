@@ -540,8 +540,10 @@ command = "mcp-server-everything"
 		t.Fatalf("prompts %+v, text %q", got.Prompts, got.Text)
 	}
 
+	// Asked from a file, as editors do: the file is not added to a slash
+	// command (it would become the prompt's arguments).
 	ask := func(prompt string) map[string]any {
-		b, _ := json.Marshal(map[string]any{"prompt": prompt})
+		b, _ := json.Marshal(map[string]any{"prompt": prompt, "uri": ed.URI("calc.go")})
 		return execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
 	}
 	if res := ask("/mcp"); !strings.Contains(fmt.Sprint(res["text"]), "everything  stdio") || !strings.Contains(fmt.Sprint(res["text"]), "connected") {
