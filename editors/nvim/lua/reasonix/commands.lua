@@ -138,9 +138,20 @@ local function is_file_buffer(bufnr)
   return vim.bo[bufnr].buftype == '' and name ~= '' and not name:match('^%a[%w+.-]*://')
 end
 
+--- Whether prompt is a slash command the server answers or expands:
+--- exactly /mcp, or an MCP prompt (/mcp__<server>__<prompt> [args]).
+---@param prompt string
+---@return boolean
+local function is_slash_command(prompt)
+  local name = vim.trim(prompt):match('^%S+') or ''
+  return name == '/mcp' or vim.startswith(name, '/mcp__')
+end
+
 --- Asks in the chat's session (reasonix.ask). With opts.range = {line1,
 --- line2} the selection is attached; from a file buffer the file is
---- mentioned. Without a prompt, asks for one with vim.ui.input.
+--- mentioned. A slash command goes alone: the server reads it from the
+--- whole prompt, so a mention or selection would end up in its arguments.
+--- Without a prompt, asks for one with vim.ui.input.
 ---@param prompt string|nil
 ---@param opts {range: integer[]|nil}|nil
 function M.ask(prompt, opts)
@@ -156,7 +167,7 @@ function M.ask(prompt, opts)
   local bufnr = target_buffer()
   with_client(bufnr, function(client)
     local args = { prompt = prompt }
-    if is_file_buffer(bufnr) and lsp.clients(bufnr)[1] then
+    if is_file_buffer(bufnr) and lsp.clients(bufnr)[1] and not is_slash_command(prompt) then
       args.uri = vim.uri_from_bufnr(bufnr)
       if opts.range then
         args.range = selection_range(bufnr, opts.range[1], opts.range[2], encoding_of(client))
@@ -387,7 +398,21 @@ function M.new()
   end)
 end
 
-M.subcommands = { 'ask', 'cancel', 'chat', 'fix', 'new', 'resume', 'sessions' }
+--- Shows the workspace's MCP servers: their transport, state and what
+--- they offer, then the error of each that failed, as the server words it.
+function M.mcp()
+  with_client(target_buffer(), function(client)
+    lsp.request(client, 'reasonix/mcpServers', { folder = folder_of(client) }, function(err, result)
+      if err or type(result) ~= 'table' then
+        notify('cannot list the MCP servers: ' .. error_text(err), vim.log.levels.ERROR)
+        return
+      end
+      notify('MCP servers\n' .. (result.text or ''))
+    end)
+  end)
+end
+
+M.subcommands = { 'ask', 'cancel', 'chat', 'fix', 'mcp', 'new', 'resume', 'sessions' }
 
 --- :Reasonix {subcommand} [args].
 ---@param o table the user command's argument table
@@ -408,13 +433,59 @@ function M.run(o)
     M.resume(vim.trim(rest))
   elseif sub == 'new' then
     M.new()
+  elseif sub == 'mcp' then
+    M.mcp()
   else
     local msg = string.format("unknown subcommand '%s'; use one of: %s", sub, table.concat(M.subcommands, ', '))
     notify(msg, vim.log.levels.ERROR)
   end
 end
 
---- Completion for :Reasonix: subcommands, then session ids for resume.
+--- The client completion may ask synchronously: ready, else nil.
+---@return table|nil
+local function completion_client()
+  local client = lsp.client_for(target_buffer())
+  if client and client.initialized then
+    return client
+  end
+  return nil
+end
+
+--- The ids of the workspace's saved sessions.
+---@return string[]
+local function session_ids()
+  local client = completion_client()
+  if not client then
+    return {}
+  end
+  local res = lsp.request_sync(client, 'reasonix/listSessions', { folder = folder_of(client) }, 1000)
+  local ids = {}
+  for _, s in ipairs((res and res.result or {}).sessions or {}) do
+    table.insert(ids, s.id)
+  end
+  return ids
+end
+
+--- The slash commands a prompt can start with: /mcp, and one per prompt
+--- of the workspace's MCP servers (/mcp__<server>__<prompt>).
+---@return string[]
+local function slash_commands()
+  local out = { '/mcp' }
+  local client = completion_client()
+  if not client then
+    return out
+  end
+  local res = lsp.request_sync(client, 'reasonix/mcpServers', { folder = folder_of(client) }, 1000)
+  for _, p in ipairs((res and res.result or {}).prompts or {}) do
+    if type(p.command) == 'string' then
+      table.insert(out, '/' .. p.command)
+    end
+  end
+  return out
+end
+
+--- Completion for :Reasonix: subcommands, then session ids for resume and
+--- slash commands for a prompt of ask that starts with "/".
 function M.complete(arglead, cmdline, cursorpos)
   local before = cmdline:sub(1, cursorpos)
   local words = vim.split(vim.trim((before:gsub('^.-Reasonix!?', '', 1))), '%s+', { trimempty = true })
@@ -430,16 +501,10 @@ function M.complete(arglead, cmdline, cursorpos)
     return matching(M.subcommands)
   end
   if #words == 1 and words[1] == 'resume' then
-    local client = lsp.client_for(target_buffer())
-    if not client or not client.initialized then
-      return {}
-    end
-    local res = lsp.request_sync(client, 'reasonix/listSessions', { folder = folder_of(client) }, 1000)
-    local ids = {}
-    for _, s in ipairs((res and res.result or {}).sessions or {}) do
-      table.insert(ids, s.id)
-    end
-    return matching(ids)
+    return matching(session_ids())
+  end
+  if #words == 1 and words[1] == 'ask' and vim.startswith(arglead, '/') then
+    return matching(slash_commands())
   end
   return {}
 end

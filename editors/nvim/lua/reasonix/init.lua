@@ -164,4 +164,9 @@ function M.new_session()
   commands().new()
 end
 
+--- Shows the workspace's MCP servers.
+function M.mcp()
+  commands().mcp()
+end
+
 return M
