@@ -6,8 +6,9 @@
 #
 #   editors/vscode/scripts/test.sh        (from anywhere)
 #
-# Needs bin/reasonix and bin/scripted-model (make build), or REASONIX_LSP
-# (and REASONIX_SCRIPTED_MODEL) pointing at them; and Go for `go test`.
+# Needs bin/reasonix, bin/scripted-model and bin/reasonix-plugin-example
+# (make build), or REASONIX_LSP (and REASONIX_SCRIPTED_MODEL) pointing at
+# them, the plugin beside REASONIX_LSP; and Go for `go test`.
 # Exits non-zero on the first failure.
 set -euo pipefail
 
@@ -24,7 +25,8 @@ fi
 
 bin=${REASONIX_LSP:-$repo/bin/reasonix}
 model=${REASONIX_SCRIPTED_MODEL:-$(dirname "$bin")/scripted-model}
-for b in "$bin" "$model"; do
+plugin=$(dirname "$bin")/reasonix-plugin-example
+for b in "$bin" "$model" "$plugin"; do
   if [ ! -x "$b" ]; then
     echo "scripts/test.sh: $b is missing: run make build in $repo" >&2
     exit 1

@@ -3,12 +3,14 @@
 // registered by the language client, so code actions run as they are.
 import * as vscode from 'vscode';
 import { type Controller } from './controller';
+import { type McpServer, type McpServersResult, type McpServerState } from './protocol';
 
 export const CommandIds = {
   openChat: 'reasonix.openChat',
   askSelection: 'reasonix.askSelection',
   newSession: 'reasonix.newSession',
   stop: 'reasonix.stop',
+  mcpServers: 'reasonix.mcpServers',
   restartServer: 'reasonix.restartServer',
 } as const;
 
@@ -21,6 +23,7 @@ export function registerCommands(c: Controller): vscode.Disposable[] {
     ),
     vscode.commands.registerCommand(CommandIds.newSession, () => c.newSession().then(() => c.panel.reveal())),
     vscode.commands.registerCommand(CommandIds.stop, () => c.stop()),
+    vscode.commands.registerCommand(CommandIds.mcpServers, () => showMcpServers(c)),
     vscode.commands.registerCommand(CommandIds.restartServer, () => c.restart()),
   ];
 }
@@ -45,4 +48,75 @@ async function askSelection(c: Controller, prompt?: string) {
     void vscode.window.showErrorMessage(`Reasonix: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
+}
+
+/** A server in the MCP servers QuickPick. */
+export interface McpServerItem extends vscode.QuickPickItem {
+  server: McpServer;
+}
+
+/** Each state's icon, in the order the summary counts them. */
+const STATE_ICONS: Record<McpServerState, string> = {
+  connected: 'pass',
+  restarting: 'sync',
+  failed: 'error',
+  closed: 'circle-slash',
+};
+
+/**
+ * Lists the MCP servers of the active editor's workspace folder (or the
+ * first folder): each with its transport, state and what it offers, and
+ * the error of one that failed. Resolves to the picked server's item.
+ */
+async function showMcpServers(c: Controller): Promise<McpServerItem | undefined> {
+  const folder = activeFolder();
+  let result: McpServersResult;
+  try {
+    // The first request starts the folder's servers, which takes a moment.
+    result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Reasonix: asking the MCP servers' }, () =>
+      c.mcpServers(folder?.uri.toString()),
+    );
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Reasonix: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+  if (result.servers.length === 0) {
+    void vscode.window.showInformationMessage(`Reasonix: ${result.text}`);
+    return undefined;
+  }
+  const items = result.servers.map(mcpServerItem);
+  const states = [...new Set([...Object.keys(STATE_ICONS), ...result.servers.map((s) => s.state)])];
+  const summary = states
+    .map((state) => [state, result.servers.filter((s) => s.state === state).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => `${n} ${state}`)
+    .join(', ');
+  return vscode.window.showQuickPick(items, {
+    title: 'Reasonix: MCP Servers',
+    placeHolder: folder ? `MCP servers of ${folder.name}: ${summary}` : `MCP servers: ${summary}`,
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+}
+
+/** A server as the QuickPick shows it. */
+function mcpServerItem(s: McpServer): McpServerItem {
+  const offers = [plural(s.tools, 'tool'), plural(s.prompts, 'prompt'), plural(s.resources, 'resource')].join(', ');
+  return {
+    label: s.name,
+    description: `${s.transport} · ${s.state} · ${offers}`,
+    detail: s.error,
+    iconPath: new vscode.ThemeIcon(STATE_ICONS[s.state] ?? 'question'),
+    server: s,
+  };
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The workspace folder of the active editor, else the first one. */
+function activeFolder(): vscode.WorkspaceFolder | undefined {
+  const uri = vscode.window.activeTextEditor?.document.uri;
+  return (uri && vscode.workspace.getWorkspaceFolder(uri)) ?? vscode.workspace.workspaceFolders?.[0];
 }

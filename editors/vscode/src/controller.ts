@@ -9,7 +9,7 @@ import { BinaryNotFoundError, RESTART_SETTINGS, SECTION } from './config';
 import { findFiles, saveDocuments } from './documents';
 import { type Attach, type ExtensionToPanel, type PanelToExtension } from './messages';
 import { ChatPanel, VIEW_ID } from './panel';
-import { type AskArgs, Commands, Methods, type ReasonixEvent, type TurnResult } from './protocol';
+import { type AskArgs, Commands, type McpServersResult, Methods, type ReasonixEvent, type TurnResult } from './protocol';
 import { EditReview } from './review';
 import { StatusBar } from './status';
 
@@ -189,6 +189,9 @@ export class Controller implements vscode.Disposable {
         case 'requestFiles':
           this.post({ type: 'files', items: await findFiles(m.prefix) });
           return;
+        case 'requestMcp':
+          await this.postMcp();
+          return;
         default: {
           const never: never = m;
           this.output.warn(`unknown panel message ${JSON.stringify(never)}`);
@@ -266,6 +269,38 @@ export class Controller implements vscode.Disposable {
     this.status.setSession(r.usage, r.cost);
     this.post({ type: 'resumed', sessionId: r.sessionId, messages: r.messages, model: r.model, usage: r.usage, cost: r.cost });
     this.postState();
+  }
+
+  /**
+   * The MCP servers of a workspace folder (a URI; default: the first) and
+   * the prompts they offer. The first call may take a few seconds: the
+   * folder's servers start with its agent.
+   */
+  async mcpServers(folderUri = folder()): Promise<McpServersResult> {
+    const client = await this.requireClient();
+    if (!client.supports(Methods.mcpServers)) {
+      throw new Error(
+        `The Reasonix server ${client.binary} does not report MCP servers (it lacks ${Methods.mcpServers.method}). ` +
+          'Update reasonix, or set reasonix.path to a newer binary.',
+      );
+    }
+    return client.request(Methods.mcpServers, { folder: folderUri });
+  }
+
+  /**
+   * Answers the panel's requestMcp. A failure is part of the answer, not
+   * an error message: the panel asks whenever `/` opens its menu, and only
+   * shows the failure when the user asked for /mcp.
+   */
+  private async postMcp(): Promise<void> {
+    try {
+      const r = await this.mcpServers();
+      this.post({ type: 'mcp', servers: r.servers, prompts: r.prompts, text: r.text });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.output.warn(`requestMcp: ${message}`);
+      this.post({ type: 'mcp', servers: [], prompts: [], text: '', error: message });
+    }
   }
 
   private async requireClient(): Promise<ReasonixClient> {

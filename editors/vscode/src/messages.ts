@@ -5,6 +5,8 @@ import type {
   ApprovalAction,
   ApproveParams,
   ChatMessage,
+  McpPrompt,
+  McpServer,
   ReasonixEvent,
   ReasonixEventKind,
   SessionSummary,
@@ -20,6 +22,8 @@ export type {
   ApprovalAction,
   ApproveParams,
   ChatMessage,
+  McpPrompt,
+  McpServer,
   ReasonixEvent,
   ReasonixEventKind,
   SessionSummary,
@@ -64,7 +68,9 @@ export type PanelToExtension =
   | { type: 'openDiff'; path: string }
   | { type: 'acceptFile'; path: string }
   | { type: 'rejectFile'; path: string }
-  | { type: 'requestFiles'; prefix: string };
+  | { type: 'requestFiles'; prefix: string }
+  /** The MCP servers and their prompts, for `/` completion and `/mcp`. */
+  | { type: 'requestMcp' };
 
 /**
  * Extension → panel. Every reasonix/event is forwarded as `event`, the
@@ -81,6 +87,12 @@ export type ExtensionToPanel =
   | { type: 'approvalDone'; id: string; action: ApprovalAction | null }
   /** The answer to the latest `requestFiles`. */
   | { type: 'files'; items: FileItem[] }
+  /**
+   * The answer to `requestMcp`. When the servers could not be asked (no
+   * server running, a server without reasonix/mcpServers), `error` says
+   * why and the lists are empty.
+   */
+  | { type: 'mcp'; servers: McpServer[]; prompts: McpPrompt[]; text: string; error?: string }
   | { type: 'state'; model: string; running: boolean; sessionId: string | null }
   /** The files the current turn changed and the user has not accepted or rejected yet. */
   | { type: 'changedFiles'; files: ChangedFile[] }

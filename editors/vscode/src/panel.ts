@@ -103,6 +103,7 @@ const SHAPES: { [K in PanelToExtension['type']]: Record<string, 'string' | 'stri
   acceptFile: { path: 'string' },
   rejectFile: { path: 'string' },
   requestFiles: { prefix: 'string' },
+  requestMcp: {},
 };
 
 /**

@@ -125,6 +125,48 @@ export interface ResumeSessionResult {
   cost: number;
 }
 
+export interface McpServersParams {
+  folder?: string;
+}
+
+export type McpServerState = 'connected' | 'failed' | 'restarting' | 'closed';
+
+/** One MCP server (plugin) of a workspace folder, as the server reports it (mcp.Status). */
+export interface McpServer {
+  name: string;
+  /** "stdio", "http" or "sse". */
+  transport: string;
+  state: McpServerState;
+  /** The last error, for a failed or restarting server. */
+  error?: string;
+  tools: number;
+  prompts: number;
+  resources: number;
+}
+
+export interface McpPromptArgument {
+  name: string;
+  description?: string;
+  required: boolean;
+}
+
+/** A prompt an MCP server offers, run as the slash command `/<command> args`. */
+export interface McpPrompt {
+  server: string;
+  name: string;
+  /** "mcp__<server>__<prompt>". */
+  command: string;
+  description?: string;
+  arguments?: McpPromptArgument[];
+}
+
+export interface McpServersResult {
+  servers: McpServer[];
+  prompts: McpPrompt[];
+  /** The same as a table for people, as the /mcp prompt answers it. */
+  text: string;
+}
+
 export interface SaveDocumentsParams {
   uris: string[];
 }
@@ -241,11 +283,14 @@ export interface Command<A, R> {
  * the server's experimental.reasonix.methods, or the server is too old.
  * reasonix/approve is optional: without it the server asks with
  * window/showMessageRequest, which the extension routes to the same place.
+ * reasonix/mcpServers is optional too: without it there is no list of MCP
+ * servers, and the chat works as before.
  */
 export const Methods = {
   listSessions: { method: 'reasonix/listSessions', direction: 'clientToServer', required: true } as RequestMethod<ListSessionsParams, ListSessionsResult>,
   newSession: { method: 'reasonix/newSession', direction: 'clientToServer', required: true } as RequestMethod<NewSessionParams, NewSessionResult>,
   resumeSession: { method: 'reasonix/resumeSession', direction: 'clientToServer', required: true } as RequestMethod<ResumeSessionParams, ResumeSessionResult>,
+  mcpServers: { method: 'reasonix/mcpServers', direction: 'clientToServer', required: false } as RequestMethod<McpServersParams, McpServersResult>,
   saveDocuments: { method: 'reasonix/saveDocuments', direction: 'serverToClient', required: true } as RequestMethod<SaveDocumentsParams, SaveDocumentsResult>,
   approve: { method: 'reasonix/approve', direction: 'serverToClient', required: false } as RequestMethod<ApproveParams, ApproveResult>,
   event: { method: 'reasonix/event', direction: 'serverToClient', required: true } as NotificationMethod<ReasonixEvent>,

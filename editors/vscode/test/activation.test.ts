@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { Methods } from '../src/protocol';
 import { writeFakeServer } from './fake-server';
 import { EXT_ROOT, loadExtension, makeContext, openPanel, setup, vscode, waitFor } from './harness';
 
@@ -19,8 +20,9 @@ test('activation starts the server and registers every contribution', async () =
     assert.ok(client, `no client; messages: ${JSON.stringify(vscode._test.messages)}`);
     const caps = client.client.initializeResult?.capabilities;
     assert.deepEqual(caps?.executeCommandProvider?.commands?.sort(), ['reasonix.ask', 'reasonix.cancel', 'reasonix.start']);
-    for (const m of ['reasonix/listSessions', 'reasonix/newSession', 'reasonix/resumeSession', 'reasonix/saveDocuments', 'reasonix/event']) {
-      assert.ok(client.features.methods?.includes(m), `server lacks ${m}`);
+    // Every method of the table, optional ones too, is one the server announces.
+    for (const { method } of Object.values(Methods)) {
+      assert.ok(client.features.methods?.includes(method), `server lacks ${method}`);
     }
     assert.ok(caps?.codeActionProvider, 'no code actions');
     assert.equal(vscode._test.messages.length, 0, `messages shown: ${JSON.stringify(vscode._test.messages)}`);

@@ -51,6 +51,13 @@ export function scriptedModelBinary(): string {
   return p;
 }
 
+/** The example MCP plugin (make build puts it beside the reasonix binary). */
+export function pluginExampleBinary(): string {
+  const p = path.join(path.dirname(reasonixBinary()), 'reasonix-plugin-example');
+  if (!fs.existsSync(p)) throw new Error(`${p} is missing: run make build in ${REPO_ROOT}`);
+  return p;
+}
+
 export const calcGo = `package calc
 
 // Add returns the sum of a and b.

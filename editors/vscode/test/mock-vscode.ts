@@ -902,6 +902,11 @@ export interface ShownMessage {
   modal: boolean;
 }
 
+export interface ShownQuickPick {
+  items: any[];
+  options: { title?: string; placeHolder?: string; matchOnDescription?: boolean; matchOnDetail?: boolean; canPickMany?: boolean };
+}
+
 function showMessage(level: ShownMessage['level']) {
   return (message: string, ...rest: unknown[]): Promise<unknown> => {
     let modal = false;
@@ -1235,8 +1240,11 @@ export const window = {
   showInputBox(options?: { prompt?: string }): Promise<string | undefined> {
     return Promise.resolve(_test.answerInput(options ?? {}));
   },
-  showQuickPick(items: unknown[]): Promise<unknown> {
-    return Promise.resolve(items[0]);
+  async showQuickPick(items: readonly any[] | Thenable<readonly any[]>, options?: ShownQuickPick['options']): Promise<unknown> {
+    // VS Code shows a busy picker until a promise of items resolves.
+    const shown: ShownQuickPick = { items: [...(await items)], options: options ?? {} };
+    _test.quickPicks.push(shown);
+    return _test.answerQuickPick(shown);
   },
   showTextDocument,
   createOutputChannel(name: string, options?: string | { log: true }) {
@@ -1390,7 +1398,11 @@ export const _test = {
   answerMessage: (_m: ShownMessage): string | undefined | Promise<string | undefined> => undefined,
   /** Answers window.showInputBox. */
   answerInput: (_o: { prompt?: string }): string | undefined => undefined,
+  /** Answers window.showQuickPick: the first item unless a test says otherwise. */
+  answerQuickPick: (p: ShownQuickPick): unknown => p.items[0],
   messages: [] as ShownMessage[],
+  /** Every window.showQuickPick, with its items once they resolved. */
+  quickPicks: [] as ShownQuickPick[],
   onMessage: new EventEmitter<ShownMessage>(),
   executed: [] as { id: string; args: unknown[] }[],
   /** Commands VS Code itself provides that the extension may run. */

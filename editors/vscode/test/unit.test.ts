@@ -19,6 +19,7 @@ test('isPanelMessage accepts the union and nothing else', () => {
     { type: 'approve', id: 'a1', action: null },
     { type: 'requestFiles', prefix: '' },
     { type: 'resumeSession', sessionId: 's' },
+    { type: 'requestMcp' },
   ];
   const bad: unknown[] = [
     null,
@@ -41,10 +42,12 @@ test('isPanelMessage accepts the union and nothing else', () => {
 test('missingMethods names the required methods a server lacks', () => {
   const all = Object.values(Methods).map((m) => m.method);
   assert.deepEqual(missingMethods({ methods: all }), []);
-  // reasonix/approve is optional: dialogs are the fallback.
-  assert.deepEqual(missingMethods({ methods: all.filter((m) => m !== 'reasonix/approve') }), []);
+  // reasonix/approve is optional: dialogs are the fallback. So is
+  // reasonix/mcpServers: without it there is no list of MCP servers.
+  const optional = ['reasonix/approve', 'reasonix/mcpServers'];
+  assert.deepEqual(missingMethods({ methods: all.filter((m) => !optional.includes(m)) }), []);
   assert.deepEqual(missingMethods({ methods: all.filter((m) => m !== 'reasonix/saveDocuments') }), ['reasonix/saveDocuments']);
-  assert.equal(missingMethods(undefined).length, all.length - 1);
+  assert.equal(missingMethods(undefined).length, all.length - optional.length);
 });
 
 test('serverSettings: reasonix.settings as written, reasonix.model as default_model', () => {

@@ -1,7 +1,8 @@
 // The composer: a textarea (Enter sends, Shift+Enter is a new line), a
-// completion menu for slash commands and @files, one-click attachment of
-// the editor's selection or file, and Send / Stop.
-import type { Attach } from '../messages';
+// completion menu for slash commands (the panel's own and the MCP servers'
+// prompts) and @files, one-click attachment of the editor's selection or
+// file, and Send / Stop.
+import type { Attach, McpPrompt } from '../messages';
 import { button, h } from './dom';
 
 export interface SlashCommand {
@@ -14,6 +15,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: '/sessions', help: 'Show saved sessions' },
   { name: '/stop', help: 'Stop the running turn' },
   { name: '/clear', help: 'Clear this view (the session goes on)' },
+  { name: '/mcp', help: 'Show the MCP servers (plugins)' },
   { name: '/help', help: 'Show commands and keys' },
 ];
 
@@ -21,6 +23,8 @@ export interface ComposerActions {
   send(prompt: string, attach: Attach): void;
   command(name: string): void;
   requestFiles(prefix: string): void;
+  /** Asks for the MCP servers' prompts; the answer comes to setPrompts. */
+  requestMcp(): void;
   stop(): void;
   /** The draft or the attachment changed (to persist them). */
   changed(draft: string, attach: Attach): void;
@@ -63,6 +67,8 @@ export class Composer {
   private blurTimer = 0;
   private attach: Attach = null;
   private running = false;
+  /** The MCP servers' prompts, as last reported. */
+  private prompts: McpPrompt[] = [];
 
   constructor(private readonly actions: ComposerActions) {
     this.menu.hidden = true;
@@ -139,6 +145,12 @@ export class Composer {
     );
   }
 
+  /** The MCP servers' prompts, offered as /mcp__<server>__<prompt>. */
+  setPrompts(prompts: McpPrompt[]): void {
+    this.prompts = prompts;
+    if (this.completion?.kind === 'slash') this.showSlash(this.completion.query, true);
+  }
+
   private submit(): void {
     const text = this.input.value.trim();
     if (!text) return;
@@ -198,12 +210,10 @@ export class Composer {
     const slash = /^\/\S*$/.exec(before);
     const at = /(?:^|\s)@([^\s@]*)$/.exec(before);
     if (slash && this.input.value.indexOf('\n') < 0) {
+      // Asked each time the menu opens: the servers' prompts come and go.
+      if (this.completion?.kind !== 'slash') this.actions.requestMcp();
       this.completion = { kind: 'slash', query: before };
-      const matches = SLASH_COMMANDS.filter((c) => c.name.startsWith(before));
-      this.open(
-        matches.map((c) => ({ label: c.name, detail: c.help, pick: () => this.pickCommand(c.name) })),
-        matches.length ? '' : 'No such command',
-      );
+      this.showSlash(before, false);
     } else if (at) {
       const query = at[1];
       this.completion = { kind: 'file', query, start: before.length - query.length - 1 };
@@ -217,9 +227,35 @@ export class Composer {
     }
   }
 
+  /** The slash menu for `query`; `keep` keeps the highlighted option where it can. */
+  private showSlash(query: string, keep: boolean): void {
+    const options: Option[] = [
+      ...SLASH_COMMANDS.filter((c) => c.name.startsWith(query)).map((c) => ({ label: c.name, detail: c.help, pick: () => this.pickCommand(c.name) })),
+      ...this.prompts
+        .filter((p) => `/${p.command}`.startsWith(query))
+        .map((p) => ({ label: `/${p.command}`, detail: promptDetail(p), pick: () => this.insertPrompt(p) })),
+    ];
+    const was = keep && !this.menu.hidden ? this.options[this.active]?.label : undefined;
+    this.open(options, options.length ? '' : 'No such command');
+    const i = options.findIndex((o) => o.label === was);
+    if (i > 0) this.highlight(i);
+  }
+
   private pickCommand(name: string): void {
     this.clear();
     this.actions.command(name);
+  }
+
+  /** Replaces the command being typed with the prompt's, for the user to add its arguments. */
+  private insertPrompt(p: McpPrompt): void {
+    const v = this.input.value;
+    const caret = this.input.selectionStart ?? v.length;
+    const inserted = `/${p.command} `;
+    this.input.value = inserted + v.slice(caret).replace(/^\S*\s?/, '');
+    this.input.setSelectionRange(inserted.length, inserted.length);
+    this.close();
+    this.input.focus();
+    this.actions.changed(this.input.value, this.attach);
   }
 
   /** Replaces the @word that starts at `start` with @path. */
@@ -245,7 +281,8 @@ export class Composer {
           'div',
           {
             class: 'menu-item',
-            attrs: { role: 'option', id: `${MENU_ID}-${i}`, 'aria-selected': 'false' },
+            // The whole option on hover, when a narrow view cuts it short.
+            attrs: { role: 'option', id: `${MENU_ID}-${i}`, 'aria-selected': 'false', title: o.detail ? `${o.label}  ${o.detail}` : o.label },
             on: {
               // mousedown, not click: the textarea keeps the focus.
               mousedown: (ev) => {
@@ -308,4 +345,13 @@ export class Composer {
       );
     }
   }
+}
+
+/** A prompt's arguments as the server words its usage: <required> [optional]. */
+function promptUsage(p: McpPrompt): string {
+  return (p.arguments ?? []).map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ');
+}
+
+function promptDetail(p: McpPrompt): string {
+  return [promptUsage(p), p.description].filter(Boolean).join(' · ');
 }

@@ -42,6 +42,7 @@ const composer = new Composer({
   send,
   command: runCommand,
   requestFiles: (prefix) => post({ type: 'requestFiles', prefix }),
+  requestMcp: () => post({ type: 'requestMcp' }),
   stop: () => post({ type: 'stop' }),
   changed: (draft, attach) => {
     s().draft = draft;
@@ -50,6 +51,8 @@ const composer = new Composer({
   },
 });
 const chat = h('main', { class: 'chat' }, empty, transcript.el);
+/** The notices of /mcp commands waiting for the extension's answer. */
+const mcpWaiting: NoticeEntry[] = [];
 
 store.onChange((c) => transcript.apply(c));
 // src/panel.ts serves a page with an empty #app; a bare body works too.
@@ -99,6 +102,19 @@ function receive(msg: ExtensionToPanel): void {
     case 'files':
       // Either plain paths or {path} items.
       composer.showFiles((msg.items as unknown[]).map((i) => (typeof i === 'string' ? i : (i as { path: string }).path)));
+      return;
+    case 'mcp':
+      composer.setPrompts(msg.prompts);
+      for (const e of mcpWaiting.splice(0)) {
+        if (msg.error) {
+          e.level = 'error';
+          e.text = msg.error;
+        } else {
+          e.text = msg.text;
+          e.mono = msg.servers.length > 0; // a table; else a sentence
+        }
+        store.update(e);
+      }
       return;
     case 'changedFiles':
       s().changed = msg.files;
@@ -174,9 +190,19 @@ function runCommand(name: string): void {
       store.reset();
       save();
       return;
+    case '/mcp':
+      // The servers' table replaces this notice when it comes.
+      mcpWaiting.push(store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: 'Asking the MCP servers…' }));
+      post({ type: 'requestMcp' });
+      save();
+      return;
     case '/help': {
       const lines = SLASH_COMMANDS.map((c) => `${c.name}  ${c.help}`);
-      lines.push('@path  Attach a workspace file', 'Enter  Send · Shift+Enter  New line · Esc  Close a menu');
+      lines.push(
+        '/mcp__<server>__<prompt> args  Run a prompt of an MCP server',
+        '@path  Attach a workspace file',
+        'Enter  Send · Shift+Enter  New line · Esc  Close a menu',
+      );
       store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: lines.join('\n') });
       save();
       return;

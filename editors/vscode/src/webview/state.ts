@@ -48,6 +48,8 @@ export interface NoticeEntry extends EntryBase {
   kind: 'notice';
   level: 'info' | 'error' | 'retry' | 'stop';
   text: string;
+  /** Preformatted text, such as a table: the editor's font, lines kept whole. */
+  mono?: boolean;
 }
 
 /** The line that closes a turn: steps, tool calls, cost. */

@@ -114,7 +114,9 @@ export class TranscriptView {
       case 'approval':
         return { el: renderApproval(e, this.answer) };
       case 'notice':
-        return { el: h('div', { class: `notice notice-${e.level}`, attrs: e.level === 'error' ? { role: 'alert' } : {} }, e.text) };
+        return {
+          el: h('div', { class: `notice notice-${e.level}${e.mono ? ' notice-mono' : ''}`, attrs: e.level === 'error' ? { role: 'alert' } : {} }, e.text),
+        };
       case 'done':
         return { el: h('div', { class: 'turn-done' }, e.text) };
     }

@@ -13,6 +13,33 @@ const done = turn.find((m) => m.event?.kind === 'turn_done').event.done;
 const sessionId = done.sessionId;
 const firstApproval = turn.findIndex((m) => m.type === 'approval');
 const ev = (kind, fields = {}) => ({ type: 'event', event: { kind, sessionId: 'S1', turn: 1, ...fields } });
+// What the extension answers requestMcp with, shaped as the real server's
+// reasonix/mcpServers for the example plugin and a broken one (test/mcp.test.ts).
+const mcp = {
+  type: 'mcp',
+  servers: [
+    { name: 'broken', transport: 'stdio', state: 'failed', error: 'the process exited with status 3; stderr: boom', tools: 0, prompts: 0, resources: 0 },
+    { name: 'example', transport: 'stdio', state: 'connected', tools: 3, prompts: 1, resources: 1 },
+  ],
+  prompts: [
+    {
+      server: 'example',
+      name: 'review',
+      command: 'mcp__example__review',
+      description: 'Ask for a code review with a given focus.',
+      arguments: [
+        { name: 'focus', description: 'what to look for, such as error handling or naming', required: true },
+        { name: 'path', description: 'the file or directory to review (default: the current change)', required: false },
+      ],
+    },
+  ],
+  text: [
+    'SERVER   TRANSPORT  STATE      TOOLS  PROMPTS  RESOURCES',
+    'broken   stdio      failed     0      0        0',
+    'example  stdio      connected  3      1        1',
+    'broken: the process exited with status 3; stderr: boom',
+  ].join('\n'),
+};
 
 /** The index of the text event after which the answer's code block is open. */
 function midCodeBlock() {
@@ -294,7 +321,7 @@ describe('the composer', () => {
     const options = p.page.locator('#composer-menu [role="option"]');
     await input.click();
     await p.page.keyboard.type('/');
-    assert.deepEqual(await options.locator('.menu-label').allInnerTexts(), ['/new', '/sessions', '/stop', '/clear', '/help']);
+    assert.deepEqual(await options.locator('.menu-label').allInnerTexts(), ['/new', '/sessions', '/stop', '/clear', '/mcp', '/help']);
     assert.equal(await input.getAttribute('aria-expanded'), 'true');
     await p.page.keyboard.type('se');
     assert.deepEqual(await options.locator('.menu-label').allInnerTexts(), ['/sessions']);
@@ -308,7 +335,7 @@ describe('the composer', () => {
     await p.deliver(ev('turn_start', { text: 'q' }), ev('text', { step: 1, text: 'an answer' }));
     await input.click();
     await p.page.keyboard.type('/');
-    for (let i = 0; i < 4; i++) await p.page.keyboard.press('ArrowDown');
+    for (let i = 0; i < 5; i++) await p.page.keyboard.press('ArrowDown');
     assert.equal(await p.text('#composer-menu [aria-selected="true"] .menu-label'), '/help');
     await p.page.keyboard.press('Enter');
     assert.match(await p.text('.notice-info'), /\/clear {2}Clear this view/);
@@ -326,6 +353,61 @@ describe('the composer', () => {
     assert.equal(await p.text('.menu-empty'), 'No such command');
     await p.page.keyboard.press('Escape');
     assert.ok(await p.page.locator('#composer-menu').isHidden());
+    await p.expectClean();
+    await p.page.close();
+  });
+
+  test('/ offers /mcp and the MCP servers\' prompts from the extension', async () => {
+    const p = await panel();
+    const input = p.page.locator('.composer textarea');
+    const options = p.page.locator('#composer-menu [role="option"]');
+    const labels = () => options.locator('.menu-label').allInnerTexts();
+    await input.click();
+    await p.page.keyboard.type('/');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'requestMcp' }, 'the menu asks for the prompts');
+    assert.deepEqual(await labels(), ['/new', '/sessions', '/stop', '/clear', '/mcp', '/help']);
+    // The answer arrives while the menu is open: the prompts join it, and
+    // the highlighted command stays highlighted.
+    await p.page.keyboard.press('ArrowDown');
+    await p.deliver(mcp);
+    assert.deepEqual(await labels(), ['/new', '/sessions', '/stop', '/clear', '/mcp', '/help', '/mcp__example__review']);
+    assert.equal(await p.text('#composer-menu [aria-selected="true"] .menu-label'), '/sessions');
+    assert.equal(await options.last().locator('.menu-detail').innerText(), '<focus> [path] · Ask for a code review with a given focus.');
+    const asked = (await p.posted()).filter((m) => m.type === 'requestMcp').length;
+    await p.page.keyboard.type('mcp_');
+    assert.deepEqual(await labels(), ['/mcp__example__review']);
+    assert.equal((await p.posted()).filter((m) => m.type === 'requestMcp').length, asked, 'asked once per menu');
+
+    // Picking a prompt leaves it in the input for its arguments; Enter sends it as typed.
+    await p.page.keyboard.press('Enter');
+    assert.equal(await input.inputValue(), '/mcp__example__review ');
+    assert.ok(await p.page.locator('#composer-menu').isHidden());
+    await p.page.keyboard.type('naming calc.go');
+    await p.page.keyboard.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'ask', prompt: '/mcp__example__review naming calc.go', attach: null });
+    assert.equal(await p.text('.user'), '/mcp__example__review naming calc.go');
+    await p.deliver({ type: 'state', model: 'm', running: false, sessionId: 'S1' });
+
+    // /mcp: a notice while the servers are asked, then their table.
+    await p.page.keyboard.type('/mcp');
+    await p.page.keyboard.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'requestMcp' });
+    assert.equal(await p.text('.notice-info'), 'Asking the MCP servers…');
+    await p.deliver(mcp);
+    const table = p.page.locator('.notice-mono');
+    assert.equal(await table.textContent(), mcp.text);
+    assert.equal(await table.evaluate((el) => getComputedStyle(el).whiteSpace), 'pre');
+    assert.match(await table.evaluate((el) => getComputedStyle(el).fontFamily), /mono/i);
+
+    // When the servers cannot be asked, /mcp says why; the menu just lacks the prompts.
+    await p.page.keyboard.type('/mcp');
+    await p.page.keyboard.press('Enter');
+    const failed = { type: 'mcp', servers: [], prompts: [], text: '', error: 'The Reasonix server is not running.' };
+    await p.deliver(failed);
+    assert.equal(await p.text('.notice-error'), 'The Reasonix server is not running.');
+    await p.page.keyboard.type('/mcp');
+    assert.deepEqual(await labels(), ['/mcp']);
+    await p.page.keyboard.press('Escape');
     await p.expectClean();
     await p.page.close();
   });
