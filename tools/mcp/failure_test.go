@@ -24,6 +24,7 @@ func TestStartFailures(t *testing.T) {
 		{Name: "odd", Type: "websocket", URL: "ws://127.0.0.1:1"},
 		{Name: "refused", Type: "http", URL: "http://127.0.0.1:" + strconv.Itoa(freePort(t)) + "/mcp"},
 		{Name: "nourl", Type: "sse"},
+		{Name: "junk", Command: "sh", Args: []string{"-c", "echo Usage: junk [--port N]; exit 2"}},
 		{Command: "sh"},
 	}})
 
@@ -34,13 +35,14 @@ func TestStartFailures(t *testing.T) {
 		`MCP server "odd": unknown type "websocket"`,
 		`MCP server "refused": cannot connect to http://127.0.0.1:`,
 		`MCP server "nourl": no url configured`,
-		`MCP server #7 has no name`,
+		`MCP server "junk": the process exited with status 2; it also wrote "Usage: junk [--port N]" to stdout, which is not JSON-RPC`,
+		`MCP server #8 has no name`,
 	} {
 		if !strings.Contains(warnings, want) {
 			t.Errorf("warnings do not mention %q:\n%s", want, warnings)
 		}
 	}
-	if n := len(m.Warnings()); n != 6 {
+	if n := len(m.Warnings()); n != 7 {
 		t.Errorf("%d warnings, want one per server that failed:\n%s", n, warnings)
 	}
 	for _, st := range m.Status() {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +42,7 @@ type process struct {
 	stdin  *os.File // our end of the child's stdin
 	stdout *os.File // our end of the child's stdout
 	tail   *tailWriter
+	lines  *messageLines // stdout, without lines that are not JSON-RPC
 
 	exited  chan struct{} // closed once the child has been reaped
 	waitErr error         // the child's exit status; read after exited is closed
@@ -95,6 +97,7 @@ func startProcess(cfg config.PluginConfig, dir string, hideEnv []string, log *sl
 		tail:   newTailWriter(log),
 		exited: make(chan struct{}),
 	}
+	p.lines = newMessageLines(outR, log)
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
@@ -106,11 +109,15 @@ func startProcess(cfg config.PluginConfig, dir string, hideEnv []string, log *sl
 		// Whatever the server started goes with it (and stops holding
 		// its stderr open).
 		killGroup(cmd.Process)
-		// Let the stderr reader catch the last lines before the exit is
-		// announced, so messages about the exit can quote them.
-		select {
-		case <-stderrDone:
-		case <-time.After(stderrDrain):
+		// Let the stderr and stdout readers catch the last lines before
+		// the exit is announced, so messages about the exit can quote
+		// them.
+		drain := time.After(stderrDrain)
+		for _, done := range []chan struct{}{stderrDone, p.lines.done} {
+			select {
+			case <-done:
+			case <-drain:
+			}
 		}
 		p.waitErr = err
 		close(p.exited)
@@ -164,8 +171,86 @@ func childEnv(base, hide []string, extra map[string]string) []string {
 	return env
 }
 
-// Read reads the child's stdout.
-func (p *process) Read(b []byte) (int, error) { return p.stdout.Read(b) }
+// Read reads the child's stdout, the JSON-RPC messages only.
+func (p *process) Read(b []byte) (int, error) { return p.lines.Read(b) }
+
+// notJSONRPC returns the first line the child wrote to stdout that was
+// not a JSON-RPC message (a banner, a log line), or "".
+func (p *process) notJSONRPC() string { return p.lines.firstJunk() }
+
+// messageLines passes on the lines of newline-delimited JSON-RPC and drops
+// any other line, logging it. Some servers print a banner or log lines to
+// stdout; other MCP clients skip them, so a server that works elsewhere
+// works here, and the first such line is kept to explain a failure.
+//
+// A goroutine reads stdout as it comes, whether or not the connection
+// reads messages, so that a line printed just before the server exits is
+// seen when the exit is reported.
+type messageLines struct {
+	pr   *io.PipeReader // the messages
+	log  *slog.Logger
+	done chan struct{} // closed when stdout has ended
+
+	mu   sync.Mutex // guards junk
+	junk string
+}
+
+func newMessageLines(stdout io.Reader, log *slog.Logger) *messageLines {
+	pr, pw := io.Pipe()
+	m := &messageLines{pr: pr, log: log, done: make(chan struct{})}
+	go m.pump(bufio.NewReader(stdout), pw)
+	return m
+}
+
+// pump reads stdout to its end. Once the connection stops reading
+// messages (Close), the rest is read and dropped, so the server never
+// blocks on a full pipe.
+func (m *messageLines) pump(r *bufio.Reader, pw *io.PipeWriter) {
+	defer close(m.done)
+	open := true
+	for {
+		line, err := r.ReadBytes('\n')
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			if (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
+				if open {
+					_, werr := pw.Write(line)
+					open = werr == nil
+				}
+			} else {
+				m.skip(trimmed)
+			}
+		}
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+	}
+}
+
+func (m *messageLines) Read(b []byte) (int, error) { return m.pr.Read(b) }
+
+// Close stops passing messages on.
+func (m *messageLines) Close() error { return m.pr.Close() }
+
+// skip logs a line that is not a message and keeps the first.
+func (m *messageLines) skip(line []byte) {
+	text := string(line)
+	if len(text) > maxLineLen {
+		text = text[:maxLineLen] + "…"
+	}
+	m.log.Debug("MCP server wrote a line that is not JSON-RPC to stdout; skipped", "line", text)
+	m.mu.Lock()
+	if m.junk == "" {
+		m.junk = text
+	}
+	m.mu.Unlock()
+}
+
+func (m *messageLines) firstJunk() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.junk
+}
 
 // Write writes to the child's stdin.
 func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
@@ -180,6 +265,7 @@ func (p *process) Close() error {
 		p.closeErr = p.stop()
 		// Closing our end also unblocks a reader if an escaped grandchild
 		// still holds the other end.
+		p.lines.Close()
 		p.stdout.Close()
 	})
 	return p.closeErr
@@ -241,6 +327,9 @@ func (p *process) exitReason() string {
 	}
 	if t := p.tail.String(); t != "" {
 		why += "; stderr: " + t
+	}
+	if junk := p.notJSONRPC(); junk != "" {
+		why += fmt.Sprintf("; it also wrote %q to stdout, which is not JSON-RPC (an MCP stdio server must keep logs and banners on stderr)", junk)
 	}
 	return why
 }

@@ -100,6 +100,12 @@ func TestAdaptTool(t *testing.T) {
 		{s2, mcp.Tool{Name: "any", InputSchema: map[string]any{"type": "object", "properties": map[string]any{}}}, false, true, 20 * time.Second,
 			`{"properties":{},"type":"object"}`},
 		{s2, mcp.Tool{Name: "slow"}, false, true, 90 * time.Second, `{"type":"object"}`},
+		// Lax schemas become object schemas.
+		{s, mcp.Tool{Name: "untyped", InputSchema: map[string]any{"properties": map[string]any{"q": map[string]any{"type": "string"}}}}, false, true, 7 * time.Second,
+			`{"properties":{"q":{"type":"string"}},"type":"object"}`},
+		{s, mcp.Tool{Name: "string", InputSchema: map[string]any{"type": "string"}}, false, true, 7 * time.Second, `{"type":"object"}`},
+		{s, mcp.Tool{Name: "array", InputSchema: []any{}}, false, true, 7 * time.Second, `{"type":"object"}`},
+		{s, mcp.Tool{Name: "badprops", InputSchema: map[string]any{"type": "object", "properties": []any{}}}, false, true, 7 * time.Second, `{"type":"object"}`},
 	} {
 		a := c.s.adaptTool(&c.tool)
 		if a.Name() != "mcp__srv__"+c.tool.Name || a.ReadOnly() != c.readOnly || a.UntrustedReadOnly() != c.untrusted ||

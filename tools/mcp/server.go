@@ -163,7 +163,8 @@ func (s *server) fail(msg string) {
 	s.mu.Lock()
 	s.state, s.lastErr = stateFailed, msg
 	s.mu.Unlock()
-	s.m.log.Warn("MCP server failed to start", "server", s.name, "error", msg)
+	// Start reports it to the user (Warnings); the log keeps it for later.
+	s.m.log.Info("MCP server failed to start", "server", s.name, "error", msg)
 }
 
 // connect opens a session and lists what the server offers, all within

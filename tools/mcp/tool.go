@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 	"unicode"
@@ -51,20 +52,47 @@ func (s *server) adaptTool(t *mcp.Tool) *tool {
 		name:    ToolName(s.name, t.Name),
 		raw:     t.Name,
 		desc:    describeTool(t),
-		schema:  json.RawMessage(`{"type":"object"}`),
+		schema:  inputSchema(t.InputSchema),
 		trusted: s.trusted[t.Name],
 		timeout: s.callTimeout(),
-	}
-	if t.InputSchema != nil {
-		if b, err := json.Marshal(t.InputSchema); err == nil && string(b) != "null" {
-			a.schema = b
-		}
 	}
 	a.readOnly = a.trusted || (t.Annotations != nil && t.Annotations.ReadOnlyHint)
 	if secs := s.cfg.ToolTimeoutSeconds[t.Name]; secs > 0 {
 		a.timeout = time.Duration(secs) * time.Second
 	}
 	return a
+}
+
+// inputSchema returns a tool's input schema as the model's API takes it: a
+// JSON Schema of type object. Servers are lax — some omit "type", send
+// nothing, or declare another type — and an OpenAI-compatible API rejects
+// the whole request, every tool with it, over one such schema. Tool
+// arguments are always an object, so an object schema is what to offer.
+func inputSchema(v any) json.RawMessage {
+	fallback := json.RawMessage(`{"type":"object"}`)
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fallback
+	}
+	switch typ := m["type"]; typ {
+	case "object":
+	case nil:
+		m = maps.Clone(m)
+		m["type"] = "object"
+	default:
+		return fallback
+	}
+	if p, ok := m["properties"]; ok {
+		if _, isObj := p.(map[string]any); !isObj {
+			m = maps.Clone(m)
+			delete(m, "properties")
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fallback
+	}
+	return b
 }
 
 // describeTool returns the tool's description, with its title in front
