@@ -3,6 +3,8 @@
 package mcp
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,8 +19,13 @@ import (
 // can: each failure is a warning, and the good server works.
 func TestStartFailures(t *testing.T) {
 	t.Parallel()
+	locked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+	}))
+	defer locked.Close()
 	m := start(t, Options{Servers: []config.PluginConfig{
 		everything(t),
+		{Name: "locked", Type: "http", URL: locked.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer expired"}},
 		{Name: "boom", Command: "sh", Args: []string{"-c", "echo starting >&2; echo boom >&2; exit 3"}},
 		{Name: "missing", Command: "reasonix-no-such-server"},
 		{Name: "odd", Type: "websocket", URL: "ws://127.0.0.1:1"},
@@ -36,13 +43,15 @@ func TestStartFailures(t *testing.T) {
 		`MCP server "refused": cannot connect to http://127.0.0.1:`,
 		`MCP server "nourl": no url configured`,
 		`MCP server "junk": the process exited with status 2; it also wrote "Usage: junk [--port N]" to stdout, which is not JSON-RPC`,
-		`MCP server #8 has no name`,
+		`MCP server "locked": cannot connect to ` + locked.URL + `/mcp: `,
+		`(HTTP 401: the server wants authorization; check the token in the plugin's headers`,
+		`MCP server #9 has no name`,
 	} {
 		if !strings.Contains(warnings, want) {
 			t.Errorf("warnings do not mention %q:\n%s", want, warnings)
 		}
 	}
-	if n := len(m.Warnings()); n != 7 {
+	if n := len(m.Warnings()); n != 8 {
 		t.Errorf("%d warnings, want one per server that failed:\n%s", n, warnings)
 	}
 	for _, st := range m.Status() {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -72,6 +73,7 @@ type session struct {
 	cs            *mcp.ClientSession // set once connected
 	proc          *process           // the stdio server's process; nil for HTTP
 	httpTransport *http.Transport    // nil for stdio
+	denied        atomic.Int32       // the status of the last 401 or 403 answer, for messages
 	cancel        context.CancelFunc // ends the session's lifetime context
 	done          chan struct{}      // closed when the connection has ended, for whatever reason
 
@@ -221,10 +223,10 @@ func (s *server) connect(ctx context.Context) (*session, listing, error) {
 		if reason := sess.stopReason(nil); sess.proc.hasExited() {
 			err = errors.New(reason)
 		} else {
-			err = s.describe(err)
+			err = s.describe(err, sess)
 		}
 	default:
-		err = s.describe(err)
+		err = s.describe(err, sess)
 	}
 	sess.abort()
 	_ = sess.close()
@@ -235,11 +237,19 @@ func (s *server) connect(ctx context.Context) (*session, listing, error) {
 var errShuttingDown = errors.New("shutting down")
 
 // describe words a connection error for the user.
-func (s *server) describe(err error) error {
+func (s *server) describe(err error, sess *session) error {
 	if s.transport == kindStdio {
 		return err
 	}
-	return fmt.Errorf("cannot connect to %s: %w", s.cfg.URL, err)
+	err = fmt.Errorf("cannot connect to %s: %w", s.cfg.URL, err)
+	if code := sess.denied.Load(); code != 0 {
+		hint := "add the token it expects to the plugin's headers"
+		if len(s.cfg.Headers) > 0 {
+			hint = "check the token in the plugin's headers"
+		}
+		err = fmt.Errorf("%w (HTTP %d: the server wants authorization; %s, e.g. headers = { Authorization = \"Bearer ${TOKEN}\" } — OAuth sign-in is not supported)", err, code, hint)
+	}
+	return err
 }
 
 // newClient returns an MCP client whose notification handlers refer to

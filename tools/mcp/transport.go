@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -50,7 +51,7 @@ func (s *server) newTransport(life context.Context, sess *session) (mcp.Transpor
 		}
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		sess.httpTransport = base
-		client := &http.Client{Transport: &headerTransport{base: base, headers: cfg.Headers}}
+		client := &http.Client{Transport: &headerTransport{base: base, headers: cfg.Headers, denied: &sess.denied}}
 		if s.transport == kindSSE {
 			return lifeTransport{&mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, life}, nil
 		}
@@ -76,6 +77,7 @@ func (t lifeTransport) Connect(context.Context) (mcp.Connection, error) {
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	denied  *atomic.Int32 // set to the status of a 401 or 403 answer
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -87,5 +89,9 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	return t.base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		t.denied.Store(int32(resp.StatusCode))
+	}
+	return resp, err
 }
