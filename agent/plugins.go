@@ -20,24 +20,31 @@ import (
 // sessionTools returns the tools a new session offers: the agent's own
 // and the plugins' as they are now.
 func (a *Agent) sessionTools() *tools.Registry {
-	if a.Plugins == nil {
-		return a.Tools
+	reg := a.Tools
+	if a.Plugins != nil {
+		ts := make([]tools.Tool, 0, len(a.Tools.Names()))
+		for _, name := range a.Tools.Names() {
+			t, _ := a.Tools.Get(name)
+			ts = append(ts, t)
+		}
+		var err error
+		if reg, err = tools.NewRegistry(append(ts, a.Plugins.Tools()...)...); err != nil {
+			// Plugin tool names are namespaced, so a clash is a bug; the
+			// session goes on with the built-in tools.
+			a.emit(Event{Kind: EventNotice, Text: "MCP tools left out: " + err.Error()})
+			reg = a.Tools
+		}
 	}
-	var ts []tools.Tool
-	for _, name := range a.Tools.Names() {
-		t, _ := a.Tools.Get(name)
-		ts = append(ts, t)
-	}
-	ts = append(ts, a.Plugins.Tools()...)
-	reg, err := tools.NewRegistry(ts...)
-	if err != nil {
-		// Plugin tool names are namespaced, so a clash is a bug; the
-		// session goes on with the built-in tools.
-		a.emit(Event{Kind: EventNotice, Text: "MCP tools left out: " + err.Error()})
-		return a.Tools
+	if n := len(reg.Names()); n > maxAPITools {
+		a.emit(Event{Kind: EventNotice, Text: fmt.Sprintf("%d tools are offered to the model; OpenAI-compatible APIs commonly refuse more than %d. "+
+			"Trim them with enabled_tools or disabled_tools in a [[plugins]] entry, or [tools] enabled.", n, maxAPITools)})
 	}
 	return reg
 }
+
+// maxAPITools is the number of tools OpenAI's API, and the APIs modelled
+// on it, accept in one request.
+const maxAPITools = 128
 
 // A slash is what a prompt starting with "/" asks for.
 type slash struct {

@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
 
+	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
 )
 
@@ -94,6 +96,28 @@ func TestSlashWithoutPlugins(t *testing.T) {
 	for _, p := range []string{"/usr/bin is missing", "/mcpx", "fix /mcp"} {
 		if _, ok, _ := a.expandSlash(t.Context(), p); ok {
 			t.Errorf("%q taken for a slash command", p)
+		}
+	}
+}
+
+// TestTooManyTools: a session offering more tools than OpenAI-compatible
+// APIs take says so, once, when it starts.
+func TestTooManyTools(t *testing.T) {
+	for _, n := range []int{maxAPITools, maxAPITools + 1} {
+		ts := make([]tools.Tool, n)
+		for i := range ts {
+			ts[i] = &probeTool{name: fmt.Sprintf("t%03d", i)}
+		}
+		h := newHarness(t, nil, ts...)
+		if _, err := h.a.NewSession(); err != nil {
+			t.Fatal(err)
+		}
+		notices := h.kinds(EventNotice)
+		if n <= maxAPITools && len(notices) != 0 {
+			t.Errorf("%d tools: notices %v", n, notices)
+		}
+		if n > maxAPITools && (len(notices) != 1 || !strings.Contains(notices[0].Text, fmt.Sprintf("%d tools are offered", n))) {
+			t.Errorf("%d tools: notices %v", n, notices)
 		}
 	}
 }

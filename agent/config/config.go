@@ -165,6 +165,11 @@ type PluginConfig struct {
 	CallTimeoutSeconds   int            `toml:"call_timeout_seconds"`
 	ToolTimeoutSeconds   map[string]int `toml:"tool_timeout_seconds"`
 	TrustedReadOnlyTools []string       `toml:"trusted_read_only_tools"`
+	// EnabledTools, when set, are the only tools of the server offered to
+	// the model; DisabledTools are never offered. Both by the server's
+	// own tool names.
+	EnabledTools  []string `toml:"enabled_tools"`
+	DisabledTools []string `toml:"disabled_tools"`
 
 	At Pos `toml:"-"`
 }

@@ -150,3 +150,27 @@ func TestFmtDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestEnabledAndDisabledTools(t *testing.T) {
+	m := &Manager{opts: Options{CallTimeout: time.Second}}
+	list := []*mcp.Tool{{Name: "c"}, {Name: "a"}, {Name: "b"}}
+	for _, c := range []struct {
+		enabled, disabled []string
+		want              string
+	}{
+		{nil, nil, "mcp__srv__a mcp__srv__b mcp__srv__c"},
+		{[]string{"a", "b"}, nil, "mcp__srv__a mcp__srv__b"},
+		{nil, []string{"b"}, "mcp__srv__a mcp__srv__c"},
+		{[]string{"a", "b"}, []string{"b"}, "mcp__srv__a"},
+	} {
+		s := newServer(m, config.PluginConfig{Name: "srv", EnabledTools: c.enabled, DisabledTools: c.disabled})
+		s.setTools(list)
+		var names []string
+		for _, tl := range s.tools {
+			names = append(names, tl.Name())
+		}
+		if got := strings.Join(names, " "); got != c.want {
+			t.Errorf("enabled %v, disabled %v: tools %s, want %s", c.enabled, c.disabled, got, c.want)
+		}
+	}
+}

@@ -356,7 +356,7 @@ func (s *server) install(sess *session, l listing) (toolsChanged bool) {
 // setTools replaces the tool list and reports whether it changed. s.mu
 // must be held.
 func (s *server) setTools(list []*mcp.Tool) bool {
-	list = slices.Clone(list)
+	list = slices.DeleteFunc(slices.Clone(list), func(t *mcp.Tool) bool { return !s.offers(t.Name) })
 	slices.SortFunc(list, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	fingerprint, err := json.Marshal(list)
 	if err != nil {
@@ -369,6 +369,15 @@ func (s *server) setTools(list []*mcp.Tool) bool {
 		s.tools = append(s.tools, s.adaptTool(t))
 	}
 	return changed
+}
+
+// offers reports whether the server's tool name is offered to the model:
+// listed in enabled_tools when that is set, and not in disabled_tools.
+func (s *server) offers(name string) bool {
+	if len(s.cfg.EnabledTools) > 0 && !slices.Contains(s.cfg.EnabledTools, name) {
+		return false
+	}
+	return !slices.Contains(s.cfg.DisabledTools, name)
 }
 
 // refresh re-lists one kind of offering ("tools", "prompts" or
