@@ -18,6 +18,10 @@ import (
 
 // Options are the parts of an Agent that the front end decides.
 type Options struct {
+	// Context bounds starting the MCP servers: cancelling it (the user
+	// pressing Ctrl-C) stops those still starting. Nil means no bound but
+	// their own start timeouts.
+	Context context.Context
 	// Dir is the directory Reasonix was started in; the workspace root
 	// unless [sandbox] workspace_root says otherwise.
 	Dir string
@@ -216,9 +220,12 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 				warn = opts.Notify
 			}
 		}
-		ctx := context.Background()
+		ctx := opts.Context
 		if opts.Services != nil {
 			ctx = opts.Services.startContext()
+		}
+		if ctx == nil {
+			ctx = context.Background()
 		}
 		mk := func() *mcp.Manager { return StartPlugins(ctx, cfg, root, opts.Version, warn) }
 		if opts.Services != nil {

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -164,6 +167,79 @@ func TestInterrupt(t *testing.T) {
 	if !strings.Contains(string(data), "interrupted by the user") {
 		t.Fatalf("session file:\n%s", data)
 	}
+}
+
+// TestInterruptWhilePluginsStart: Ctrl-C while an MCP server is still
+// starting ends the run (130) and stops the server, which runs in a
+// process group of its own that the terminal's signal does not reach.
+func TestInterruptWhilePluginsStart(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT on Windows")
+	}
+	_, cfg := startScripted(t, "text never asked\n")
+	home, work := t.TempDir(), t.TempDir()
+	// The plugin holds the write end of a FIFO: opening the read end
+	// returns once it has started, reading it ends when it is gone.
+	fifo := filepath.Join(t.TempDir(), "alive")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(work, "reasonix.toml"), []byte(fmt.Sprintf(`
+[[plugins]]
+name    = "slow"
+command = "sh"
+args    = ["-c", "exec sleep 3600 3>%s"]
+start_timeout_seconds = 3600
+`, fifo)), 0o644)
+
+	cmd := exec.Command(reasonixBin, "run", "--config", cfg, "hello")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	alive := openWithin(t, fifo, time.Minute)
+	defer alive.Close()
+
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v\n%s", err, stderr.String())
+	}
+	gone := make(chan error, 1)
+	go func() { _, err := io.ReadAll(alive); gone <- err }()
+	select {
+	case <-gone:
+	case <-time.After(time.Minute):
+		t.Fatal("the starting plugin outlived reasonix")
+	}
+}
+
+// openWithin opens path for reading, which for a FIFO waits for a writer.
+func openWithin(t *testing.T, path string, d time.Duration) *os.File {
+	t.Helper()
+	opened := make(chan *os.File, 1)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- f
+	}()
+	select {
+	case f := <-opened:
+		if f == nil {
+			t.FailNow()
+		}
+		return f
+	case <-time.After(d):
+		t.Fatalf("no writer opened %s within %s", path, d)
+	}
+	return nil
 }
 
 // TestMCPList starts the configured MCP servers — the example plugin, one

@@ -59,9 +59,16 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitError
 	}
 
+	// Interrupts are caught from here on, so that Ctrl-C while the MCP
+	// servers start stops them too (they run in process groups of their
+	// own, which the terminal's signal does not reach).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
 	interactive := isTerminal(stdin) && isTerminal(stderr)
 	r := newRenderer(stdout, stderr, isTerminal(stderr), isTerminal(stdout), *verbose)
 	opts := agent.Options{
+		Context: ctx,
 		Dir:     dir,
 		Model:   *model,
 		Sink:    r.event,
@@ -79,9 +86,6 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer a.Close()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	var s *agent.Session
 	if *resume != "" {
