@@ -123,7 +123,10 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Content: "Cancelled by the user before it ran.", IsError: true, Summary: "cancelled"}
 	}
-	res, err := safeExecute(tools.WithChanged(ctx, t.changedFiles()), tool, t.a.Env, args)
+	tctx := tools.WithProgress(tools.WithChanged(ctx, t.changedFiles()), func(msg string) {
+		t.event(Event{Kind: EventToolProgress, Tool: &ToolEvent{CallID: ev.CallID, Name: ev.Name, Title: ev.Title}, Text: msg})
+	})
+	res, err := safeExecute(tctx, tool, t.a.Env, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{Content: "Cancelled by the user while running.", IsError: true, Summary: "cancelled"}

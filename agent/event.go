@@ -22,6 +22,9 @@ const (
 	EventRetry EventKind = "retry"
 	// EventToolStart announces a tool call before it is checked and run.
 	EventToolStart EventKind = "tool_start"
+	// EventToolProgress says how far along a running tool call is; Text
+	// is the tool's own words ("step 3 of 10").
+	EventToolProgress EventKind = "tool_progress"
 	// EventToolResult carries a tool call's outcome.
 	EventToolResult EventKind = "tool_result"
 	// EventUsage reports the tokens and cost of one model request, with

@@ -127,6 +127,10 @@ func (s *Server) event(e agent.Event) {
 		if p := s.sessions.progressFor(e.SessionID); p != nil {
 			p.report(e.Tool.Title)
 		}
+	case agent.EventToolProgress:
+		if p := s.sessions.progressFor(e.SessionID); p != nil {
+			p.report(e.Tool.Title + " — " + e.Text)
+		}
 	case agent.EventToolResult:
 		mark := "✓"
 		if e.Tool.IsError {

@@ -40,7 +40,7 @@ import (
 //	plan "PROMPT" ...                 the same in plan mode
 //	wait progress end | wait edits N  wait for a condition
 //	expect WHAT ...                   assert: buffer/disk PATH contains|lacks TEXT,
-//	                                  dialogs N, dialog|log|message contains TEXT,
+//	                                  dialogs N, dialog|log|message|progress contains TEXT,
 //	                                  result FIELD contains TEXT, actions N, edits N
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/scenarios/*.txtar")
@@ -308,6 +308,12 @@ func (sc *scenario) expect(n int, a []string) {
 		has("dialog", msgs, strings.Join(a[2:], " "))
 	case "log":
 		has("log line", rec.Logs, strings.Join(a[2:], " "))
+	case "progress":
+		var msgs []string
+		for _, p := range rec.Progress {
+			msgs = append(msgs, p.Message)
+		}
+		has("progress message", msgs, strings.Join(a[2:], " "))
 	case "message":
 		var msgs []string
 		for _, m := range rec.Messages {

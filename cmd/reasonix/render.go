@@ -147,6 +147,14 @@ func (r *renderer) event(e agent.Event) {
 			fmt.Fprint(r.err, r.color(dim, "… "+e.Tool.Title))
 			r.transient = true
 		}
+	case agent.EventToolProgress:
+		// On a terminal the running tool's status line says how far
+		// along it is; elsewhere the result line is enough.
+		if r.tty && r.transient {
+			r.clearTransient()
+			fmt.Fprint(r.err, r.color(dim, "… "+e.Tool.Title+" — "+e.Text))
+			r.transient = true
+		}
 	case agent.EventToolResult:
 		t := e.Tool
 		mark, c := "✓", green

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // TestStartFailures starts servers that cannot start beside one that
@@ -110,16 +111,15 @@ func TestStopAndRestart(t *testing.T) {
 	// The long operation reports progress every 100 ms, which shows it is
 	// under way on the server.
 	progress := make(chan struct{}, 1)
-	f := func(string, float64) {
+	reporting := tools.WithProgress(ctx, func(string) {
 		select {
 		case progress <- struct{}{}:
 		default:
 		}
-	}
-	m.onProgress.Store(&f)
+	})
 	results := make(chan string, 1)
 	go func() {
-		res := call(t, ctx, m, "mcp__everything__trigger-long-running-operation", map[string]any{"duration": 600, "steps": 6000})
+		res := call(t, reporting, m, "mcp__everything__trigger-long-running-operation", map[string]any{"duration": 600, "steps": 6000})
 		if !res.IsError {
 			t.Errorf("the call survived its server: %+v", res)
 		}

@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -80,9 +81,9 @@ type Manager struct {
 	closed         bool // set by Close; no background work starts after it
 
 	progressTokens atomic.Int64 // numbers the progress tokens of tool calls
+	listenersMu    sync.Mutex
+	listeners      map[string]func(string) // by progress token, for calls under way
 
-	// onProgress, when set (by tests), sees every progress notification.
-	onProgress atomic.Pointer[func(server string, progress float64)]
 }
 
 // Status describes one configured server.
@@ -161,6 +162,46 @@ func at(cfg config.PluginConfig) string {
 		return ""
 	}
 	return " (" + cfg.At.String() + ")"
+}
+
+// listen routes the progress notifications of token to report until the
+// returned function is called.
+func (m *Manager) listen(token string, report func(string)) (stop func()) {
+	m.listenersMu.Lock()
+	defer m.listenersMu.Unlock()
+	if m.listeners == nil {
+		m.listeners = map[string]func(string){}
+	}
+	m.listeners[token] = report
+	return func() {
+		m.listenersMu.Lock()
+		defer m.listenersMu.Unlock()
+		delete(m.listeners, token)
+	}
+}
+
+// progress passes a progress notification on to the call it belongs to.
+func (m *Manager) progress(p *mcp.ProgressNotificationParams) {
+	token, _ := p.ProgressToken.(string)
+	m.listenersMu.Lock()
+	report := m.listeners[token]
+	m.listenersMu.Unlock()
+	if report != nil {
+		report(progressMessage(p.Progress, p.Total, p.Message))
+	}
+}
+
+// progressMessage words a progress notification: the server's message,
+// with how far along out of how much when it says.
+func progressMessage(progress, total float64, message string) string {
+	count := fmt.Sprintf("%g", progress)
+	if total > 0 {
+		count = fmt.Sprintf("%g/%g", progress, total)
+	}
+	if message = strings.TrimSpace(message); message != "" {
+		return message + " (" + count + ")"
+	}
+	return count
 }
 
 // Warnings returns one line per server that could not start, worded for

@@ -174,3 +174,19 @@ func TestEnabledAndDisabledTools(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressMessage(t *testing.T) {
+	for _, c := range []struct {
+		progress, total float64
+		message, want   string
+	}{
+		{1, 3, "", "1/3"},
+		{40, 0, "", "40"},
+		{2, 10, " Compiling ", "Compiling (2/10)"},
+		{0.5, 1, "halfway", "halfway (0.5/1)"},
+	} {
+		if got := progressMessage(c.progress, c.total, c.message); got != c.want {
+			t.Errorf("progressMessage(%v, %v, %q) = %q, want %q", c.progress, c.total, c.message, got, c.want)
+		}
+	}
+}

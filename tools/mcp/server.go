@@ -269,9 +269,7 @@ func (s *server) newClient(sess *session) *mcp.Client {
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			s.m.log.Debug("MCP progress", "server", s.name, "progress", req.Params.Progress,
 				"total", req.Params.Total, "message", req.Params.Message)
-			if f := s.m.onProgress.Load(); f != nil {
-				(*f)(s.name, req.Params.Progress)
-			}
+			s.m.progress(req.Params)
 		},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/reasonix/reasonix/agent/config"
@@ -109,6 +110,23 @@ func TestStdio(t *testing.T) {
 		wantContent(t, call(t, ctx, m, "mcp__everything__get-resource-reference", map[string]any{"resourceType": "Text", "resourceId": 1}),
 			"Resource 1: This is a plaintext resource")
 		wantContent(t, call(t, ctx, m, "mcp__files__list_directory", map[string]any{"path": shared}), "[FILE] a.txt")
+	})
+
+	t.Run("progress", func(t *testing.T) {
+		var mu sync.Mutex
+		var got []string
+		reporting := tools.WithProgress(ctx, func(msg string) {
+			mu.Lock()
+			got = append(got, msg)
+			mu.Unlock()
+		})
+		wantContent(t, call(t, reporting, m, "mcp__everything__trigger-long-running-operation", map[string]any{"duration": 0.3, "steps": 3}),
+			"Long running operation completed")
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) == 0 || !strings.Contains(got[0], "1/3") {
+			t.Errorf("progress reported: %q, want steps out of 3", got)
+		}
 	})
 
 	t.Run("errors", func(t *testing.T) {

@@ -149,8 +149,10 @@ func (t *tool) Execute(ctx context.Context, _ *tools.Env, args json.RawMessage) 
 	err := t.server.do(ctx, t.timeout, func(ctx context.Context, cs *mcp.ClientSession) error {
 		params := &mcp.CallToolParams{Name: t.raw, Arguments: obj}
 		// A progress token asks the server for progress notifications,
-		// which are logged.
-		params.SetProgressToken(fmt.Sprintf("reasonix-%d", t.server.m.progressTokens.Add(1)))
+		// which reach the user through the call's context.
+		token := fmt.Sprintf("reasonix-%d", t.server.m.progressTokens.Add(1))
+		params.SetProgressToken(token)
+		defer t.server.m.listen(token, func(msg string) { tools.ReportProgress(ctx, msg) })()
 		var err error
 		res, err = cs.CallTool(ctx, params)
 		return err
