@@ -331,6 +331,17 @@ function handlers.tool_result(b, ev)
   end
 end
 
+--- A running call's row says how far along it is, in the tool's words;
+--- a row that is finished, or waiting for an answer, keeps what it shows.
+function handlers.tool_progress(b, ev)
+  local tool = ev.tool or {}
+  local r = tool.callId and render.rows[tool.callId]
+  if not r or r.done or render.approval == r or r.row >= api.nvim_buf_line_count(b) then
+    return
+  end
+  api.nvim_buf_set_lines(b, r.row, r.row + 1, false, { '… ' .. r.title .. ' — ' .. (ev.text or '') })
+end
+
 --- A permission question shows on the row of the call it is about: the
 --- latest unfinished call of that tool.
 function handlers.approval(b, ev)

@@ -49,6 +49,10 @@ describe('chat', function()
 
     vim.cmd('Reasonix ask What does this module do?')
     H.wait_turn_done()
+    -- The progress ends after the turn_done event, not before.
+    H.wait('the progress to end', function()
+      return kinds[#kinds] == 'end'
+    end)
     vim.lsp.handlers['$/progress'] = global_progress
     H.eq(0, #calls, 'approvals asked (the setting allows go test)')
     H.eq('begin', kinds[1], 'the first progress the global handler saw')
@@ -140,6 +144,33 @@ describe('chat', function()
     }
     H.eq(want, chat.lines(), 'the chat')
   end)
+  it('shows the progress of a running tool on its row', function()
+    local chat = require('reasonix.chat')
+    local state = require('reasonix.state')
+    state.client_id, state.session = 1, 's3'
+    chat.reset('s3')
+    local function ev(e)
+      e.sessionId = 's3'
+      chat.on_event(1, e)
+    end
+    local tool = { callId = 'c1', name = 'mcp__x__build', title = 'mcp__x__build' }
+    local function row()
+      for _, l in ipairs(chat.lines()) do
+        if l:find('mcp__x__build', 1, true) then
+          return l
+        end
+      end
+    end
+    ev({ kind = 'turn_start', turn = 1, text = 'build it' })
+    ev({ kind = 'tool_start', step = 1, tool = tool })
+    ev({ kind = 'tool_progress', step = 1, tool = tool, text = '1/3' })
+    ev({ kind = 'tool_progress', step = 1, tool = tool, text = 'Linking (2/3)' })
+    H.eq('… mcp__x__build — Linking (2/3)', row(), 'the running row')
+    ev({ kind = 'tool_result', step = 1, tool = { callId = 'c1', name = 'mcp__x__build', title = 'mcp__x__build', summary = 'built' } })
+    ev({ kind = 'tool_progress', step = 1, tool = tool, text = '3/3' }) -- late: ignored
+    H.eq('✓ mcp__x__build — built', row(), 'the finished row')
+  end)
+
   it('shows reasoning as a quote when asked to', function()
     H.setup({ chat = { reasoning = 'show' } })
     local chat = require('reasonix.chat')
