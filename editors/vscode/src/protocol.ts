@@ -235,6 +235,8 @@ export type ReasonixEvent =
   | (EventBase & { kind: 'retry'; text: string })
   | (EventBase & { kind: 'notice'; text: string })
   | (EventBase & { kind: 'tool_start'; tool: ToolEvent })
+  /** How far along a running call is, in the tool's words ("1/3", "Compiling (2/10)"). */
+  | (EventBase & { kind: 'tool_progress'; tool: ToolEvent; text: string })
   | (EventBase & { kind: 'tool_result'; tool: ToolEvent })
   | (EventBase & { kind: 'usage'; usage: UsageEvent })
   | (EventBase & { kind: 'error'; error: string })

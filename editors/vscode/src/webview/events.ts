@@ -8,6 +8,10 @@ const isUser = (e: Entry): e is UserEntry => e.kind === 'user';
 const isTool = (e: Entry): e is ToolEntry => e.kind === 'tool';
 const isApproval = (e: Entry): e is ApprovalEntry => e.kind === 'approval';
 
+/** The row of a tool call, by the turn and the call's id. */
+const findCall = (store: Store, turn: number, callId: string): ToolEntry | undefined =>
+  store.findLast((e): e is ToolEntry => isTool(e) && e.callId === callId && e.turn === turn);
+
 const STOPPED: Record<string, string> = {
   cancelled: 'Stopped.',
   max_steps: 'Stopped: the turn reached its step limit.',
@@ -68,13 +72,22 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
         status: 'running',
       });
       return;
+    case 'tool_progress': {
+      // Progress that arrives after the result is stale: a finished row shows none.
+      const row = findCall(store, ev.turn, ev.tool.callId);
+      if (!row || row.status !== 'running' || row.progress === ev.text) return;
+      row.progress = ev.text;
+      store.update(row);
+      return;
+    }
     case 'tool_result': {
       const t = ev.tool;
-      let row = store.findLast((e): e is ToolEntry => isTool(e) && e.callId === t.callId && e.turn === ev.turn);
+      let row = findCall(store, ev.turn, t.callId);
       if (!row) {
         row = store.add<ToolEntry>({ kind: 'tool', turn: ev.turn, callId: t.callId, name: t.name, title: t.title || t.name, status: 'running' });
       }
       row.status = t.denied ? 'denied' : t.isError ? 'error' : 'ok';
+      row.progress = undefined;
       row.summary = t.summary;
       row.result = t.result;
       row.durationMs = t.durationMs;

@@ -31,6 +31,8 @@ export interface ToolEntry extends EntryBase {
   name: string;
   title: string;
   status: ToolStatus;
+  /** How far along a running call is, in the tool's words; gone once it finishes. */
+  progress?: string;
   summary?: string;
   result?: string;
   durationMs?: number;

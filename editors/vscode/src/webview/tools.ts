@@ -1,5 +1,6 @@
-// A tool call as one compact row: status, the call in a few words, the
-// result's summary and duration; the result itself folded underneath.
+// A tool call as one compact row: status, the call in a few words, how
+// far along it is while it runs, then the result's summary and duration;
+// the result itself folded underneath.
 import { h } from './dom';
 import { formatDuration } from './format';
 import type { ToolEntry, ToolStatus } from './state';
@@ -23,6 +24,7 @@ export function renderTool(e: ToolEntry): HTMLElement {
     { class: 'tool-row' },
     h('span', { class: 'tool-status', attrs: { role: 'img', 'aria-label': st.label, title: st.label } }, st.icon),
     h('span', { class: 'tool-title', attrs: { title: e.title } }, e.title),
+    e.status === 'running' && e.progress ? h('span', { class: 'tool-progress', attrs: { title: e.progress } }, e.progress) : null,
     summary ? h('span', { class: 'tool-summary' }, summary) : null,
     h('span', { class: 'tool-duration' }, formatDuration(e.durationMs)),
   );

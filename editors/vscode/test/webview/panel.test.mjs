@@ -265,6 +265,51 @@ describe('the running state', () => {
     await p.page.close();
   });
 
+  test('a running tool row shows its latest progress, a finished one none', async () => {
+    const p = await panel();
+    const name = 'mcp__everything__trigger-long-running-operation';
+    const tool = { callId: 'call_1', name, title: name };
+    const row = p.page.locator('details.tool');
+    const progress = row.locator('.tool-progress');
+    await p.deliver(ev('turn_start', { text: 'q' }), ev('tool_start', { step: 1, tool }), ev('tool_progress', { step: 1, tool, text: '1/3' }));
+    assert.equal(await progress.innerText(), '1/3');
+    await p.deliver(ev('tool_progress', { step: 1, tool, text: '2/3' }));
+    assert.equal(await row.getAttribute('data-status'), 'running');
+    assert.deepEqual(await progress.allInnerTexts(), ['2/3'], 'the latest progress replaces the one before');
+    assert.deepEqual(await row.locator('.tool-row > span').evaluateAll((els) => els.map((e) => e.className)), [
+      'tool-status',
+      'tool-title',
+      'tool-progress',
+      'tool-duration',
+    ]);
+    // After the title, behind a dash, dimmed.
+    assert.equal(await progress.evaluate((el) => getComputedStyle(el, '::before').content), '"\u2014\u00a0"');
+    assert.equal(await progress.evaluate((el) => getComputedStyle(el).color), 'rgb(157, 157, 157)');
+
+    await p.deliver(ev('tool_result', { step: 1, tool: { ...tool, summary: 'done', result: 'Long running operation completed.', durationMs: 3000 } }));
+    assert.equal(await row.getAttribute('data-status'), 'ok');
+    assert.equal(await progress.count(), 0, 'a finished row shows no progress');
+    assert.equal(await row.locator('.tool-summary').innerText(), 'done');
+
+    // Progress that arrives after the result changes nothing, not even the element.
+    await row.evaluate((el) => (el.dataset.mark = 'finished'));
+    await p.deliver(ev('tool_progress', { step: 1, tool, text: '3/3' }));
+    assert.equal(await row.getAttribute('data-mark'), 'finished');
+    assert.equal(await progress.count(), 0);
+    assert.equal(await row.getAttribute('data-status'), 'ok');
+
+    // A call the turn's end stopped is finished too.
+    const call2 = { ...tool, callId: 'call_2' };
+    await p.deliver(ev('tool_start', { step: 2, tool: call2 }), ev('tool_progress', { step: 2, tool: call2, text: 'Compiling (2/10)' }));
+    assert.equal(await row.nth(1).locator('.tool-progress').innerText(), 'Compiling (2/10)');
+    const usage = { prompt_tokens: 1, completion_tokens: 1, cache_hit_tokens: 0, cache_miss_tokens: 1 };
+    await p.deliver(ev('turn_done', { done: { sessionId: 'S1', turn: 1, text: '', stop: 'cancelled', steps: 2, toolCalls: 2, usage, cost: 0, priced: false } }));
+    assert.equal(await row.nth(1).getAttribute('data-status'), 'stopped');
+    assert.equal(await progress.count(), 0);
+    await p.expectClean();
+    await p.page.close();
+  });
+
   test('usage without a price shows tokens', async () => {
     const p = await panel();
     const u = (hit, miss, out) => ({ prompt_tokens: hit + miss, completion_tokens: out, cache_hit_tokens: hit, cache_miss_tokens: miss });
