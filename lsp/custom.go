@@ -248,6 +248,8 @@ type mcpServersParams struct {
 type mcpServersResult struct {
 	Servers []mcp.Status `json:"servers"`
 	Prompts []mcp.Prompt `json:"prompts"`
+	// Resources can be attached to a prompt as @<server>:<uri>.
+	Resources []mcp.Resource `json:"resources"`
 	// Text is the same as a table for people, as /mcp shows it.
 	Text string `json:"text"`
 }
@@ -259,10 +261,11 @@ func (s *Server) mcpServers(p mcpServersParams) (any, error) {
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 	}
-	out := mcpServersResult{Servers: []mcp.Status{}, Prompts: []mcp.Prompt{}, Text: ws.agent.PluginStatus()}
+	out := mcpServersResult{Servers: []mcp.Status{}, Prompts: []mcp.Prompt{}, Resources: []mcp.Resource{}, Text: ws.agent.PluginStatus()}
 	if m := ws.agent.Plugins; m != nil {
 		out.Servers = append(out.Servers, m.Status()...)
 		out.Prompts = append(out.Prompts, m.Prompts()...)
+		out.Resources = append(out.Resources, m.Resources()...)
 	}
 	return jsonResult(out)
 }

@@ -522,6 +522,10 @@ command = "mcp-server-everything"
 				Required bool   `json:"required"`
 			} `json:"arguments"`
 		} `json:"prompts"`
+		Resources []struct {
+			Server string `json:"server"`
+			URI    string `json:"uri"`
+		} `json:"resources"`
 		Text string `json:"text"`
 	}
 	if _, err := ed.Conn().Call(ctx(t), "reasonix/mcpServers", map[string]any{"folder": string(ed.URI(""))}, &got); err != nil {
@@ -538,6 +542,9 @@ command = "mcp-server-everything"
 	}
 	if !found || !strings.Contains(got.Text, "everything") {
 		t.Fatalf("prompts %+v, text %q", got.Prompts, got.Text)
+	}
+	if len(got.Resources) == 0 || got.Resources[0].Server != "everything" || !strings.HasPrefix(got.Resources[0].URI, "demo://") {
+		t.Fatalf("resources %+v", got.Resources)
 	}
 
 	// Asked from a file, as editors do: the file is not added to a slash
