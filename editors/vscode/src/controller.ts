@@ -273,7 +273,7 @@ export class Controller implements vscode.Disposable {
 
   /**
    * The MCP servers of a workspace folder (a URI; default: the first) and
-   * the prompts they offer. The first call may take a few seconds: the
+   * the prompts and resources they offer. The first call may take a few seconds: the
    * folder's servers start with its agent.
    */
   async mcpServers(folderUri = folder()): Promise<McpServersResult> {
@@ -289,17 +289,18 @@ export class Controller implements vscode.Disposable {
 
   /**
    * Answers the panel's requestMcp. A failure is part of the answer, not
-   * an error message: the panel asks whenever `/` opens its menu, and only
-   * shows the failure when the user asked for /mcp.
+   * an error message: the panel asks whenever `/` or `@` opens its menu,
+   * and only shows the failure when the user asked for /mcp. A server
+   * older than resource mentions sends no resources: none, then.
    */
   private async postMcp(): Promise<void> {
     try {
       const r = await this.mcpServers();
-      this.post({ type: 'mcp', servers: r.servers, prompts: r.prompts, text: r.text });
+      this.post({ type: 'mcp', servers: r.servers, prompts: r.prompts, resources: r.resources ?? [], text: r.text });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.output.warn(`requestMcp: ${message}`);
-      this.post({ type: 'mcp', servers: [], prompts: [], text: '', error: message });
+      this.post({ type: 'mcp', servers: [], prompts: [], resources: [], text: '', error: message });
     }
   }
 

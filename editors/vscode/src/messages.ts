@@ -6,6 +6,7 @@ import type {
   ApproveParams,
   ChatMessage,
   McpPrompt,
+  McpResource,
   McpServer,
   ReasonixEvent,
   ReasonixEventKind,
@@ -23,6 +24,7 @@ export type {
   ApproveParams,
   ChatMessage,
   McpPrompt,
+  McpResource,
   McpServer,
   ReasonixEvent,
   ReasonixEventKind,
@@ -69,7 +71,7 @@ export type PanelToExtension =
   | { type: 'acceptFile'; path: string }
   | { type: 'rejectFile'; path: string }
   | { type: 'requestFiles'; prefix: string }
-  /** The MCP servers and their prompts, for `/` completion and `/mcp`. */
+  /** The MCP servers, their prompts and resources, for `/` and `@` completion and `/mcp`. */
   | { type: 'requestMcp' };
 
 /**
@@ -92,7 +94,7 @@ export type ExtensionToPanel =
    * server running, a server without reasonix/mcpServers), `error` says
    * why and the lists are empty.
    */
-  | { type: 'mcp'; servers: McpServer[]; prompts: McpPrompt[]; text: string; error?: string }
+  | { type: 'mcp'; servers: McpServer[]; prompts: McpPrompt[]; resources: McpResource[]; text: string; error?: string }
   | { type: 'state'; model: string; running: boolean; sessionId: string | null }
   /** The files the current turn changed and the user has not accepted or rejected yet. */
   | { type: 'changedFiles'; files: ChangedFile[] }

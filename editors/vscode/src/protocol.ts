@@ -160,9 +160,20 @@ export interface McpPrompt {
   arguments?: McpPromptArgument[];
 }
 
+/** A resource an MCP server offers, attached to a prompt as `@<server>:<uri>`. */
+export interface McpResource {
+  server: string;
+  uri: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
 export interface McpServersResult {
   servers: McpServer[];
   prompts: McpPrompt[];
+  /** Missing from servers older than resource mentions: none, then. */
+  resources?: McpResource[];
   /** The same as a table for people, as the /mcp prompt answers it. */
   text: string;
 }

@@ -1,7 +1,8 @@
 // A stand-in `reasonix` binary for what the real one does not do: answer
-// initialize like an older server, or ask a permission question with
-// window/showMessageRequest (as servers without reasonix/approve do). It is
-// a Node script speaking LSP's header-framed JSON-RPC on stdio.
+// initialize and requests like an older server, or ask a permission
+// question with window/showMessageRequest (as servers without
+// reasonix/approve do). It is a Node script speaking LSP's header-framed
+// JSON-RPC on stdio.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -14,6 +15,8 @@ export interface FakeServer {
    * request(method, params) → Promise in scope.
    */
   onInitialized?: string;
+  /** Fixed results of requests, by method; any other request fails. */
+  results?: Record<string, unknown>;
 }
 
 /** Writes the fake server as an executable `reasonix` in dir and returns its path. */
@@ -57,7 +60,9 @@ function handle(msg) {
     case 'exit':
       process.exit(0);
   }
-  if (msg.id !== undefined) send({ id: msg.id, error: { code: -32601, message: 'not in the fake' } });
+  const results = ${JSON.stringify(s.results ?? {})};
+  if (msg.id !== undefined && Object.hasOwn(results, msg.method)) send({ id: msg.id, result: results[msg.method] });
+  else if (msg.id !== undefined) send({ id: msg.id, error: { code: -32601, message: 'not in the fake' } });
 }
 process.stdin.on('data', (d) => {
   buf = Buffer.concat([buf, d]);

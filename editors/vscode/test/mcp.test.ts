@@ -1,8 +1,9 @@
 // The workspace's MCP servers (plugins): reasonix.mcpServers lists them in
-// a QuickPick, the panel's requestMcp gets them with their prompts (for
-// `/` completion and /mcp), an MCP prompt typed as a slash command is
-// expanded by the server, and what the user sees when the servers cannot
-// be asked.
+// a QuickPick, the panel's requestMcp gets them with their prompts and
+// resources (for `/` and `@` completion and /mcp), an MCP prompt typed as
+// a slash command is expanded by the server, a resource mentioned as
+// @server:uri is attached to the prompt, and what the user sees when the
+// servers cannot be asked.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,6 +15,11 @@ import { loadExtension, makeContext, openPanel, pluginExampleBinary, setup, vsco
 
 const script = `match Review calc.go with a focus on naming.
 text Add is well named; its body subtracts.
+---
+match summarize @example:note://greeting
+expect user <resource ref="example:note://greeting">
+expect user Hello from the example plugin.
+text The note says hello.
 `;
 
 const plugins = () => `
@@ -27,7 +33,7 @@ command = "sh"
 args    = ["-c", "echo boom >&2; exit 3"]
 `;
 
-test('MCP servers: the QuickPick, the panel, a prompt as a slash command', async () => {
+test('MCP servers: the QuickPick, the panel, a prompt as a slash command, a resource after @', async () => {
   const env = await setup({ script, toml: plugins() });
   try {
     // From an editor in the workspace: its folder's servers.
@@ -64,7 +70,7 @@ test('MCP servers: the QuickPick, the panel, a prompt as a slash command', async
       [],
     );
 
-    // The panel's request: the servers, their prompts and the table.
+    // The panel's request: the servers, their prompts and resources, and the table.
     const panel = await openPanel();
     panel.send({ type: 'requestMcp' });
     const mcp = await panel.next('mcp');
@@ -80,6 +86,10 @@ test('MCP servers: the QuickPick, the panel, a prompt as a slash command', async
       mcp.prompts.map((p) => [p.server, p.name, p.command, p.arguments?.map((a) => [a.name, a.required])]),
       [['example', 'review', 'mcp__example__review', [['focus', true], ['path', false]]]],
     );
+    assert.deepEqual(
+      mcp.resources.map((r) => [r.server, r.uri, r.name, r.mimeType]),
+      [['example', 'note://greeting', 'greeting', 'text/plain']],
+    );
     assert.match(mcp.text, /^SERVER +TRANSPORT +STATE +TOOLS +PROMPTS +RESOURCES\nbroken +stdio +failed +0 +0 +0\nexample +stdio +connected +3 +1 +1\n/);
     assert.match(mcp.text, /^broken: .*boom/m);
 
@@ -89,6 +99,15 @@ test('MCP servers: the QuickPick, the panel, a prompt as a slash command', async
     assert.ok(done.event.kind === 'turn_done' && done.event.done.stop === 'done', JSON.stringify(done));
     assert.equal(done.event.done.text, 'Add is well named; its body subtracts.');
     await panel.next('state', (m) => !m.running, panel.posted().indexOf(done));
+
+    // A resource of the @ menu, as the panel inserts it: the server reads
+    // it and attaches it to the prompt (the script expects its text).
+    const mentionFrom = panel.posted().length;
+    panel.send({ type: 'ask', prompt: 'summarize @example:note://greeting', attach: null });
+    const mentioned = await panel.next('event', (m) => m.event.kind === 'turn_done', mentionFrom);
+    assert.ok(mentioned.event.kind === 'turn_done' && mentioned.event.done.stop === 'done', JSON.stringify(mentioned));
+    assert.equal(mentioned.event.done.text, 'The note says hello.');
+    await panel.next('state', (m) => !m.running, panel.posted().indexOf(mentioned));
 
     // Without a server: the command shows why, the panel's answer says it.
     await env.controller.stopServer();
@@ -101,7 +120,7 @@ test('MCP servers: the QuickPick, the panel, a prompt as a slash command', async
     panel.send({ type: 'requestMcp' });
     const failed = await panel.next('mcp', () => true, from);
     assert.match(failed.error ?? '', /not running/);
-    assert.deepEqual([failed.servers, failed.prompts], [[], []]);
+    assert.deepEqual([failed.servers, failed.prompts, failed.resources], [[], [], []]);
     assert.deepEqual(panel.of('error'), [], 'a failed requestMcp is an answer, not an error message');
   } finally {
     await env.close();
@@ -144,6 +163,35 @@ test('no MCP servers configured, and a server without reasonix/mcpServers', asyn
     panel.send({ type: 'requestMcp' });
     const mcp = await panel.next('mcp');
     assert.match(mcp.error ?? '', /does not report MCP servers/);
+  } finally {
+    await extension.deactivate();
+    for (const d of context.subscriptions.splice(0)) d.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a server that lists no resources in reasonix/mcpServers: the panel gets none', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reasonix-noresources-'));
+  const server = { name: 'example', transport: 'stdio', state: 'connected', tools: 3, prompts: 0, resources: 1 };
+  const fake = writeFakeServer(dir, {
+    version: '0.0.4',
+    methods: ['reasonix/listSessions', 'reasonix/newSession', 'reasonix/resumeSession', 'reasonix/saveDocuments', 'reasonix/event', 'reasonix/mcpServers'],
+    results: { 'reasonix/mcpServers': { servers: [server], prompts: [], text: 'SERVER …' } },
+  });
+  vscode._test.setWorkspaceFolders([dir]);
+  vscode._test.setConfiguration('reasonix.path', fake);
+  const extension = loadExtension();
+  const context = makeContext(dir);
+  try {
+    const controller = await extension.activate(context);
+    assert.ok(controller.client, JSON.stringify(vscode._test.messages));
+    const panel = await openPanel();
+    const from = panel.posted().length;
+    panel.send({ type: 'requestMcp' });
+    const mcp = await panel.next('mcp', () => true, from);
+    assert.equal(mcp.error, undefined);
+    assert.deepEqual(mcp.servers, [server]);
+    assert.deepEqual(mcp.resources, []);
   } finally {
     await extension.deactivate();
     for (const d of context.subscriptions.splice(0)) d.dispose();

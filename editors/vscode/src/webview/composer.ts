@@ -1,8 +1,9 @@
 // The composer: a textarea (Enter sends, Shift+Enter is a new line), a
 // completion menu for slash commands (the panel's own and the MCP servers'
-// prompts) and @files, one-click attachment of the editor's selection or
-// file, and Send / Stop.
-import type { Attach, McpPrompt } from '../messages';
+// prompts) and @ mentions (workspace files, then the MCP servers'
+// resources as @server:uri), one-click attachment of the editor's
+// selection or file, and Send / Stop.
+import type { Attach, McpPrompt, McpResource } from '../messages';
 import { button, h } from './dom';
 
 export interface SlashCommand {
@@ -23,7 +24,7 @@ export interface ComposerActions {
   send(prompt: string, attach: Attach): void;
   command(name: string): void;
   requestFiles(prefix: string): void;
-  /** Asks for the MCP servers' prompts; the answer comes to setPrompts. */
+  /** Asks for the MCP servers' prompts and resources; the answer comes to setMcp. */
   requestMcp(): void;
   stop(): void;
   /** The draft or the attachment changed (to persist them). */
@@ -40,6 +41,7 @@ type Completion = { kind: 'slash'; query: string } | { kind: 'file'; query: stri
 
 const MENU_ID = 'composer-menu';
 const FILES_SHOWN = 50;
+const RESOURCES_SHOWN = 50;
 
 export class Composer {
   readonly el: HTMLElement;
@@ -47,7 +49,7 @@ export class Composer {
     class: 'input',
     attrs: {
       rows: '2',
-      placeholder: 'Ask Reasonix… (/ for commands, @ for files)',
+      placeholder: 'Ask Reasonix… (/ for commands, @ for files and resources)',
       'aria-label': 'Message to Reasonix',
       'aria-autocomplete': 'list',
       'aria-controls': MENU_ID,
@@ -63,12 +65,15 @@ export class Composer {
   private active = 0;
   private completion: Completion = null;
   private fileQuery: string | null = null;
+  /** The latest answer to requestFiles while the @ menu is open; null before it. */
+  private files: string[] | null = null;
   private fileTimer = 0;
   private blurTimer = 0;
   private attach: Attach = null;
   private running = false;
-  /** The MCP servers' prompts, as last reported. */
+  /** The MCP servers' prompts and resources, as last reported. */
   private prompts: McpPrompt[] = [];
+  private resources: McpResource[] = [];
 
   constructor(private readonly actions: ComposerActions) {
     this.menu.hidden = true;
@@ -136,19 +141,21 @@ export class Composer {
 
   /** The extension's answer to requestFiles. */
   showFiles(items: string[]): void {
-    const c = this.completion;
-    if (c?.kind !== 'file') return;
-    const shown = items.slice(0, FILES_SHOWN);
-    this.open(
-      shown.map((path) => ({ label: path, pick: () => this.insertFile(c.start, path) })),
-      shown.length ? '' : 'No matching files',
-    );
+    if (this.completion?.kind !== 'file') return;
+    this.files = items;
+    this.showMentions(false);
   }
 
-  /** The MCP servers' prompts, offered as /mcp__<server>__<prompt>. */
-  setPrompts(prompts: McpPrompt[]): void {
+  /**
+   * The MCP servers' prompts, offered as /mcp__<server>__<prompt>, and
+   * resources, offered after the files as @server:uri.
+   */
+  setMcp(prompts: McpPrompt[], resources: McpResource[]): void {
     this.prompts = prompts;
+    this.resources = resources;
     if (this.completion?.kind === 'slash') this.showSlash(this.completion.query, true);
+    // The @ menu opens with the files; until they come there is nothing to update.
+    else if (this.completion?.kind === 'file' && this.files) this.showMentions(true);
   }
 
   private submit(): void {
@@ -216,6 +223,8 @@ export class Composer {
       this.showSlash(before, false);
     } else if (at) {
       const query = at[1];
+      // Asked each time the menu opens, as for /: resources come and go too.
+      if (this.completion?.kind !== 'file') this.actions.requestMcp();
       this.completion = { kind: 'file', query, start: before.length - query.length - 1 };
       if (query !== this.fileQuery) {
         this.fileQuery = query;
@@ -241,6 +250,27 @@ export class Composer {
     if (i > 0) this.highlight(i);
   }
 
+  /**
+   * The @ menu: the files of the latest answer, then the resources that
+   * match what follows the @; `keep` keeps the highlighted option where it can.
+   */
+  private showMentions(keep: boolean): void {
+    const c = this.completion;
+    if (c?.kind !== 'file') return;
+    const query = c.query.toLowerCase();
+    const options: Option[] = [
+      ...(this.files ?? []).slice(0, FILES_SHOWN).map((path) => ({ label: path, pick: () => this.insertMention(c.start, path) })),
+      ...this.resources
+        .filter((r) => `${r.server}:${r.uri}`.toLowerCase().includes(query) || r.name.toLowerCase().includes(query))
+        .slice(0, RESOURCES_SHOWN)
+        .map((r) => ({ label: `@${r.server}:${r.uri}`, detail: resourceDetail(r), pick: () => this.insertMention(c.start, `${r.server}:${r.uri}`) })),
+    ];
+    const was = keep && !this.menu.hidden ? this.options[this.active]?.label : undefined;
+    this.open(options, options.length ? '' : this.resources.length ? 'No matching files or resources' : 'No matching files');
+    const i = options.findIndex((o) => o.label === was);
+    if (i > 0) this.highlight(i);
+  }
+
   private pickCommand(name: string): void {
     this.clear();
     this.actions.command(name);
@@ -258,13 +288,13 @@ export class Composer {
     this.actions.changed(this.input.value, this.attach);
   }
 
-  /** Replaces the @word that starts at `start` with @path. */
-  private insertFile(start: number, path: string): void {
+  /** Replaces the @word that starts at `start` with @ref (a path, or server:uri). */
+  private insertMention(start: number, ref: string): void {
     const v = this.input.value;
     const caret = this.input.selectionStart ?? v.length;
     const word = /^@[^\s@]*/.exec(v.slice(start))?.[0] ?? '@';
     const end = Math.max(caret, start + word.length);
-    const inserted = `@${path} `;
+    const inserted = `@${ref} `;
     this.input.value = v.slice(0, start) + inserted + v.slice(end).replace(/^ /, '');
     const pos = start + inserted.length;
     this.input.setSelectionRange(pos, pos);
@@ -308,6 +338,7 @@ export class Composer {
     this.options = [];
     this.completion = null;
     this.fileQuery = null;
+    this.files = null;
     clearTimeout(this.fileTimer);
     this.input.setAttribute('aria-expanded', 'false');
     this.input.removeAttribute('aria-activedescendant');
@@ -354,4 +385,8 @@ function promptUsage(p: McpPrompt): string {
 
 function promptDetail(p: McpPrompt): string {
   return [promptUsage(p), p.description].filter(Boolean).join(' · ');
+}
+
+function resourceDetail(r: McpResource): string {
+  return [r.name, r.description].filter(Boolean).join(' · ');
 }

@@ -19,7 +19,7 @@ const empty = h(
   'div',
   { class: 'empty' },
   h('p', null, 'Ask Reasonix about your code.'),
-  h('p', { class: 'hint' }, 'Type / for commands and @ to mention a file; Enter sends, Shift+Enter starts a new line.'),
+  h('p', { class: 'hint' }, 'Type / for commands and @ to mention a file or an MCP resource; Enter sends, Shift+Enter starts a new line.'),
 );
 const transcript = new TranscriptView(() => s().entries, answer, empty);
 const sessions = new SessionsView({
@@ -104,7 +104,7 @@ function receive(msg: ExtensionToPanel): void {
       composer.showFiles((msg.items as unknown[]).map((i) => (typeof i === 'string' ? i : (i as { path: string }).path)));
       return;
     case 'mcp':
-      composer.setPrompts(msg.prompts);
+      composer.setMcp(msg.prompts, msg.resources);
       for (const e of mcpWaiting.splice(0)) {
         if (msg.error) {
           e.level = 'error';
@@ -201,6 +201,7 @@ function runCommand(name: string): void {
       lines.push(
         '/mcp__<server>__<prompt> args  Run a prompt of an MCP server',
         '@path  Attach a workspace file',
+        '@server:uri  Attach a resource of an MCP server',
         'Enter  Send · Shift+Enter  New line · Esc  Close a menu',
       );
       store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: lines.join('\n') });

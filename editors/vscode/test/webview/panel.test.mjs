@@ -33,6 +33,9 @@ const mcp = {
       ],
     },
   ],
+  resources: [
+    { server: 'example', uri: 'note://greeting', name: 'greeting', description: 'The greeting note (the lookup tool returns it too).', mimeType: 'text/plain' },
+  ],
   text: [
     'SERVER   TRANSPORT  STATE      TOOLS  PROMPTS  RESOURCES',
     'broken   stdio      failed     0      0        0',
@@ -447,7 +450,7 @@ describe('the composer', () => {
     // When the servers cannot be asked, /mcp says why; the menu just lacks the prompts.
     await p.page.keyboard.type('/mcp');
     await p.page.keyboard.press('Enter');
-    const failed = { type: 'mcp', servers: [], prompts: [], text: '', error: 'The Reasonix server is not running.' };
+    const failed = { type: 'mcp', servers: [], prompts: [], resources: [], text: '', error: 'The Reasonix server is not running.' };
     await p.deliver(failed);
     assert.equal(await p.text('.notice-error'), 'The Reasonix server is not running.');
     await p.page.keyboard.type('/mcp');
@@ -479,6 +482,69 @@ describe('the composer', () => {
     assert.equal(await input.inputValue(), 'look at @calc_test.go and @pkg/util/strings.go ');
     await p.page.keyboard.type('x');
     assert.ok(await p.page.locator('#composer-menu').isHidden(), 'typing past the mention closes the menu');
+    await p.expectClean();
+    await p.page.close();
+  });
+
+  test('@ offers the MCP servers\' resources after the files', async () => {
+    const p = await panel();
+    const input = p.page.locator('.composer textarea');
+    const options = p.page.locator('#composer-menu [role="option"]');
+    const labels = () => options.locator('.menu-label').allInnerTexts();
+    const asked = async () => (await p.posted()).filter((m) => m.type === 'requestMcp').length;
+    const filesFor = (prefix) => p.page.waitForFunction((q) => window.__harness.posted.some((m) => m.type === 'requestFiles' && m.prefix === q), prefix);
+    await input.click();
+    await p.page.keyboard.type('summarize @');
+    assert.equal(await asked(), 1, 'the menu asks for the resources');
+    await filesFor('');
+    await p.deliver({ type: 'files', items: ['calc.go', 'go.mod'] });
+    assert.deepEqual(await labels(), ['calc.go', 'go.mod']);
+    // The answer arrives while the menu is open: the resources join it
+    // after the files, and the highlighted file stays highlighted.
+    await p.page.keyboard.press('ArrowDown');
+    await p.deliver(mcp);
+    assert.deepEqual(await labels(), ['calc.go', 'go.mod', '@example:note://greeting']);
+    assert.equal(await p.text('#composer-menu [aria-selected="true"] .menu-label'), 'go.mod');
+    assert.equal(await options.last().locator('.menu-detail').innerText(), 'greeting · The greeting note (the lookup tool returns it too).');
+
+    // What follows the @ filters them, by server:uri or by name; asked once per menu.
+    const more = {
+      ...mcp,
+      resources: [...mcp.resources, { server: 'docs', uri: 'file:///srv/docs/arch.md', name: 'architecture', description: 'How the parts fit' }],
+    };
+    await p.deliver(more);
+    await p.page.keyboard.type('archit');
+    await filesFor('archit');
+    await p.deliver({ type: 'files', items: [] });
+    assert.deepEqual(await labels(), ['@docs:file:///srv/docs/arch.md']);
+    await p.page.keyboard.type('zz');
+    await filesFor('architzz');
+    await p.deliver({ type: 'files', items: [] });
+    assert.equal(await p.text('.menu-empty'), 'No matching files or resources');
+    for (let i = 0; i < 'architzz'.length; i++) await p.page.keyboard.press('Backspace');
+    await p.page.keyboard.type('example:no');
+    await filesFor('example:no');
+    await p.deliver({ type: 'files', items: [] });
+    assert.deepEqual(await labels(), ['@example:note://greeting']);
+    assert.equal(await asked(), 1, 'asked once per menu');
+
+    // Picking one replaces the @word, as a file does; the prompt goes as typed.
+    await p.page.keyboard.press('Enter');
+    assert.equal(await input.inputValue(), 'summarize @example:note://greeting ');
+    assert.ok(await p.page.locator('#composer-menu').isHidden());
+    await p.page.keyboard.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'ask', prompt: 'summarize @example:note://greeting', attach: null });
+    await p.deliver({ type: 'state', model: 'm', running: false, sessionId: 'S1' });
+
+    // A new menu asks again; a click picks a resource too.
+    await p.clearPosted();
+    await p.page.keyboard.type('and @');
+    assert.equal(await asked(), 1, 'each menu asks');
+    await filesFor('');
+    await p.deliver(mcp, { type: 'files', items: ['calc.go'] });
+    assert.deepEqual(await labels(), ['calc.go', '@example:note://greeting']);
+    await options.nth(1).click();
+    assert.equal(await input.inputValue(), 'and @example:note://greeting ');
     await p.expectClean();
     await p.page.close();
   });
