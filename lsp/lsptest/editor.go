@@ -123,7 +123,7 @@ func New(t testing.TB, opts Options) *Editor {
 	}()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(lsp.Codec{}))
 	e.server = protocol.ServerDispatcher(e.conn)
-	e.conn.Go(context.Background(), protocol.CancelHandler(jsonrpc2.AsyncHandler(
+	e.conn.Go(context.Background(), protocol.CancelHandler(callsAsync(
 		protocol.ClientHandler(&client{e: e}, e.custom))))
 	t.Cleanup(e.Close)
 
@@ -145,6 +145,19 @@ func New(t testing.TB, opts Options) *Editor {
 		t.Fatalf("initialized: %v", err)
 	}
 	return e
+}
+
+// callsAsync handles the server's requests concurrently, as an editor
+// answers a dialog while it goes on reading, and its notifications in
+// the order they were sent, as an editor shows them: a message sent before
+// the progress ends is recorded before the end.
+func callsAsync(h jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.IsCall() {
+			jsonrpc2.Async(ctx)
+		}
+		return h(ctx, req)
+	}
 }
 
 func (e *Editor) capabilities() protocol.ClientCapabilities {
