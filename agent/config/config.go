@@ -153,7 +153,10 @@ func On(b *bool, def bool) bool {
 
 // PluginConfig is one [[plugins]] entry, an MCP server.
 type PluginConfig struct {
-	Name    string            `toml:"name"`
+	Name string `toml:"name"`
+	// Enabled false keeps the server configured but not started; an entry
+	// with just a name and enabled = false turns off a .mcp.json server.
+	Enabled *bool             `toml:"enabled"`
 	Type    string            `toml:"type"`
 	Command string            `toml:"command"`
 	Args    []string          `toml:"args"`
@@ -173,6 +176,9 @@ type PluginConfig struct {
 
 	At Pos `toml:"-"`
 }
+
+// On reports whether the plugin is enabled (the default).
+func (p PluginConfig) On() bool { return On(p.Enabled, true) }
 
 // Pos is a place in a config file. A zero Pos means a built-in default.
 type Pos struct {

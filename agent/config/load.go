@@ -294,6 +294,9 @@ func (c *Config) validate() error {
 			return &Error{At: p.At, Msg: fmt.Sprintf("plugin %q is declared twice", p.Name)}
 		}
 		seenPlugin[p.Name] = true
+		if !p.On() {
+			continue // nothing else of it is used
+		}
 		if err := p.check(); err != nil {
 			return &Error{At: p.At, Msg: fmt.Sprintf("plugin %q: %v", p.Name, err)}
 		}

@@ -85,6 +85,28 @@ func TestMCPJSONProblemsWarn(t *testing.T) {
 	}
 }
 
+// TestDisableAnMCPJSONServer: a [[plugins]] entry with just the name and
+// enabled = false turns off a .mcp.json server, with no complaint about
+// what it lacks.
+func TestDisableAnMCPJSONServer(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	writeFile(t, dir, ".mcp.json", `{"mcpServers": {"files": {"command": "npx"}, "docs": {"url": "https://x/mcp"}}}`)
+	writeFile(t, dir, "reasonix.toml", "[[plugins]]\nname = \"files\"\nenabled = false\n")
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 0 || len(c.Plugins) != 2 {
+		t.Fatalf("plugins %+v, warnings %q", c.Plugins, c.Warnings)
+	}
+	for _, p := range c.Plugins {
+		if p.On() != (p.Name == "docs") || (p.Name == "files" && p.Command != "") {
+			t.Errorf("plugin %+v: on %v", p, p.On())
+		}
+	}
+}
+
 func TestPluginErrorsNameTheirLine(t *testing.T) {
 	isolate(t)
 	for _, tt := range []struct{ src, want string }{

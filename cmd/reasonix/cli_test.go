@@ -256,6 +256,10 @@ command = "reasonix-plugin-example"
 name    = "broken"
 command = "sh"
 args    = ["-c", "echo cannot open the database >&2; exit 3"]
+
+[[plugins]]
+name    = "off"
+enabled = false
 `), 0o644)
 	os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {"again": {"command": "reasonix-plugin-example", "args": []}}}`), 0o644)
 
@@ -270,6 +274,7 @@ args    = ["-c", "echo cannot open the database >&2; exit 3"]
 		{"again", "stdio", "connected", "3", "1", "1"}, // by name
 		{"broken", "stdio", "failed", "0", "0", "0"},
 		{"example", "stdio", "connected", "3", "1", "1"},
+		{"off", "stdio", "disabled", "0", "0", "0"},
 	}
 	if len(lines) < len(wantRows) {
 		t.Fatalf("stdout:\n%s", r.stdout)
@@ -296,7 +301,7 @@ args    = ["-c", "echo cannot open the database >&2; exit 3"]
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("--json: %v\n%s", err, r.stdout)
 	}
-	if len(out.Servers) != 3 || out.Servers[2].Name != "example" || out.Servers[2].Tools != 3 || out.Servers[1].State != "failed" || out.Servers[1].Error == "" {
+	if len(out.Servers) != 4 || out.Servers[2].Name != "example" || out.Servers[2].Tools != 3 || out.Servers[1].State != "failed" || out.Servers[1].Error == "" {
 		t.Errorf("--json servers: %+v", out.Servers)
 	}
 

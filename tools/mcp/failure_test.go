@@ -5,6 +5,7 @@ package mcp
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -185,5 +186,32 @@ func TestToolTimeout(t *testing.T) {
 	wantContent(t, call(t, ctx, m, "mcp__everything__echo", map[string]any{"message": "alive"}), "Echo: alive")
 	if st := statusOf(t, m, "everything"); st.State != "connected" {
 		t.Errorf("status %+v", st)
+	}
+}
+
+// TestDisabled: a server with enabled = false is listed but never started,
+// and offers nothing.
+func TestDisabled(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "started")
+	off := false
+	m := start(t, Options{Servers: []config.PluginConfig{{
+		Name: "off", Enabled: &off, Command: "sh", Args: []string{"-c", `touch "$MARKER"; exec sleep 600`},
+		Env: map[string]string{"MARKER": marker},
+	}}})
+	if w := m.Warnings(); len(w) > 0 {
+		t.Errorf("warnings %q", w)
+	}
+	if st := statusOf(t, m, "off"); st.State != "disabled" || st.Error != "" || st.Tools != 0 {
+		t.Errorf("status %+v", st)
+	}
+	if len(m.Tools()) != 0 || len(m.Prompts()) != 0 {
+		t.Errorf("a disabled server offers tools %v, prompts %v", m.Tools(), m.Prompts())
+	}
+	if _, err := m.GetPrompt(t.Context(), "off", "p", nil); err == nil || !strings.Contains(err.Error(), "is disabled") {
+		t.Errorf("GetPrompt: %v", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the disabled server was started")
 	}
 }

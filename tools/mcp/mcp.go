@@ -91,7 +91,8 @@ type Status struct {
 	Name      string `json:"name"`
 	Transport string `json:"transport"` // "stdio", "http" or "sse"; as configured when unknown
 	// State is "connected", "failed", "restarting" (stopped, restarted on
-	// next use, or being restarted) or "closed".
+	// next use, or being restarted), "disabled" (enabled = false) or
+	// "closed".
 	State string `json:"state"`
 	// Error is the last error, for a failed or restarting server.
 	Error     string `json:"error,omitempty"`
@@ -106,6 +107,7 @@ const (
 	stateFailed     = "failed"
 	stateRestarting = "restarting"
 	stateClosed     = "closed"
+	stateDisabled   = "disabled" // enabled = false: configured, never started
 )
 
 // Start connects to every server in opts.Servers in parallel and returns
@@ -145,6 +147,9 @@ func Start(ctx context.Context, opts Options) *Manager {
 
 	var wg sync.WaitGroup
 	for _, s := range m.servers {
+		if s.state == stateDisabled {
+			continue
+		}
 		wg.Go(func() { s.start(ctx) })
 	}
 	wg.Wait()

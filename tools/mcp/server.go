@@ -61,6 +61,9 @@ func newServer(m *Manager, cfg config.PluginConfig) *server {
 		trusted:   make(map[string]bool),
 		state:     stateFailed,
 	}
+	if !cfg.On() {
+		s.state = stateDisabled
+	}
 	for _, t := range cfg.TrustedReadOnlyTools {
 		s.trusted[t] = true
 	}
@@ -496,8 +499,11 @@ func (s *server) live(ctx context.Context) (*session, error) {
 	if sess != nil {
 		s.sessionEnded(sess, nil) // noticed before its watcher did
 	}
-	if state == stateClosed {
+	switch state {
+	case stateClosed:
 		return nil, &unavailableError{server: s.name, msg: "is shut down"}
+	case stateDisabled:
+		return nil, &unavailableError{server: s.name, msg: "is disabled (enabled = false in its [[plugins]] entry)"}
 	}
 	sess, changed, err := s.restart(ctx)
 	if changed {

@@ -60,6 +60,7 @@ const STATE_ICONS: Record<McpServerState, string> = {
   connected: 'pass',
   restarting: 'sync',
   failed: 'error',
+  disabled: 'circle-slash',
   closed: 'circle-slash',
 };
 

@@ -129,7 +129,7 @@ export interface McpServersParams {
   folder?: string;
 }
 
-export type McpServerState = 'connected' | 'failed' | 'restarting' | 'closed';
+export type McpServerState = 'connected' | 'failed' | 'restarting' | 'disabled' | 'closed';
 
 /** One MCP server (plugin) of a workspace folder, as the server reports it (mcp.Status). */
 export interface McpServer {
