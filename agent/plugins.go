@@ -279,3 +279,47 @@ func PluginStatus(m *mcp.Manager) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// PluginDetails describes, server by server, what m's servers offer: the
+// tools as the model sees them (read-only ones marked), the prompts as
+// slash commands with their arguments, and the resources as @ references.
+func PluginDetails(m *mcp.Manager) string {
+	if m == nil {
+		return ""
+	}
+	toolsOf := map[string][]string{}
+	for _, t := range m.Tools() {
+		server, _ := mcp.ServerOf(t)
+		name := t.Name()
+		if t.ReadOnly() {
+			name += " (read-only)"
+		}
+		toolsOf[server] = append(toolsOf[server], name)
+	}
+	promptsOf := map[string][]string{}
+	for _, p := range m.Prompts() {
+		cmd := "/" + p.Command
+		if len(p.Arguments) > 0 {
+			cmd += " " + usage(p)
+		}
+		promptsOf[p.Server] = append(promptsOf[p.Server], cmd)
+	}
+	resourcesOf := map[string][]string{}
+	for _, r := range m.Resources() {
+		resourcesOf[r.Server] = append(resourcesOf[r.Server], "@"+r.Server+":"+r.URI)
+	}
+	var b strings.Builder
+	for _, st := range m.Status() {
+		fmt.Fprintf(&b, "\n%s\n", st.Name)
+		for _, part := range []struct {
+			label string
+			items []string
+		}{{"tools", toolsOf[st.Name]}, {"prompts", promptsOf[st.Name]}, {"resources", resourcesOf[st.Name]}} {
+			for _, item := range part.items {
+				fmt.Fprintf(&b, "  %-10s %s\n", part.label, item)
+				part.label = ""
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

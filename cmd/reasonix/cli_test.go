@@ -291,6 +291,17 @@ enabled = false
 		t.Errorf("no warning about the failed server on stderr:\n%s", r.stderr)
 	}
 
+	r = runReasonix(t, dir, t.TempDir(), nil, "mcp", "list", "--verbose")
+	for _, want := range []string{
+		"\nexample\n  tools      mcp__example__echo\n             mcp__example__lookup (read-only)\n",
+		"  prompts    /mcp__example__review <focus> [path]\n",
+		"  resources  @example:note://greeting",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("--verbose does not show %q:\n%s", want, r.stdout)
+		}
+	}
+
 	r = runReasonix(t, dir, t.TempDir(), nil, "mcp", "list", "--json")
 	var out struct {
 		Servers []struct {

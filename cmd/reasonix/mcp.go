@@ -19,12 +19,13 @@ import (
 // them. It needs no model and no API key.
 func mcpCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "list" {
-		fmt.Fprintln(stderr, "usage: reasonix mcp list [--json] [--config FILE]")
+		fmt.Fprintln(stderr, "usage: reasonix mcp list [--verbose] [--json] [--config FILE]")
 		return 2
 	}
 	fs := flag.NewFlagSet("mcp list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
+	verbose := fs.Bool("verbose", false, "list each server's tools, prompts and resources")
 	cfgFile := fs.String("config", "", "a config file above ./reasonix.toml and the user config")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -51,5 +52,10 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stdout, agent.PluginStatus(m))
+	if *verbose {
+		if d := agent.PluginDetails(m); d != "" {
+			fmt.Fprintln(stdout, d)
+		}
+	}
 	return exitOK
 }

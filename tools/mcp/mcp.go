@@ -236,6 +236,16 @@ func (m *Manager) Tools() []tools.Tool {
 	return out
 }
 
+// ServerOf returns the name of the server whose tool t is, when t is one
+// of a Manager's tools.
+func ServerOf(t tools.Tool) (string, bool) {
+	a, ok := t.(*tool)
+	if !ok {
+		return "", false
+	}
+	return a.server.name, true
+}
+
 // ToolsChanged reports whether a server's tool list has changed since the
 // last call of Tools: after a notifications/tools/list_changed, or a
 // restart, whose re-listing differed from the list before.
