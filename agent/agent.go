@@ -193,14 +193,6 @@ func (a *Agent) Close() error {
 	return err
 }
 
-// toolsOf returns the tools session s offers.
-func (a *Agent) toolsOf(s *Session) *tools.Registry {
-	if s.tools != nil {
-		return s.tools
-	}
-	return a.Tools
-}
-
 // Messages returns a copy of the conversation.
 func (s *Session) Messages() []provider.Message {
 	s.mu.Lock()

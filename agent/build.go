@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -192,13 +193,14 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		a.Price = &p
 	}
-	for _, name := range providerKeys(cfg) {
+	keys := providerKeys(cfg)
+	for _, name := range keys {
 		if v := os.Getenv(name); v != "" {
 			a.Secrets = append(a.Secrets, Secret{Name: name, Value: v})
 		}
 	}
 	// Commands the agent runs do not inherit the keys.
-	env.HideEnv = append(env.HideEnv, providerKeys(cfg)...)
+	env.HideEnv = append(env.HideEnv, keys...)
 	if opts.Approver != nil {
 		env.EscalateUnconfined = escalation(opts.Approver)
 	}
@@ -220,18 +222,14 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 				warn = opts.Notify
 			}
 		}
-		ctx := opts.Context
 		if opts.Services != nil {
-			ctx = opts.Services.startContext()
-		}
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		mk := func() *mcp.Manager { return StartPlugins(ctx, cfg, root, opts.Version, warn) }
-		if opts.Services != nil {
-			a.Plugins = opts.Services.pluginManager(root, cfg.Plugins, mk)
+			ctx := opts.Services.startContext()
+			a.Plugins = opts.Services.pluginManager(root, cfg.Plugins, func() *mcp.Manager {
+				return StartPlugins(ctx, cfg, root, opts.Version, warn)
+			})
 		} else {
-			a.Plugins, a.ownsPlugins = mk(), true
+			a.Plugins = StartPlugins(cmp.Or(opts.Context, context.Background()), cfg, root, opts.Version, warn)
+			a.ownsPlugins = true
 		}
 		if a.Plugins != nil {
 			a.Plugins.OnToolsChanged(func(server string) {

@@ -54,7 +54,7 @@ func (t *turn) dispatch(ctx context.Context, calls []provider.ToolCall) []provid
 }
 
 func (t *turn) readOnly(c provider.ToolCall) bool {
-	tool, ok := t.a.toolsOf(t.s).Get(c.Name)
+	tool, ok := t.s.tools.Get(c.Name)
 	return ok && tool.ReadOnly()
 }
 
@@ -64,7 +64,7 @@ func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 	start := time.Now()
 	ev := &ToolEvent{CallID: c.ID, Name: c.Name, Arguments: rawOrString(c.Arguments)}
 	ev.Title = DescribeCall(c.Name, ev.Arguments)
-	tool, known := t.a.toolsOf(t.s).Get(c.Name)
+	tool, known := t.s.tools.Get(c.Name)
 	if known {
 		ev.ReadOnly = tool.ReadOnly()
 	}
@@ -89,7 +89,7 @@ func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 
 func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool, known bool, ev *ToolEvent) tools.Result {
 	if !known {
-		return tools.Errorf("there is no tool named %q. Available tools: %s", c.Name, strings.Join(t.a.toolsOf(t.s).Names(), ", "))
+		return tools.Errorf("there is no tool named %q. Available tools: %s", c.Name, strings.Join(t.s.tools.Names(), ", "))
 	}
 	args := json.RawMessage(strings.TrimSpace(c.Arguments))
 	if !json.Valid(args) {

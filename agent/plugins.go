@@ -22,13 +22,8 @@ import (
 func (a *Agent) sessionTools() *tools.Registry {
 	reg := a.Tools
 	if a.Plugins != nil {
-		ts := make([]tools.Tool, 0, len(a.Tools.Names()))
-		for _, name := range a.Tools.Names() {
-			t, _ := a.Tools.Get(name)
-			ts = append(ts, t)
-		}
 		var err error
-		if reg, err = tools.NewRegistry(append(ts, a.Plugins.Tools()...)...); err != nil {
+		if reg, err = a.Tools.With(a.Plugins.Tools()...); err != nil {
 			// Plugin tool names are namespaced, so a clash is a bug; the
 			// session goes on with the built-in tools.
 			a.emit(Event{Kind: EventNotice, Text: "MCP tools left out: " + err.Error()})

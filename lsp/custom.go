@@ -57,11 +57,12 @@ func customMethodNames() []string {
 // Request handles the methods that are not standard LSP.
 func (s *Server) Request(ctx context.Context, method string, raw any) (any, error) {
 	params, _ := raw.(protocol.LSPAny)
-	switch method {
-	case methodListSessions, methodNewSession, methodResumeSession, methodMCPServers:
-		// They may wait for the workspace's agent to be built (its MCP
-		// servers to start); the connection goes on meanwhile.
-		jsonrpc2.Async(ctx)
+	for _, m := range customMethods {
+		if m.name == method && m.fromClient {
+			// Each may wait for the workspace's agent to be built (its
+			// MCP servers to start); the connection goes on meanwhile.
+			jsonrpc2.Async(ctx)
+		}
 	}
 	switch method {
 	case methodListSessions:

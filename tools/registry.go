@@ -81,6 +81,16 @@ func DefaultRegistry(enabled []string) (*Registry, error) {
 	return NewRegistry(picked...)
 }
 
+// With returns a registry of r's tools followed by more. A name already
+// taken is an error.
+func (r *Registry) With(more ...Tool) (*Registry, error) {
+	all := make([]Tool, 0, len(r.order)+len(more))
+	for _, name := range r.order {
+		all = append(all, r.tools[name])
+	}
+	return NewRegistry(append(all, more...)...)
+}
+
 // Get returns the named tool.
 func (r *Registry) Get(name string) (Tool, bool) {
 	t, ok := r.tools[name]
