@@ -223,6 +223,22 @@ func TestGarbageNeverKillsTheServer(t *testing.T) {
 	}
 }
 
+// TestOversizedFrameNeverWedgesTheServer sends a header that declares an
+// absurd body length, with no body, then checks the server refuses it and
+// still answers what follows.
+func TestOversizedFrameNeverWedgesTheServer(t *testing.T) {
+	t.Setenv("REASONIX_HOME", t.TempDir())
+	c := newRawClient(t)
+	c.write("Content-Length: 99999999999999\r\n\r\n")
+	if r := c.read(); errCode(r) != -32600 || r["id"] != nil {
+		t.Fatalf("oversized frame: got %v, want an invalid-request error with id null", r)
+	}
+	c.send(initMsg)
+	if r := c.response(1); r["error"] != nil {
+		t.Fatalf("initialize after the oversized frame: %v", r)
+	}
+}
+
 // slowScript streams a long answer slowly, so a turn is in flight long
 // enough to test what happens meanwhile.
 func slowScript(match string) string {

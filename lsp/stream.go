@@ -18,7 +18,8 @@ import (
 const (
 	// maxBody is the largest message body newStream delivers. It keeps one
 	// message from claiming unbounded memory while leaving ample room for
-	// whole-file contents; a larger body is skipped without being stored.
+	// whole-file contents; a frame declaring a larger body is refused, and
+	// the body is skipped as garbage without being stored.
 	maxBody = 256 << 20
 
 	// maxHeaderLine bounds one header line, not counting its terminator.
@@ -69,9 +70,18 @@ const headerName = "content-length"
 // belong to the rejected block. A run of skipped input is logged twice,
 // when it starts and when Read finds a header again.
 //
-// A body may be up to 256 MiB. For a larger declared length Read answers
-// with an Invalid Request error (id null), then discards exactly that many
-// bytes as they arrive, without storing them, and reads on.
+// A body may be up to 256 MiB. A well-formed header block that declares a
+// larger one is refused: Read logs it, answers with an Invalid Request error
+// (id null), and then discards input up to the next "Content-Length", as
+// after a malformed block, not the declared number of bytes. An absurd
+// length such as 99999999999999 would otherwise have it wait for bytes that
+// never come and swallow every later message. A body that does follow is
+// skipped as garbage, through the read buffer, never stored. A JSON body
+// cannot end the search early: a "Content-Length" in it lies in a string or
+// a key, and JSON strings hold no line breaks, so the line that starts there
+// also holds the closing quote, which makes the block malformed; the search
+// goes on to the frame after the body. A header block inside a body that is
+// not JSON is read as a header, as in any other garbage.
 //
 // Each body is read into a new buffer and decoded with
 // jsonrpc2.DecodeMessage. The message borrows the buffer, and no later Read
@@ -95,11 +105,12 @@ const headerName = "content-length"
 // logged.
 //
 // Read returns io.EOF when the input ends at a frame boundary or inside
-// skipped garbage. It returns io.ErrUnexpectedEOF when the input ends after
-// a Content-Length header or inside a body, and in's own error when in
-// fails. The int64 it returns counts the header block and body of the
-// message it delivers; skipped input is not counted. Read checks ctx only
-// between frames; closing the stream is what interrupts a blocked read.
+// skipped garbage, which includes the body of a refused frame. It returns
+// io.ErrUnexpectedEOF when the input ends after a Content-Length header or
+// inside a body it reads, and in's own error when in fails. The int64 it
+// returns counts the header block and body of the message it delivers;
+// skipped input is not counted. Read checks ctx only between frames;
+// closing the stream is what interrupts a blocked read.
 //
 // Write frames a message with jsonrpc2.AppendMessage and writes header and
 // body with one out.Write. A mutex serialises writes from concurrent Write
@@ -155,7 +166,7 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			return nil, 0, err
 		}
 		if length > s.maxBody {
-			if err := s.skipBody(length); err != nil {
+			if err := s.refuse(length); err != nil {
 				return nil, 0, err
 			}
 			continue
@@ -194,13 +205,7 @@ func (s *stream) readHeader() (length, size int64, err error) {
 	for {
 		length, size, reject, err := s.scanHeader()
 		if reject != "" {
-			if !s.skipping {
-				s.logf("skipping malformed input (%s) up to the next Content-Length header", reject)
-				s.skipping, s.skipped = true, 0
-			}
-			if err := s.skipToHeader(int(size)); err != nil {
-				s.logf("input ended after %d bytes of skipped malformed input", s.skipped)
-				s.skipping = false
+			if err := s.skip("malformed input", reject, int(size)); err != nil {
 				return 0, 0, err
 			}
 			continue
@@ -306,12 +311,29 @@ func endInHeader(buf []byte, line int, length int64, err error) (int64, int64, s
 	return 0, int64(len(buf)), "input ends inside a header block", nil
 }
 
-// skipToHeader discards input up to the next "Content-Length" in any case,
-// after a malformed header block of which the first examined bytes (at
-// least one) are buffered. In those bytes it takes only a match inside a
-// line, after garbage glued to the front of a header; a match at a line
-// start there is one of the rejected block's own lines. Beyond them it
-// takes any match. It returns io.EOF if the input ends first.
+// skip discards input up to the next header with skipToHeader, as part of
+// a run of skipped input. The log says when a run starts, with what was
+// skipped and why, and if the input ends in it, how long it was.
+func (s *stream) skip(what, why string, examined int) error {
+	if !s.skipping {
+		s.logf("skipping %s (%s) up to the next Content-Length header", what, why)
+		s.skipping, s.skipped = true, 0
+	}
+	if err := s.skipToHeader(examined); err != nil {
+		s.logf("input ended after %d bytes of skipped input", s.skipped)
+		s.skipping = false
+		return err
+	}
+	return nil
+}
+
+// skipToHeader discards input up to the next "Content-Length" in any case.
+// After a malformed header block, the first examined bytes of the input
+// (at least one) are that block, still buffered. In those bytes it takes
+// only a match inside a line, after garbage glued to the front of a header;
+// a match at a line start there is one of the rejected block's own lines.
+// Beyond them it takes any match. examined is 0 when the rejected input has
+// already been consumed. It returns io.EOF if the input ends first.
 func (s *stream) skipToHeader(examined int) error {
 	buf, _ := s.in.Peek(examined) // never fails: the bytes are buffered
 	for i := 1; i < examined; {
@@ -367,16 +389,15 @@ func (s *stream) discard(n int) {
 	s.skipped += int64(n)
 }
 
-// skipBody answers and discards a body above the size limit.
-func (s *stream) skipBody(length int64) error {
-	s.logf("skipping a %d-byte message: the limit is %d bytes", length, s.maxBody)
+// refuse answers a frame whose declared body exceeds the size limit, its
+// header block already consumed, then skips input up to the next header
+// rather than the declared number of bytes, which may never come (see
+// newStream).
+func (s *stream) refuse(length int64) error {
+	s.logf("refusing a %d-byte message: the limit is %d bytes", length, s.maxBody)
 	s.reply(jsonrpc2.ID{}, jsonrpc2.InvalidRequest,
 		fmt.Sprintf("Invalid Request: a message of %d bytes exceeds the limit of %d bytes", length, s.maxBody))
-	// io.Discard reads through a small pooled buffer, never the whole body.
-	if _, err := io.CopyN(io.Discard, s.in, length); err != nil {
-		return midFrame(err)
-	}
-	return nil
+	return s.skip("its body", "over the size limit", 0)
 }
 
 // readBody reads a body of n bytes (0 < n <= s.maxBody) into a new buffer,

@@ -138,6 +138,13 @@ func TestStreamRead(t *testing.T) {
 	initialize := callJSON(1, "initialize", `{"processId":null,"rootUri":null,"capabilities":{}}`)
 	ping := callJSON(2, "ping", `{}`)
 	body300 := `{"jsonrpc":"2.0","method":"big","params":"` + strings.Repeat("x", 300) + `"}`
+	// A JSON body that mentions the header in a key that begins a line, in
+	// a string with escaped line ends, and at its very end, where the next
+	// frame's header is glued to it.
+	mentionsHeader := "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\n" +
+		`"Content-Length": 12,` + "\r\n" +
+		`"text": "Content-Length: 2\r\n\r\n{}",` + "\n" +
+		`"more": "` + strings.Repeat("y", 300) + `content-length:5"}}`
 	tests := []struct {
 		name    string
 		in      string
@@ -279,8 +286,26 @@ func TestStreamRead(t *testing.T) {
 			want: []string{"notification big", "call #2 ping"}, err: io.EOF,
 		},
 		{
-			name: "huge declared length", in: "Content-Length: 300000000\r\n\r\n{}",
-			replies: []string{"null -32600"}, err: io.ErrUnexpectedEOF, logs: true,
+			name: "body above the limit mentioning Content-Length", maxBody: 256, in: framed(mentionsHeader) + framed(ping),
+			want: []string{"call #2 ping"}, replies: []string{"null -32600"}, err: io.EOF, logs: true,
+		},
+		{
+			// Not JSON: raw header blocks inside a skipped body are headers.
+			name: "body above the limit holding absurd headers", maxBody: 256,
+			in:   framed(`{"params":"`+strings.Repeat("Content-Length: 99999999999999\r\n\r\n", 10)+`"}`) + framed(ping),
+			want: []string{"call #2 ping"}, replies: slices.Repeat([]string{"null -32600"}, 11), err: io.EOF, logs: true,
+		},
+		{
+			name: "absurd declared length", in: "Content-Length: 99999999999999\r\n\r\n" + framed(ping),
+			want: []string{"call #2 ping"}, replies: []string{"null -32600"}, err: io.EOF, logs: true,
+		},
+		{
+			name: "absurd declared lengths in a row", in: "Content-Length: 99999999999999\r\n\r\nContent-Length: 99999999999999\r\n\r\n" + framed(ping),
+			want: []string{"call #2 ping"}, replies: []string{"null -32600", "null -32600"}, err: io.EOF, logs: true,
+		},
+		{
+			name: "huge declared length, input ends", in: "Content-Length: 300000000\r\n\r\n{}",
+			replies: []string{"null -32600"}, err: io.EOF, logs: true,
 		},
 		{name: "truncated body", in: framed(initialize) + framed(ping)[:30], want: []string{"call #1 initialize"}, err: io.ErrUnexpectedEOF},
 		{name: "truncated header block", in: "Content-Length: 20\r\n", err: io.ErrUnexpectedEOF},
@@ -345,21 +370,40 @@ func TestStreamReadByteCount(t *testing.T) {
 	}
 }
 
-// zeroReader is an endless reader of zero bytes.
-type zeroReader struct{}
+// repeatReader is an endless reader of pattern, repeated.
+type repeatReader struct {
+	pattern string
+	off     int // offset in pattern of the next byte
+}
 
-func (zeroReader) Read(p []byte) (int, error) {
-	clear(p)
+func (r *repeatReader) Read(p []byte) (int, error) {
+	for n := 0; n < len(p); {
+		m := copy(p[n:], r.pattern[r.off:])
+		n += m
+		r.off = (r.off + m) % len(r.pattern)
+	}
 	return len(p), nil
 }
 
-func TestStreamReadSkipsOversizedBodyUnread(t *testing.T) {
-	const length = maxBody + 1
+// TestStreamReadSkipsOversizedBody sends a JSON body one byte above the
+// limit, holding a log that mentions the header on every line, and checks
+// that it is refused and skipped without being stored, and that the frame
+// glued to its end is still read.
+func TestStreamReadSkipsOversizedBody(t *testing.T) {
+	const (
+		length = maxBody + 1
+		prefix = `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"text":"`
+		line   = `[Trace] Sending request: Content-Length: 44\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":2}\n`
+		suffix = `"}}`
+	)
+	if !json.Valid([]byte(prefix + line + line + suffix)) {
+		t.Fatal("the body is not valid JSON")
+	}
 	ping := callJSON(2, "ping", "{}")
 	in := io.MultiReader(
-		strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n", length)),
-		io.LimitReader(zeroReader{}, length),
-		strings.NewReader(framed(ping)))
+		strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", length, prefix)),
+		io.LimitReader(&repeatReader{pattern: line}, length-int64(len(prefix)+len(suffix))),
+		strings.NewReader(suffix+framed(ping)))
 	var out bytes.Buffer
 	s := newStream(in, &out, nil, nil)
 	var before, after runtime.MemStats
@@ -693,6 +737,7 @@ func TestStreamConnSurvivesBadInput(t *testing.T) {
 		{name: "invalid message", in: framed(`{"jsonrpc":"2.0","id":6,"method":["echo"]}`), want: []string{"response #6 error -32600"}},
 		{name: "batch", in: framed(`[` + callJSON(7, "echo", "1") + `]`), want: []string{"response null error -32600"}},
 		{name: "split into single bytes", in: framed(callJSON(8, "echo", `"split"`)), chunk: 1, want: []string{"response #8"}},
+		{name: "absurd Content-Length", in: "Content-Length: 99999999999999\r\n\r\n", want: []string{"response null error -32600"}},
 		{name: "bare LF headers", in: fmt.Sprintf("Content-Length: %d\n\n%s", len(callJSON(9, "echo", "9")), callJSON(9, "echo", "9")), want: []string{"response #9"}},
 	}
 	for _, tt := range tests {
