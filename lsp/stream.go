@@ -228,9 +228,10 @@ func (s *stream) readHeader() (length, size int64, err error) {
 // without consuming it, so that a malformed block can be searched again for
 // a header. It returns the declared body length and the size of the block;
 // or why the block is malformed, with the size of the part examined (up to
-// the end of the offending line); or the error that ended the input: io.EOF
-// at a frame boundary, io.ErrUnexpectedEOF inside a block that has a
-// Content-Length. Blank lines before the block are consumed and ignored.
+// the end of the offending line, or just past the 8 KiB a line may run to);
+// or the error that ended the input: io.EOF at a frame boundary,
+// io.ErrUnexpectedEOF inside a block that has a Content-Length. Blank lines
+// before the block are consumed and ignored.
 func (s *stream) scanHeader() (length, size int64, reject string, err error) {
 	length = -1
 	var (
@@ -240,12 +241,16 @@ func (s *stream) scanHeader() (length, size int64, reject string, err error) {
 		readErr error  // error of the last read, acted on once buf is parsed
 	)
 	for {
-		i := bytes.IndexByte(buf[scanned:], '\n')
+		// Look for the end of the line no further than a line may run, so
+		// that rejecting a long line costs 8 KiB of scanning, not the whole
+		// buffer: in a skipped body every "Content-Length" starts a block.
+		limit := min(len(buf), line+maxHeaderLine+2) // +2 for "\r\n"
+		i := bytes.IndexByte(buf[scanned:limit], '\n')
 		if i < 0 {
-			scanned = len(buf)
+			scanned = limit
 			switch {
-			case len(buf)-line > maxHeaderLine+1: // +1 for a '\r' awaiting its '\n'
-				return 0, int64(len(buf)), "header line longer than 8 KiB", nil
+			case scanned-line > maxHeaderLine+1: // +1 for a '\r' awaiting its '\n'
+				return 0, int64(scanned), "header line longer than 8 KiB", nil
 			case readErr != nil:
 				return endInHeader(buf, line, length, readErr)
 			case len(buf) >= maxHeaderBlock:
@@ -337,7 +342,7 @@ func (s *stream) skip(what, why string, examined int) error {
 func (s *stream) skipToHeader(examined int) error {
 	buf, _ := s.in.Peek(examined) // never fails: the bytes are buffered
 	for i := 1; i < examined; {
-		j := indexFold(buf[i:], headerName)
+		j := indexHeader(buf[i:])
 		if j < 0 || i+j >= examined {
 			break
 		}
@@ -351,7 +356,7 @@ func (s *stream) skipToHeader(examined int) error {
 	kept := 0
 	for {
 		buf, err := s.peekMore(kept)
-		if i := indexFold(buf, headerName); i >= 0 {
+		if i := indexHeader(buf); i >= 0 {
 			s.discard(i)
 			return nil
 		}
@@ -657,12 +662,20 @@ func hasPrefixFold(b []byte, s string) bool {
 	return true
 }
 
-// indexFold returns the index of the first occurrence of the lower-case
-// ASCII string s in b, ignoring the case of ASCII letters, or -1.
-func indexFold(b []byte, s string) int {
-	for i := 0; i+len(s) <= len(b); i++ {
-		if lower(b[i]) == s[0] && hasPrefixFold(b[i:], s) {
-			return i
+// indexHeader returns the index of the first "Content-Length" in b, in any
+// case, or -1. Skipped input can be a whole oversized body, so it lets
+// bytes.IndexByte find the candidates by the name's hyphen, which has no
+// case, instead of comparing every byte.
+func indexHeader(b []byte) int {
+	const hyphen = len("content") // offset of the hyphen in headerName
+	for i := hyphen; i < len(b); i++ {
+		j := bytes.IndexByte(b[i:], '-')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if hasPrefixFold(b[i-hyphen:], headerName) {
+			return i - hyphen
 		}
 	}
 	return -1
