@@ -60,6 +60,9 @@ func TestUsageErrors(t *testing.T) {
 	if r := runReasonix(t, dir, t.TempDir(), nil, "frobnicate"); r.exit != 2 || !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
 		t.Fatalf("unknown command: %+v", r)
 	}
+	if r := runReasonix(t, dir, t.TempDir(), nil, "run", "--approval", "reckless", "hello"); r.exit != 2 || !strings.Contains(r.stderr, `--approval must be ask, auto or yolo, not "reckless"`) {
+		t.Fatalf("bad --approval: %+v", r)
+	}
 	if r := runReasonix(t, dir, t.TempDir(), nil, "version"); r.exit != 0 || !strings.HasPrefix(r.stdout, "reasonix ") {
 		t.Fatalf("version: %+v", r)
 	}

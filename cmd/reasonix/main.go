@@ -4,7 +4,7 @@
 // Usage:
 //
 //	reasonix lsp [--stdio] [--config FILE]
-//	reasonix run [--model REF] [--config FILE] [--resume ID] [--plan] PROMPT
+//	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] PROMPT
 //	reasonix sessions [--json]
 //	reasonix mcp list [--json] [--config FILE]
 //	reasonix setup [--force]
@@ -75,6 +75,7 @@ Usage:
 Run flags:
   --model REF      provider, model, or provider/model (default: default_model)
   --config FILE    a config file above ./reasonix.toml and the user config
+  --approval A     ask, auto or yolo: the posture, above [permissions] approval
   --resume ID      continue a saved session (an id or a unique prefix)
   --verbose        also show the model's reasoning on stderr
   --plan           plan mode: read-only tools only until you approve the plan

@@ -35,9 +35,16 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	resume := fs.String("resume", "", "continue a saved session")
 	verbose := fs.Bool("verbose", false, "show the model's reasoning on stderr")
 	plan := fs.Bool("plan", false, "plan mode: only read-only tools until the plan is approved")
+	approval := fs.String("approval", "", "ask, auto or yolo: the approval posture, above [permissions] approval")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
+	}
+	if *approval != "" {
+		if _, err := permission.ParsePosture(*approval); err != nil {
+			fmt.Fprintf(stderr, "reasonix run: --approval must be ask, auto or yolo, not %q\n", *approval)
+			return 2
+		}
 	}
 	prompt := strings.TrimSpace(strings.Join(positional, " "))
 	if prompt == "-" {
@@ -57,6 +64,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "reasonix: %v\n", err)
 		return exitError
+	}
+	if *approval != "" {
+		cfg.Permissions.Approval = *approval
 	}
 
 	// Interrupts are caught from here on, so that Ctrl-C while the MCP
