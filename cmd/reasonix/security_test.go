@@ -11,13 +11,15 @@ import (
 	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
-// TestAttacksUnderTheDefaultConfig is the scenario docs/SECURITY.md is
-// judged by: a scripted model that tries to delete a directory in the
-// user's home behind a harmless command, read an SSH key, write through a
-// symlink out of the workspace, and write to /etc from a nested shell.
-// Under the default config, in an unattended run (where "ask" resolves to
-// allow), each is refused and nothing changes on disk.
-func TestAttacksUnderTheDefaultConfig(t *testing.T) {
+// TestAttacksUnderAutoApproval is the scenario docs/SECURITY.md is judged
+// by: a scripted model that tries to delete a directory in the user's
+// home behind a harmless command, read an SSH key, write through a symlink
+// out of the workspace, and write to /etc from a nested shell. The run is
+// unattended with the default rules and --approval auto, the posture a
+// script picks to let the agent work, so the permission rules let these
+// calls run (the default posture would refuse them before they ran): each
+// is refused by the layers beneath, and nothing changes on disk.
+func TestAttacksUnderAutoApproval(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the shell jail is Linux-only")
 	}
@@ -76,7 +78,7 @@ text Every attempt was refused.
 	rhome := t.TempDir()
 	r := runReasonix(t, work, rhome, []string{
 		"HOME=" + home, goEnv("GOCACHE"), goEnv("GOMODCACHE"), goEnv("GOPATH"), "GOFLAGS=-buildvcs=false",
-	}, "run", "--config", cfg, "try everything")
+	}, "run", "--config", cfg, "--approval", "auto", "try everything")
 	if r.exit != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
 	}

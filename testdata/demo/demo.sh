@@ -26,11 +26,15 @@ echo "== the project: $work"
 (cd "$work" && go test ./... 2>&1 | sed 's/^/   /') || true
 echo
 
+# In a terminal, reasonix run asks before it edits a file or runs a
+# command; where no one can answer (a script, CI) such calls are refused,
+# unless the run allows them: --approval auto lets the agent edit files and
+# run commands that no [permissions] rule asks about or denies.
 if [ -n "${DEEPSEEK_API_KEY:-}" ]; then
-	echo "== reasonix run \"$prompt\"   (model: DeepSeek)"
-	(cd "$work" && "$bin/reasonix" run "$prompt")
+	echo "== reasonix run --approval auto \"$prompt\"   (model: DeepSeek)"
+	(cd "$work" && "$bin/reasonix" run --approval auto "$prompt")
 else
-	echo "== reasonix run \"$prompt\"   (model: the scripted server; set DEEPSEEK_API_KEY for the real one)"
+	echo "== reasonix run --approval auto \"$prompt\"   (model: the scripted server; set DEEPSEEK_API_KEY for the real one)"
 	"$bin/scripted-model" -script "$scenario" -url-file "$tmp/url" >/dev/null &
 	server=$!
 	i=0
@@ -48,7 +52,7 @@ kind     = "openai"
 base_url = "$(cat "$tmp/url")"
 model    = "deepseek-flash"
 TOML
-	(cd "$work" && REASONIX_HOME="$tmp/home" "$bin/reasonix" run --config "$tmp/demo.toml" "$prompt")
+	(cd "$work" && REASONIX_HOME="$tmp/home" "$bin/reasonix" run --config "$tmp/demo.toml" --approval auto "$prompt")
 fi
 
 echo
