@@ -29,12 +29,15 @@ type Options struct {
 	// Model overrides default_model (the --model flag).
 	Model string
 	// Approver asks the user about "ask" decisions; nil for unattended
-	// runs.
+	// runs, where they are refused unless the posture allows them.
 	Approver permission.Approver
 	// Plans approves plans made in plan mode; nil when no one can.
 	Plans permission.PlanApprover
 	// Notify reports permission notices to the user.
 	Notify func(string)
+	// Refused hears of each call refused because it needed approval and
+	// there is no Approver.
+	Refused func(permission.Refusal)
 	// FS replaces the disk (the LSP server's editor overlay).
 	FS tools.FS
 	// Sink receives events.
@@ -160,6 +163,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Posture:  posture,
 		Approver: opts.Approver,
 		Notify:   opts.Notify,
+		Refused:  opts.Refused,
 		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },
 	}
 

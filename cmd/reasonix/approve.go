@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
@@ -125,4 +128,102 @@ func (t *termApprover) ApprovePlan(ctx context.Context, sessionID, plan string) 
 		return false, "", nil
 	}
 	return false, ans, nil
+}
+
+// refusals reports the calls an unattended run refused because they
+// needed approval and no one could be asked: a line for each as it
+// happens, with how to allow such a call the first time it applies (a CI
+// log that refuses twenty calls says so once), and at the end a summary
+// with the allow rules that would have let them run.
+type refusals struct {
+	r *renderer
+
+	mu      sync.Mutex // guards the fields below
+	count   int
+	advised map[permission.Posture]bool // kinds of refusal already explained
+	// rules are the allow rules that would have let the calls that only
+	// needed approval run, without repeats; plain counts those calls.
+	rules []string
+	plain int
+}
+
+func newRefusals(r *renderer) *refusals {
+	return &refusals{r: r, advised: map[permission.Posture]bool{}}
+}
+
+func (f *refusals) refused(x permission.Refusal) {
+	f.mu.Lock()
+	f.count++
+	first := !f.advised[x.Posture]
+	f.advised[x.Posture] = true
+	if x.Posture == permission.PostureAuto {
+		f.plain++
+		if x.Allow != "" && !slices.Contains(f.rules, x.Allow) {
+			f.rules = append(f.rules, x.Allow)
+		}
+	}
+	f.mu.Unlock()
+
+	msg := fmt.Sprintf("refused %s — %s", quotedCall(x.Tool, x.Args), x.Why)
+	switch {
+	case first:
+		msg += ", and no one can be asked here; " + howToAllow(x)
+	case x.Allow != "":
+		msg += " (allow rule: " + x.Allow + ")"
+	}
+	f.r.notice(msg)
+}
+
+// howToAllow says what lets a refused call run next time.
+func howToAllow(x permission.Refusal) string {
+	switch x.Posture {
+	case permission.PostureAuto:
+		if x.Allow == "" {
+			return "allow it with --approval auto, or run in a terminal"
+		}
+		return "allow it with --approval auto, a [permissions] allow rule such as " + x.Allow + ", or run in a terminal"
+	case permission.PostureYolo:
+		return "run in a terminal to approve it, or pass --approval yolo to let ask rules through"
+	}
+	return "run in a terminal to approve it"
+}
+
+// summary ends the report, where a log's reader looks last.
+func (f *refusals) summary() {
+	f.mu.Lock()
+	count, plain, rules := f.count, f.plain, f.rules
+	f.mu.Unlock()
+	if count == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s were refused because no one could approve them", plural(count, "call"))
+	if count == 1 {
+		msg = "1 call was refused because no one could approve it"
+	}
+	if plain > 0 {
+		which := "to allow it"
+		switch {
+		case plain < count:
+			which = fmt.Sprintf("to allow the %d that needed only approval", plain)
+		case count > 1:
+			which = "to allow them"
+		}
+		msg += "; " + which + ", pass --approval auto"
+		if len(rules) > 0 {
+			quoted := make([]string, len(rules))
+			for i, r := range rules {
+				quoted[i] = strconv.Quote(r)
+			}
+			msg += fmt.Sprintf(" or add to reasonix.toml: [permissions] allow = [%s]", strings.Join(quoted, ", "))
+		}
+	}
+	f.r.notice(msg)
+}
+
+// quotedCall names a call with its subject quoted: bash "go test ./...".
+func quotedCall(tool string, args json.RawMessage) string {
+	if subject, ok := strings.CutPrefix(agent.DescribeCall(tool, args), tool+" "); ok {
+		return tool + " " + strconv.Quote(subject)
+	}
+	return tool
 }

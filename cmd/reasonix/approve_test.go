@@ -87,3 +87,57 @@ text finished
 		})
 	}
 }
+
+// TestRefusalReport: each refused call gets a line, the how-to comes once
+// for each kind of refusal, and the summary lists the allow rules of the
+// calls that needed only approval.
+func TestRefusalReport(t *testing.T) {
+	call := func(tool, key, value string) permission.Request {
+		return permission.Request{Tool: tool, Args: []byte(`{"` + key + `":"` + value + `"}`)}
+	}
+	plain := func(r permission.Request, rule string) permission.Refusal {
+		return permission.Refusal{Request: r, Why: "it needs approval", Posture: permission.PostureAuto, Allow: rule}
+	}
+	tests := []struct {
+		name  string
+		calls []permission.Refusal
+		want  []string
+	}{
+		{"one", []permission.Refusal{plain(call("bash", "command", "go test ./..."), "Bash(go test:*)")}, []string{
+			`note: refused bash "go test ./..." — it needs approval, and no one can be asked here; allow it with --approval auto, a [permissions] allow rule such as Bash(go test:*), or run in a terminal`,
+			`note: 1 call was refused because no one could approve it; to allow it, pass --approval auto or add to reasonix.toml: [permissions] allow = ["Bash(go test:*)"]`,
+		}},
+		{"several", []permission.Refusal{
+			plain(call("write_file", "path", "a.go"), "Edit(a.go)"),
+			plain(call("bash", "command", "go test ./..."), "Bash(go test:*)"),
+			plain(call("bash", "command", "go test ./..."), "Bash(go test:*)"),
+			{Request: call("bash", "command", "git push"), Why: `the ask rule "Bash(git push:*)" requires approval`, Posture: permission.PostureYolo},
+			{Request: call("remember", "path", "x"), Why: "it needs a person's approval every time"},
+		}, []string{
+			`note: refused write_file "a.go" — it needs approval, and no one can be asked here; allow it with --approval auto, a [permissions] allow rule such as Edit(a.go), or run in a terminal`,
+			`note: refused bash "go test ./..." — it needs approval (allow rule: Bash(go test:*))`,
+			`note: refused bash "go test ./..." — it needs approval (allow rule: Bash(go test:*))`,
+			`note: refused bash "git push" — the ask rule "Bash(git push:*)" requires approval, and no one can be asked here; run in a terminal to approve it, or pass --approval yolo to let ask rules through`,
+			`note: refused remember "x" — it needs a person's approval every time, and no one can be asked here; run in a terminal to approve it`,
+			`note: 5 calls were refused because no one could approve them; to allow the 3 that needed only approval, pass --approval auto or add to reasonix.toml: [permissions] allow = ["Edit(a.go)", "Bash(go test:*)"]`,
+		}},
+		{"none", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errb bytes.Buffer
+			f := newRefusals(newRenderer(&bytes.Buffer{}, &errb, false, false, false))
+			for _, x := range tt.calls {
+				f.refused(x)
+			}
+			f.summary()
+			got := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+			if len(tt.want) == 0 && errb.Len() == 0 {
+				return
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

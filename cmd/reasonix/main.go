@@ -75,7 +75,11 @@ Usage:
 Run flags:
   --model REF      provider, model, or provider/model (default: default_model)
   --config FILE    a config file above ./reasonix.toml and the user config
-  --approval A     ask, auto or yolo: the posture, above [permissions] approval
+  --approval A     ask, auto or yolo, above [permissions] approval (default ask):
+                     ask   edits and commands need a yes on the terminal; with no
+                           terminal (a script, CI) they are refused
+                     auto  they run, unless an ask or deny rule names them
+                     yolo  everything runs that no deny rule refuses
   --resume ID      continue a saved session (an id or a unique prefix)
   --verbose        also show the model's reasoning on stderr
   --plan           plan mode: read-only tools only until you approve the plan

@@ -35,7 +35,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	resume := fs.String("resume", "", "continue a saved session")
 	verbose := fs.Bool("verbose", false, "show the model's reasoning on stderr")
 	plan := fs.Bool("plan", false, "plan mode: only read-only tools until the plan is approved")
-	approval := fs.String("approval", "", "ask, auto or yolo: the approval posture, above [permissions] approval")
+	approval := fs.String("approval", "", "ask, auto or yolo: what runs without asking, above [permissions] approval")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -86,9 +86,12 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Warn:    func(msg string) { r.warning(msg) },
 		Version: version,
 	}
+	refused := newRefusals(r)
 	if interactive {
 		ta := &termApprover{in: stdin, r: r}
 		opts.Approver, opts.Plans = ta, ta
+	} else {
+		opts.Refused = refused.refused
 	}
 	a, err := agent.Build(cfg, opts)
 	if err != nil {
@@ -114,6 +117,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	res, err := a.Run(ctx, s, prompt)
+	refused.summary()
 	r.finish(res)
 	switch {
 	case err == nil:

@@ -89,26 +89,46 @@ type Gate interface {
 	Check(ctx context.Context, r Request) Verdict
 }
 
+// Refusal is a call refused because it needed approval and no one could
+// be asked: the Checker has no Approver.
+type Refusal struct {
+	Request
+	// Why says what the call needed, such as "it needs approval".
+	Why string
+	// Posture is the least posture that allows the call without asking:
+	// PostureAuto when only the mode fallback asked, PostureYolo when an
+	// ask rule did. PostureAsk means no posture does: only a person may
+	// allow the call.
+	Posture Posture
+	// Allow is the allow rule that would let the call run without asking,
+	// the one a grant adds (see Scope), such as `Bash(go test:*)`; empty
+	// when no allow rule would (an ask rule matched, or only a person may
+	// allow the call).
+	Allow string
+}
+
 // Checker is the standard Gate: static rules, then the user for "ask",
 // remembering what the user granted for the session.
 type Checker struct {
 	Policy Policy
-	// Approver asks the user; nil means no one can be asked, and "ask"
-	// resolves to allow so unattended runs keep working (deny rules still
-	// hold).
+	// Approver asks the user; nil means no one can be asked, and what
+	// would be asked is refused unless the posture allows it: unattended
+	// runs fail closed.
 	Approver Approver
 	// Persist saves an "always allow" grant as an allow rule in the
 	// project config. Nil, or an error, degrades the grant to the session.
 	Persist func(rule string) error
-	// Notify reports things the user should know (a grant not saved,
-	// asks resolved without a prompt). Optional.
+	// Notify reports things the user should know, such as a grant not
+	// saved. Optional.
 	Notify func(msg string)
+	// Refused hears of each call refused because no one could be asked,
+	// so the user learns what to allow. Optional.
+	Refused func(Refusal)
 	// Posture answers some questions without asking.
 	Posture Posture
 
-	mu      sync.Mutex        // guards Policy's rule lists, granted and warned
+	mu      sync.Mutex        // guards Policy's rule lists and granted
 	granted map[string][]Rule // session id → rules granted for it
-	warned  bool
 }
 
 // Check implements Gate.
@@ -126,11 +146,11 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 	}
 	if r.AlwaysAsk || rule != nil && rule.strict {
 		if c.Approver == nil {
-			why := "this call needs a person's approval each time, and no one can be asked here"
+			why := "it needs a person's approval every time"
 			if rule != nil && rule.strict {
-				why = "the command could not be parsed, so it is not run without a person's approval, and no one can be asked here"
+				why = "the command could not be parsed, so only a person may allow it"
 			}
-			return Verdict{Reason: why}
+			return c.refuse(Refusal{Request: r, Why: why, Posture: PostureAsk})
 		}
 		return c.ask(ctx, r, rule, false)
 	}
@@ -148,16 +168,22 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 		return Verdict{Allowed: true}
 	}
 	if c.Approver == nil {
-		c.mu.Lock()
-		first := !c.warned
-		c.warned = true
-		c.mu.Unlock()
-		if first && c.Notify != nil {
-			c.Notify("not interactive, so calls that need approval run without asking; [permissions] deny rules still apply")
+		if rule != nil {
+			return c.refuse(Refusal{Request: r, Why: fmt.Sprintf("the ask rule %q requires approval", rule.Raw), Posture: PostureYolo})
 		}
-		return Verdict{Allowed: true}
+		scope := Scope(r.Tool, policy.relativize(r.Args))
+		return c.refuse(Refusal{Request: r, Why: "it needs approval", Posture: PostureAuto, Allow: scope})
 	}
 	return c.ask(ctx, r, rule, true)
+}
+
+// refuse turns down a call that no one could be asked about, and reports
+// it.
+func (c *Checker) refuse(f Refusal) Verdict {
+	if c.Refused != nil {
+		c.Refused(f)
+	}
+	return Verdict{Reason: f.Why + ", and no one is available to approve calls in this run"}
 }
 
 // ask puts the question to the user. Grants are remembered only when

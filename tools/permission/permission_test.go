@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -145,48 +147,131 @@ func TestCheckerGrants(t *testing.T) {
 	}
 }
 
-func TestCheckerWithoutApprover(t *testing.T) {
-	policy, _ := NewPolicy("ask", nil, nil, []string{"write_file"})
-	var notes []string
-	c := &Checker{Policy: policy, Notify: func(s string) { notes = append(notes, s) }}
+// TestCheckerMatrix: every posture against every source of a decision,
+// with someone to ask and with no one. With no one, what would have been
+// asked is refused and reported, never allowed.
+func TestCheckerMatrix(t *testing.T) {
+	policy, _ := NewPolicy("ask",
+		[]string{"Bash(go test:*)"},
+		[]string{"Bash(git push:*)"},
+		[]string{"Bash(rm -rf*)"})
+	type outcome int
+	const (
+		run    outcome = iota // allowed without asking
+		ask                   // asked (the approver allows), or refused and reported unattended
+		denied                // refused without asking, and not reported
+	)
+	sources := []struct {
+		name string
+		r    Request
+		// by posture: ask, auto, yolo
+		want [3]outcome
+		// what an unattended refusal reports
+		refusal Refusal
+	}{
+		{"allow rule", Request{Tool: "bash", Args: args("command", "go test ./...")}, [3]outcome{run, run, run}, Refusal{}},
+		{"read-only", Request{Tool: "read_file", ReadOnly: true, Args: args("path", "a.go")}, [3]outcome{run, run, run}, Refusal{}},
+		{"mode fallback", Request{Tool: "write_file", Args: args("path", "a.go")}, [3]outcome{ask, run, run},
+			Refusal{Why: "it needs approval", Posture: PostureAuto, Allow: "Edit(a.go)"}},
+		{"ask rule", Request{Tool: "bash", Args: args("command", "git push origin main")}, [3]outcome{ask, ask, run},
+			Refusal{Why: `the ask rule "Bash(git push:*)" requires approval`, Posture: PostureYolo}},
+		{"deny rule", Request{Tool: "bash", Args: args("command", "rm -rf x")}, [3]outcome{denied, denied, denied}, Refusal{}},
+		{"always ask", Request{Tool: "remember", Args: args("path", "fact"), AlwaysAsk: true}, [3]outcome{ask, ask, ask},
+			Refusal{Why: "it needs a person's approval every time", Posture: PostureAsk}},
+		{"unparseable", Request{Tool: "bash", Args: args("command", "go test )")}, [3]outcome{ask, ask, ask},
+			Refusal{Why: "the command could not be parsed, so only a person may allow it", Posture: PostureAsk}},
+	}
 	ctx := context.Background()
-	if v := c.Check(ctx, Request{Tool: "bash", Args: args("command", "make")}); !v.Allowed {
-		t.Fatalf("unattended ask not allowed: %+v", v)
-	}
-	c.Check(ctx, Request{Tool: "bash", Args: args("command", "make")})
-	if len(notes) != 1 {
-		t.Fatalf("notes = %v", notes)
-	}
-	if v := c.Check(ctx, Request{Tool: "write_file", Args: args("path", "x")}); v.Allowed {
-		t.Fatal("deny rule ignored without approver")
+	for _, src := range sources {
+		for i, posture := range []Posture{PostureAsk, PostureAuto, PostureYolo} {
+			want := src.want[i]
+			t.Run(fmt.Sprintf("%s/%d/attended", src.name, posture), func(t *testing.T) {
+				ap := &fakeApprover{answers: []Answer{AnswerOnce}}
+				c := &Checker{Policy: policy, Approver: ap, Posture: posture}
+				v := c.Check(ctx, src.r)
+				var got outcome
+				switch {
+				case v.Allowed && !v.Asked:
+					got = run
+				case v.Allowed && v.Asked:
+					got = ask
+				case !v.Asked:
+					got = denied
+				default:
+					t.Fatalf("asked and refused: %+v", v)
+				}
+				if got != want {
+					t.Errorf("%+v, want outcome %d", v, want)
+				}
+			})
+			t.Run(fmt.Sprintf("%s/%d/unattended", src.name, posture), func(t *testing.T) {
+				var refused []Refusal
+				c := &Checker{Policy: policy, Posture: posture, Refused: func(r Refusal) { refused = append(refused, r) }}
+				v := c.Check(ctx, src.r)
+				if v.Asked {
+					t.Fatalf("asked with no approver: %+v", v)
+				}
+				switch want {
+				case run:
+					if !v.Allowed || len(refused) != 0 {
+						t.Errorf("%+v, refused %v; want allowed", v, refused)
+					}
+				case denied:
+					if v.Allowed || len(refused) != 0 || strings.Contains(v.Reason, "no one") {
+						t.Errorf("%+v, refused %v; want denied by a rule", v, refused)
+					}
+				case ask:
+					if v.Allowed {
+						t.Fatalf("allowed with no one to ask: %+v", v)
+					}
+					if !strings.Contains(v.Reason, "no one is available to approve") {
+						t.Errorf("reason %q does not say no one can approve", v.Reason)
+					}
+					wantRefusal := src.refusal
+					wantRefusal.Request = src.r
+					if len(refused) != 1 || !reflect.DeepEqual(refused[0], wantRefusal) {
+						t.Errorf("refused %+v, want %+v", refused, wantRefusal)
+					}
+				}
+			})
+		}
 	}
 }
 
-func TestPostures(t *testing.T) {
-	policy, _ := NewPolicy("ask", nil, []string{"Bash(git push:*)"}, []string{"Bash(rm -rf*)"})
-	ctx := context.Background()
-	write := Request{SessionID: "s", Tool: "write_file", Args: args("path", "a.go")}
-	push := Request{SessionID: "s", Tool: "bash", Args: args("command", "git push origin main")}
-	rm := Request{SessionID: "s", Tool: "bash", Args: args("command", "rm -rf x")}
+// TestRefusalRuleCovers: the allow rule a refusal suggests would let the
+// call run, with paths inside the workspace made relative.
+func TestRefusalRuleCovers(t *testing.T) {
+	policy, _ := NewPolicy("ask", nil, nil, nil)
+	policy.Root = "/work/proj"
 	tests := []struct {
-		posture         Posture
-		write, push, rm bool // allowed without asking
+		r    Request
+		want string
 	}{
-		{PostureAsk, false, false, false},
-		{PostureAuto, true, false, false},
-		{PostureYolo, true, true, false},
+		{Request{Tool: "bash", Args: args("command", "go test ./...")}, "Bash(go test:*)"},
+		{Request{Tool: "write_file", Args: args("path", "/work/proj/src/a.go")}, "Edit(src/a.go)"},
+		{Request{Tool: "bash", Args: args("command", "echo hi > out.txt")}, "Bash(echo hi > out.txt)"},
 	}
 	for _, tt := range tests {
-		ap := &fakeApprover{}
-		c := &Checker{Policy: policy, Approver: ap, Posture: tt.posture}
-		for _, x := range []struct {
-			r    Request
-			want bool
-		}{{write, tt.write}, {push, tt.push}, {rm, tt.rm}} {
-			v := c.Check(ctx, x.r)
-			if (v.Allowed && !v.Asked) != x.want {
-				t.Errorf("posture %d, %s: %+v, want allowed-without-asking %v", tt.posture, x.r.Args, v, x.want)
-			}
+		var got []Refusal
+		c := &Checker{Policy: policy, Refused: func(r Refusal) { got = append(got, r) }}
+		c.Check(context.Background(), tt.r)
+		if len(got) != 1 || got[0].Allow != tt.want || got[0].Posture != PostureAuto {
+			t.Errorf("%s: refused %+v, want allow rule %q", tt.r.Args, got, tt.want)
+			continue
+		}
+		rule, _ := ParseRule(tt.want)
+		covered := policy
+		covered.Allow = []Rule{rule}
+		if d, _ := covered.Decide(tt.r.Tool, false, tt.r.Args); d != Allow {
+			t.Errorf("the suggested rule %s does not allow %s: %v", tt.want, tt.r.Args, d)
+		}
+	}
+}
+
+func TestParsePosture(t *testing.T) {
+	for s, want := range map[string]Posture{"": PostureAsk, "ask": PostureAsk, "auto": PostureAuto, "yolo": PostureYolo} {
+		if got, err := ParsePosture(s); err != nil || got != want {
+			t.Errorf("ParsePosture(%q) = %v, %v", s, got, err)
 		}
 	}
 	if _, err := ParsePosture("reckless"); err == nil {
