@@ -37,6 +37,11 @@ name     = "demo"
 kind     = "openai"
 base_url = "$(cat "$dir/.reasonix-demo-url")"
 model    = "deepseek-flash"
+
+[permissions]
+# The editor asks before each edit and command: Allow once, Allow for
+# session, Always allow (saved here as an allow rule) or Deny.
+approval = "ask"
 TOML
 
 cat <<TEXT
