@@ -133,6 +133,9 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		return nil, err
 	}
 	guard := sandbox.New(writeRoots, forbid)
+	// The workspace's and the user's Reasonix files, wherever Reasonix
+	// was started from.
+	guard.Protect(cfg.ControlPaths(home, root, opts.Dir)...)
 	disk := tools.DiskFS{Roots: guard.WriteRoots}
 	fsys := opts.FS
 	if fsys == nil {

@@ -1,6 +1,9 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,5 +41,44 @@ func TestSandboxShellSettings(t *testing.T) {
 	_, err = Load(Options{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), `reasonix.toml:3: [sandbox] bash must be enforce or off, not "sometimes"`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestControlPaths(t *testing.T) {
+	home := isolate(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "reasonix.toml", "[agent]\nmax_steps = 3\n")
+	extra := filepath.Join(t.TempDir(), "ci.toml")
+	if err := os.WriteFile(extra, []byte("[agent]\nmax_steps = 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(Options{Dir: dir, File: extra})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.ControlPaths(home, dir)
+	for _, want := range []string{
+		home,
+		filepath.Join(dir, "reasonix.toml"),
+		filepath.Join(dir, ".reasonix"),
+		filepath.Join(dir, ".mcp.json"),
+		filepath.Join(dir, ".git", "config"),
+		filepath.Join(dir, ".git", "hooks"),
+		extra,
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("ControlPaths lacks %s: %v", want, got)
+		}
+	}
+	if n := len(got); n != len(slices.Compact(slices.Clone(got))) {
+		t.Errorf("duplicates in %v", got)
+	}
+
+	// In a linked worktree .git is a file naming the repository.
+	wt := t.TempDir()
+	writeFile(t, wt, ".git", "gitdir: /elsewhere/.git/worktrees/wt\n")
+	got = c.ControlPaths(home, wt)
+	if !slices.Contains(got, filepath.Join(wt, ".git")) || slices.Contains(got, filepath.Join(wt, ".git", "hooks")) {
+		t.Errorf("worktree: %v", got)
 	}
 }

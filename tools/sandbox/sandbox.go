@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -17,6 +19,10 @@ type Policy struct {
 	WriteRoots []string
 	// ForbidRead are directories and files no tool may read.
 	ForbidRead []string
+	// Control are Reasonix's control files and directories (its config,
+	// a repository's hooks): readable, but changed only with the user's
+	// approval of that very change. See Protect.
+	Control []string
 }
 
 // New returns a Policy with every root made absolute and symlink-free, so
@@ -74,6 +80,36 @@ func (p *Policy) CheckRead(path string) error {
 	return nil
 }
 
+// Protect adds control paths: files and directories (present or not) that
+// only a change the user approved may touch. Like the other roots they are
+// kept absolute and symlink-free.
+func (p *Policy) Protect(paths ...string) {
+	for _, c := range paths {
+		if c == "" {
+			continue
+		}
+		c = resolve(c)
+		if !slices.Contains(p.Control, c) {
+			p.Control = append(p.Control, c)
+		}
+	}
+}
+
+// ControlOf reports the control path that path, once its links are
+// resolved, is or lies under.
+func (p *Policy) ControlOf(path string) (string, bool) {
+	if len(p.Control) == 0 {
+		return "", false
+	}
+	real := resolve(path)
+	for _, c := range p.Control {
+		if within(real, c) || within(filepath.Clean(path), c) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
 // Forbidden reports whether path lies in a forbidden directory, without
 // resolving links; walkers use it to prune quickly.
 func (p *Policy) Forbidden(path string) bool {
@@ -98,8 +134,18 @@ func within(path, root string) bool {
 
 // resolve makes path absolute and resolves symbolic links in the longest
 // prefix of it that exists; the missing tail is appended as is (it cannot
-// contain links yet).
+// contain links yet). A dangling link on the way is followed to where it
+// points, since creating the missing target would make the path land
+// there.
 func resolve(path string) string {
+	return resolveDepth(path, 0)
+}
+
+// maxLinkDepth bounds the dangling links resolve follows, as the kernel
+// bounds a lookup's links.
+const maxLinkDepth = 40
+
+func resolveDepth(path string, depth int) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return filepath.Clean(path)
@@ -115,6 +161,14 @@ func resolve(path string) string {
 			// A permission error or a link loop: keep the lexical path,
 			// which is the conservative answer for a prefix check.
 			return abs
+		}
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxLinkDepth {
+			if target, err := os.Readlink(cur); err == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(cur), target)
+				}
+				return resolveDepth(filepath.Join(append([]string{target}, tail...)...), depth+1)
+			}
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {

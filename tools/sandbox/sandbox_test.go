@@ -60,3 +60,28 @@ func TestCheckRead(t *testing.T) {
 		t.Error("Forbidden disagrees with the defaults")
 	}
 }
+
+func TestControlOf(t *testing.T) {
+	root := realTempDir(t)
+	p := New([]string{root}, nil)
+	p.Protect(filepath.Join(root, "reasonix.toml"), filepath.Join(root, ".git", "hooks"), "")
+	if err := os.Symlink(filepath.Join(root, ".git"), filepath.Join(root, "g")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path string
+		want bool
+	}{
+		{"reasonix.toml", true},
+		{".git/hooks", true},
+		{".git/hooks/pre-commit", true},
+		{"g/hooks/pre-commit", true}, // through a link
+		{".git/config.bak", false},
+		{"reasonix.toml.bak", false},
+		{"src/reasonix.toml", false},
+	} {
+		if _, got := p.ControlOf(filepath.Join(root, tt.path)); got != tt.want {
+			t.Errorf("ControlOf(%s) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
