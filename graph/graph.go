@@ -53,6 +53,9 @@ type Options struct {
 	// Logger receives the servers' stderr and lifecycle events; nil
 	// discards them.
 	Logger *slog.Logger
+	// HideEnv names environment variables the servers must not inherit,
+	// such as the model's API key.
+	HideEnv []string
 }
 
 // Manager runs the language servers of one workspace and answers
@@ -65,6 +68,7 @@ type Manager struct {
 	servers  []config.GraphServer
 	settle   time.Duration
 	log      *slog.Logger
+	hideEnv  []string
 
 	ctx    context.Context // ends at Close, and with it every start in flight
 	cancel context.CancelFunc
@@ -94,6 +98,7 @@ func New(opts Options) *Manager {
 		servers:  mergeServers(DefaultServers(), opts.Servers),
 		settle:   opts.SettleTime,
 		log:      opts.Logger,
+		hideEnv:  opts.HideEnv,
 		sups:     map[supKey]*supervisor{},
 	}
 	if m.fs == nil {
@@ -205,7 +210,7 @@ func (m *Manager) supervisor(cfg config.GraphServer, root string) (*supervisor, 
 	k := supKey{cfg.Name, root}
 	sv, ok := m.sups[k]
 	if !ok {
-		sv = &supervisor{cfg: cfg, root: root, log: m.log, base: m.ctx}
+		sv = &supervisor{cfg: cfg, root: root, log: m.log, hideEnv: m.hideEnv, base: m.ctx}
 		m.sups[k] = sv
 	}
 	return sv, nil

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // shutdownGrace is how long a server gets to answer shutdown and exit by
@@ -29,10 +30,11 @@ const shutdownGrace = 2 * time.Second
 // (diagnostics.go). A server that dies stays dead; its supervisor starts
 // a new one.
 type server struct {
-	name string
-	cfg  config.GraphServer
-	root string
-	log  *slog.Logger
+	name    string
+	cfg     config.GraphServer
+	root    string
+	log     *slog.Logger
+	hideEnv []string // variables the process does not inherit
 
 	cmd     *exec.Cmd
 	started time.Time
@@ -86,7 +88,7 @@ type capabilities struct {
 
 // startServer starts the server cfg describes for root and initializes it.
 // ctx bounds only the start; the process lives until shutdown or a crash.
-func startServer(ctx context.Context, cfg config.GraphServer, root string, log *slog.Logger) (*server, error) {
+func startServer(ctx context.Context, cfg config.GraphServer, root string, hideEnv []string, log *slog.Logger) (*server, error) {
 	prog, err := lookCommand(cfg)
 	if err != nil {
 		return nil, err
@@ -98,6 +100,7 @@ func startServer(ctx context.Context, cfg config.GraphServer, root string, log *
 		log:        log.With("server", cfg.Name, "root", root),
 		exited:     make(chan struct{}),
 		stderr:     &tail{max: 20},
+		hideEnv:    hideEnv,
 		stderrDone: make(chan struct{}),
 		enc:        utf16Enc,
 		docs:       map[string]*document{},
@@ -131,6 +134,7 @@ func startServer(ctx context.Context, cfg config.GraphServer, root string, log *
 func (s *server) spawn(prog string) error {
 	cmd := exec.Command(prog, s.cfg.Command[1:]...)
 	cmd.Dir = s.root
+	cmd.Env = tools.WithoutVars(os.Environ(), s.hideEnv)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return err

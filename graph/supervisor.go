@@ -30,10 +30,11 @@ var errClosed = errors.New("the project graph is shut down")
 // and workspace root: it starts the server on first use, starts it again
 // after a crash within the restart budget, and shuts it down at the end.
 type supervisor struct {
-	cfg  config.GraphServer
-	root string
-	log  *slog.Logger
-	base context.Context // ends when the Manager closes
+	cfg     config.GraphServer
+	root    string
+	log     *slog.Logger
+	hideEnv []string        // variables the server does not inherit
+	base    context.Context // ends when the Manager closes
 
 	mu       sync.Mutex // guards the fields below
 	cur      *server    // the server last started; it may have died since
@@ -125,7 +126,7 @@ func (sv *supervisor) forgetStart() {
 func (sv *supervisor) start(a *attempt) {
 	ctx, cancel := context.WithTimeout(sv.base, startTimeout)
 	defer cancel()
-	s, err := startServer(ctx, sv.cfg, sv.root, sv.log)
+	s, err := startServer(ctx, sv.cfg, sv.root, sv.hideEnv, sv.log)
 	sv.mu.Lock()
 	closed := sv.closed
 	if err == nil && !closed {
