@@ -27,6 +27,7 @@ import (
 var version = "dev"
 
 func main() {
+	hideEnvironment()
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
