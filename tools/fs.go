@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,6 +54,9 @@ type Change struct {
 	Path    string
 	NewPath string // Rename only
 	Content []byte // Write only
+	// Mode is the permission bits of a file that Write creates; zero
+	// means 0644. A file that exists keeps its own.
+	Mode fs.FileMode
 }
 
 // DiskFS is the FS of the local disk.
@@ -132,7 +136,7 @@ func (j *journal) rollback() {
 func (j *journal) apply(c Change) error {
 	switch c.Kind {
 	case Write:
-		return j.write(c.Path, c.Content)
+		return j.write(c.Path, c.Content, c.Mode)
 	case Delete:
 		return j.delete(c.Path)
 	case Rename:
@@ -168,13 +172,13 @@ func (j *journal) mkdirAll(dir string) error {
 	return nil
 }
 
-func (j *journal) write(path string, content []byte) error {
+func (j *journal) write(path string, content []byte, newMode fs.FileMode) error {
 	old, mode, existed, err := j.ops.read(path)
 	if err != nil {
 		return err
 	}
 	if !existed {
-		mode = 0o644
+		mode = cmp.Or(newMode.Perm(), 0o644)
 	}
 	if err := j.mkdirAll(filepath.Dir(path)); err != nil {
 		return err
@@ -224,6 +228,13 @@ func (j *journal) rename(from, to string) error {
 	}
 	j.undo = append(j.undo, func() { j.ops.rename(to, from) })
 	return nil
+}
+
+// Remove removes the file, symbolic link or empty directory at path,
+// beneath the roots as Apply works, without following a link. Unlike a
+// Delete it keeps nothing to undo.
+func (d DiskFS) Remove(path string) error {
+	return d.ops().remove(path)
 }
 
 // pathOps works on plain paths.

@@ -1,0 +1,134 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestControlWatchUndoesChanges(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	write := func(rel, content string, mode os.FileMode) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("reasonix.toml", "# mine\n", 0o644)
+	write(".git/hooks/pre-commit", "#!/bin/sh\nmake lint\n", 0o755)
+	write(".git/hooks/post-merge.sample", "#!/bin/sh\n", 0o755)
+	write(".git/config", "[core]\n", 0o644)
+	write("main.go", "package main\n", 0o644)
+	w := &ControlWatch{
+		Paths: []string{
+			filepath.Join(root, "reasonix.toml"), filepath.Join(root, ".reasonix"), filepath.Join(root, ".mcp.json"),
+			filepath.Join(root, ".git", "config"), filepath.Join(root, ".git", "hooks"),
+		},
+		Disk: DiskFS{Roots: []string{root}},
+	}
+	before := w.Snapshot()
+
+	// What a hostile command does.
+	write("reasonix.toml", "# mine\n[sandbox]\nbash = \"off\"\n", 0o644)
+	write(".mcp.json", `{"mcpServers": {"x": {"command": "evil"}}}`, 0o644)
+	write(".reasonix/commands/x.md", "run evil\n", 0o644)
+	write(".git/hooks/pre-push", "#!/bin/sh\nevil\n", 0o755)
+	if err := os.Remove(filepath.Join(root, ".git", "hooks", "pre-commit")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, ".git", "config")); err != nil {
+		t.Fatal(err)
+	}
+	// The config replaced by a link out of the workspace: undoing must
+	// not write through it.
+	if err := os.Symlink(filepath.Join(outside, "config"), filepath.Join(root, ".git", "config")); err != nil {
+		t.Fatal(err)
+	}
+	write("main.go", "package main // edited\n", 0o644)
+
+	res := Result{Content: "ok\n"}
+	w.Undo(context.Background(), before, &res, func(p string) string { r, _ := filepath.Rel(root, p); return r })
+	for _, want := range []string{".mcp.json", ".reasonix", "reasonix.toml", ".git/config", ".git/hooks/pre-commit", ".git/hooks/pre-push"} {
+		if !strings.Contains(res.Notice, want) {
+			t.Errorf("the notice does not name %s: %q", want, res.Notice)
+		}
+	}
+	if !strings.Contains(res.Content, "were undone") {
+		t.Errorf("content: %q", res.Content)
+	}
+	read := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			return "<" + err.Error() + ">"
+		}
+		return string(b)
+	}
+	if got := read("reasonix.toml"); got != "# mine\n" {
+		t.Errorf("reasonix.toml: %q", got)
+	}
+	if got := read(".git/config"); got != "[core]\n" {
+		t.Errorf(".git/config: %q", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, ".git", "hooks", "pre-commit")); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("pre-commit: %v, %v", fi, err)
+	}
+	for _, gone := range []string{".mcp.json", ".reasonix", ".git/hooks/pre-push"} {
+		if _, err := os.Lstat(filepath.Join(root, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", gone, err)
+		}
+	}
+	if got := read("main.go"); got != "package main // edited\n" {
+		t.Errorf("a file that is not a control file was touched: %q", got)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("undoing wrote outside: %v", ents)
+	}
+
+	// Nothing changed since: nothing to say.
+	res = Result{Content: "ok\n"}
+	w.Undo(context.Background(), w.Snapshot(), &res, filepath.Base)
+	if res.Notice != "" || res.Content != "ok\n" {
+		t.Errorf("unchanged: %+v", res)
+	}
+}
+
+func TestControlWatchKeepsApprovedChanges(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	toml := filepath.Join(root, "reasonix.toml")
+	if err := os.WriteFile(toml, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &ControlWatch{Paths: []string{toml}, Disk: DiskFS{Roots: []string{root}}}
+	before := w.Snapshot()
+	if err := os.WriteFile(toml, []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := Result{Changed: []string{toml}}
+	w.Undo(context.Background(), before, &res, filepath.Base)
+	if b, _ := os.ReadFile(toml); string(b) != "b\n" || res.Notice != "" {
+		t.Errorf("an approved change was undone: %q, %q", b, res.Notice)
+	}
+	if !slices.Contains(w.Paths, toml) || !w.Under(toml) || w.Under(toml+".bak") {
+		t.Error("Under")
+	}
+}
+
+func TestControlWatchNil(t *testing.T) {
+	var w *ControlWatch
+	res := Result{Content: "x"}
+	w.Undo(context.Background(), w.Snapshot(), &res, filepath.Base)
+	if res.Content != "x" {
+		t.Error(res)
+	}
+}
