@@ -72,6 +72,7 @@ type Agent struct {
 	// Plugins are the MCP servers; nil when none is configured.
 	Plugins     *mcp.Manager
 	ownsPlugins bool // Close closes Plugins
+	ownsProcs   bool // Close closes Env.Procs, ending what commands left running
 
 	// Secrets are values that must not reach the model, the session
 	// files or the events: they are replaced wherever they appear.
@@ -189,6 +190,9 @@ func (a *Agent) Close() error {
 	}
 	if a.ownsPlugins && a.Plugins != nil {
 		err = cmp.Or(err, a.Plugins.Close())
+	}
+	if a.ownsProcs && a.Env != nil && a.Env.Procs != nil {
+		err = cmp.Or(err, a.Env.Procs.Close())
 	}
 	return err
 }

@@ -146,9 +146,12 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		FS:          fsys,
 		Guard:       guard,
 		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
+		Control:     &tools.ControlWatch{Paths: watched(guard.Control, home), Disk: disk},
 	}
+	var jail *sandbox.Jail
 	if cfg.Sandbox.Bash != "off" {
-		env.Jail = sandbox.NewJail(guard, cfg.Sandbox.Network)
+		jail = sandbox.NewJail(guard, cfg.Sandbox.Network)
+		env.Jail = jail
 	}
 
 	policy, err := permission.NewPolicy(cfg.Permissions.Mode, cfg.Permissions.Allow, cfg.Permissions.Ask, cfg.Permissions.Deny)
@@ -208,11 +211,20 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	}
 	// Commands the agent runs do not inherit the keys.
 	env.HideEnv = append(env.HideEnv, keys...)
+	// What commands leave running ends with the session — with the
+	// editor's server, when it shares its services among agents.
+	mkHost := func() *sandbox.Host { return sandbox.NewHost(jail) }
+	if opts.Services != nil {
+		env.Procs = opts.Services.processHost(root, jail, mkHost)
+	} else {
+		env.Procs = mkHost()
+		a.ownsProcs = true
+	}
 	if opts.Approver != nil {
 		env.EscalateUnconfined = escalation(opts.Approver)
 	}
 	if graphOn {
-		mk := func() tools.Navigator { return newNavigator(root, fsys, cfg.Graph) }
+		mk := func() tools.Navigator { return newNavigator(root, fsys, cfg.Graph, keys) }
 		if opts.Services != nil {
 			env.Navigator = opts.Services.navigator(root, cfg.Graph, mk)
 		} else {
@@ -262,6 +274,25 @@ func escalation(ap permission.Approver) func(ctx context.Context, command, reaso
 		})
 		return err == nil && ans != permission.AnswerDeny
 	}
+}
+
+// watched returns the control paths to keep unchanged around commands:
+// all of them, but of Reasonix's own directory, which holds the sessions
+// Reasonix writes meanwhile, only the user config file.
+func watched(control []string, home string) []string {
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
+	var out []string
+	for _, c := range control {
+		if c != home {
+			out = append(out, c)
+		}
+	}
+	if user, err := config.UserFile(); err == nil {
+		out = append(out, user)
+	}
+	return out
 }
 
 func absUnder(root, p string) string {

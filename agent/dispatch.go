@@ -126,7 +126,19 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	tctx := tools.WithProgress(tools.WithChanged(ctx, t.changedFiles()), func(msg string) {
 		t.event(Event{Kind: EventToolProgress, Tool: &ToolEvent{CallID: ev.CallID, Name: ev.Name, Title: ev.Title}, Text: msg})
 	})
+	// A plugin's tool may change any file, outside FS and its checks.
+	var before *tools.ControlState
+	watch := !tool.ReadOnly() && isThirdParty(tool)
+	if watch {
+		before = t.a.Env.Control.Snapshot()
+	}
 	res, err := safeExecute(tctx, tool, t.a.Env, args)
+	if watch {
+		t.a.Env.Control.Undo(ctx, before, &res, t.a.Env.Rel)
+	}
+	if res.Notice != "" {
+		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("%s: %s", c.Name, res.Notice)})
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{Content: "Cancelled by the user while running.", IsError: true, Summary: "cancelled"}
@@ -147,6 +159,12 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		}
 	}
 	return res
+}
+
+// isThirdParty reports whether t is not Reasonix's own (an MCP server's).
+func isThirdParty(t tools.Tool) bool {
+	_, ok := t.(tools.Untrusted)
+	return ok
 }
 
 // noteChanged records files the turn changed.

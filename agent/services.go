@@ -12,6 +12,7 @@ import (
 	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
+	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
 // Services shares the long-lived helpers of a workspace — the project
@@ -25,6 +26,7 @@ type Services struct {
 	mu      sync.Mutex // guards the maps and closed
 	graphs  map[string]pooled[tools.Navigator]
 	plugins map[string]pooled[*mcp.Manager]
+	procs   map[string]pooled[*sandbox.Host]
 	closed  bool
 	// ctx bounds the start of services; Close cancels it, so servers
 	// still starting then are stopped rather than waited for.
@@ -100,6 +102,19 @@ func (p *Services) navigator(root string, g config.GraphConfig, make func() tool
 	return nav
 }
 
+// processHost returns the host of root's shell commands. A host built for
+// other jail settings is closed, ending what its commands left running.
+func (p *Services) processHost(root string, jail *sandbox.Jail, make func() *sandbox.Host) *sandbox.Host {
+	h, ok := share(p, &p.procs, root, jail, make)
+	if !ok {
+		// The server is shutting down: a host of its own, closed, so
+		// that no command runs.
+		h = make()
+		h.Close()
+	}
+	return h
+}
+
 func (p *Services) pluginManager(root string, plugins []config.PluginConfig, make func() *mcp.Manager) *mcp.Manager {
 	m, _ := share(p, &p.plugins, root, plugins, make)
 	return m
@@ -108,19 +123,22 @@ func (p *Services) pluginManager(root string, plugins []config.PluginConfig, mak
 // Close shuts every service down. Agents built afterwards get none.
 func (p *Services) Close() error {
 	p.mu.Lock()
-	graphs, plugins := p.graphs, p.plugins
-	p.graphs, p.plugins, p.closed = nil, nil, true
+	graphs, plugins, procs := p.graphs, p.plugins, p.procs
+	p.graphs, p.plugins, p.procs, p.closed = nil, nil, nil, true
 	if p.cancel != nil {
 		p.cancel()
 	}
 	p.mu.Unlock()
 	var wg sync.WaitGroup
-	errs := make(chan error, len(graphs)+len(plugins))
+	errs := make(chan error, len(graphs)+len(plugins)+len(procs))
 	for _, g := range graphs {
 		wg.Go(func() { errs <- g.v.Close() })
 	}
 	for _, pl := range plugins {
 		wg.Go(func() { errs <- pl.v.Close() })
+	}
+	for _, h := range procs {
+		wg.Go(func() { errs <- h.v.Close() })
 	}
 	wg.Wait()
 	close(errs)
@@ -136,7 +154,7 @@ func (p *Services) Close() error {
 // newNavigator returns the project graph of root: language servers that
 // start on first use, kept in step with the documents fsys holds when it
 // is the editor's.
-func newNavigator(root string, fsys tools.FS, g config.GraphConfig) tools.Navigator {
+func newNavigator(root string, fsys tools.FS, g config.GraphConfig, hideEnv []string) tools.Navigator {
 	docs, _ := fsys.(tools.DocumentSource)
 	return graph.New(graph.Options{
 		Root:       root,
@@ -145,6 +163,7 @@ func newNavigator(root string, fsys tools.FS, g config.GraphConfig) tools.Naviga
 		Servers:    g.Servers,
 		SettleTime: time.Duration(g.SettleMS) * time.Millisecond,
 		Logger:     slog.Default().With("component", "graph"),
+		HideEnv:    hideEnv,
 	})
 }
 

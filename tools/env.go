@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -38,20 +37,23 @@ type Env struct {
 	// Jail, when set, confines shell commands with the OS sandbox
 	// ([sandbox] bash = "enforce"); nil runs them unconfined.
 	Jail ShellJail
+	// Control keeps Reasonix's control files unchanged around calls
+	// that change files without going through FS; nil watches nothing.
+	Control *ControlWatch
+	// Procs starts shell commands as units that die with the session; it
+	// confines them with Jail. Nil starts each command on its own, and
+	// what it leaves running is nobody's to stop.
+	Procs ProcessHost
 	// EscalateUnconfined, when set, asks the user whether a command that
 	// failed inside Jail, apparently blocked by it, may run again outside
 	// it; reason says what looks blocked. Nil never re-runs a command.
 	EscalateUnconfined func(ctx context.Context, command, reason string) bool
 }
 
-// ShellJail runs shell commands inside an OS sandbox. tools/sandbox
-// provides it; this package only knows the interface.
+// ShellJail is the OS sandbox that confines shell commands ([sandbox] bash
+// = "enforce"). Procs does the confining; the bash tool asks the jail to
+// explain a confined command's failure. tools/sandbox provides it.
 type ShellJail interface {
-	// Confine rewrites cmd, built but not started, to run inside the
-	// jail, and reports whether it will. When the system has no usable
-	// sandbox, cmd is left to run unconfined and note says so, the
-	// first time only.
-	Confine(cmd *exec.Cmd) (confined bool, note string, err error)
 	// Explain looks at the output of a confined command that failed.
 	// When it shows a refusal the jail may have caused, note tells the
 	// model what the jail allows and how the user can widen it, and

@@ -41,6 +41,9 @@ type Result struct {
 	Summary string
 	// Changed lists the absolute paths the call wrote, moved or deleted.
 	Changed []string
+	// Notice, when set, is something the user should be told about the
+	// call, beyond its summary (a change it made that was undone).
+	Notice string
 }
 
 // Errorf returns a failed Result whose content is the formatted message.

@@ -13,12 +13,12 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/permission"
+	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
 //go:embed bash.md
@@ -85,10 +85,14 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 		}
 		note = strings.TrimSpace(n)
 	}
+	// After BeforeShell: saving the editor's documents is not the
+	// command's doing.
+	before := env.Control.Snapshot()
 	res, err := runConfined(ctx, env, args.Command, timeout)
 	if err != nil {
 		return tools.Result{}, err
 	}
+	env.Control.Undo(ctx, before, &res, env.Rel)
 	if note != "" {
 		res.Content = note + "\n\n" + res.Content
 	}
@@ -130,7 +134,7 @@ const (
 // set and the user agrees, the command runs again, unconfined, and that
 // run is the result.
 func runConfined(ctx context.Context, env *tools.Env, command string, timeout time.Duration) (tools.Result, error) {
-	run, err := runShell(ctx, env, command, timeout, env.Jail)
+	run, err := runShell(ctx, env, command, timeout, true)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -147,7 +151,7 @@ func runConfined(ctx context.Context, env *tools.Env, command string, timeout ti
 			return tools.Result{}, ctx.Err()
 		}
 		if approved {
-			again, err := runShell(ctx, env, command, timeout, nil)
+			again, err := runShell(ctx, env, command, timeout, false)
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -179,8 +183,7 @@ func (r *shellRun) failed() bool {
 	if r.failedToStart != nil || r.outcome.timedOut {
 		return false
 	}
-	sig, _ := exitSignal(r.outcome.state)
-	return sig != 0 || r.outcome.state.ExitCode() != 0
+	return r.outcome.status.Signal != 0 || r.outcome.status.Code != 0
 }
 
 // result renders the run for the model.
@@ -195,52 +198,37 @@ func (r *shellRun) result() tools.Result {
 	return res
 }
 
-// runShell runs command, inside jail unless that is nil, and collects the
-// outcome.
-func runShell(ctx context.Context, env *tools.Env, command string, timeout time.Duration, jail tools.ShellJail) (*shellRun, error) {
+// runShell runs command, confined by the session's jail when confine is
+// set, and collects the outcome.
+func runShell(ctx context.Context, env *tools.Env, command string, timeout time.Duration, confine bool) (*shellRun, error) {
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
 
-	cmd := shellCommand(runCtx, env.Shell, command)
+	cmd := shellCommand(env.Shell, command)
 	cmd.Dir = env.Root
 	// cmd.Environ, called after Dir is set, also points PWD at Dir.
-	cmd.Env = append(withoutVars(cmd.Environ(), env.HideEnv), nonInteractiveEnv()...)
-	run := &shellRun{}
-	if jail != nil {
-		confined, note, err := jail.Confine(cmd)
-		if err != nil {
-			res := tools.Errorf("cannot start the shell in the sandbox: %v", err)
-			return &shellRun{failedToStart: &res}, nil
-		}
-		run.confined = confined
-		if note = strings.TrimSpace(note); note != "" {
-			run.notes = append(run.notes, note)
-		}
-	}
-	prepareTree(cmd)
-	var killed atomic.Bool
-	cmd.Cancel = func() error {
-		err := killTree(cmd.Process)
-		if err == nil {
-			killed.Store(true)
-		}
-		return err
-	}
-	cmd.WaitDelay = bashDrainWait
+	cmd.Env = append(tools.WithoutVars(cmd.Environ(), env.HideEnv), nonInteractiveEnv()...)
 
 	// One pipe for stdout and stderr keeps their writes in arrival order.
 	// The pipe is ours rather than exec's so that we know whether reading
-	// had to be cut short (exec hides that behind a non-zero exit status).
+	// had to be cut short.
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("bash: %w", err)
 	}
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	err = cmd.Start()
+	host := env.Procs
+	if host == nil {
+		// No session to end them: what the command leaves running in
+		// the background is left running, as a shell would leave it.
+		j, _ := env.Jail.(*sandbox.Jail)
+		host = sandbox.NewHost(j)
+	}
+	proc, err := host.Start(cmd, confine && env.Jail != nil)
 	pw.Close() // the child holds its own copy
 	if err != nil {
 		if ctx.Err() != nil {
@@ -249,6 +237,7 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 		res := tools.Errorf("cannot start the shell: %v", err)
 		return &shellRun{failedToStart: &res}, nil
 	}
+	run := &shellRun{confined: proc.Confined()}
 
 	var out capture
 	copied := make(chan struct{})
@@ -257,7 +246,17 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 		// A read error only means pr was closed below to stop reading.
 		_, _ = io.Copy(&out, pr)
 	}()
-	waitErr := cmd.Wait()
+	exited := make(chan tools.ExitStatus, 1)
+	go func() { exited <- proc.Wait() }()
+	var status tools.ExitStatus
+	killed := false
+	select {
+	case status = <-exited:
+	case <-runCtx.Done():
+		proc.Stop()
+		killed = true
+		status = <-exited
+	}
 
 	orphaned := false
 	drain := time.NewTimer(bashDrainWait)
@@ -268,21 +267,20 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 		orphaned = true
 	case <-ctx.Done():
 		// Stopped while a background process still held the output.
-		_ = killTree(cmd.Process)
+		proc.Stop()
 	}
 	pr.Close() // unblocks the copy if it is still reading
 	<-copied
 
 	if ctx.Err() != nil {
+		proc.Stop()
 		return nil, ctx.Err()
 	}
-	if cmd.ProcessState == nil {
-		return nil, fmt.Errorf("bash: %w", waitErr)
-	}
+	run.notes = append(run.notes, status.Notes...)
 	run.output = out.text()
 	run.outcome = shellOutcome{
-		state:    cmd.ProcessState,
-		timedOut: killed.Load() && runCtx.Err() != nil,
+		status:   status,
+		timedOut: killed && runCtx.Err() != nil,
 		timeout:  timeout,
 		orphaned: orphaned,
 	}
@@ -291,16 +289,16 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 
 // shellCommand builds the command line: <shell> -c <command>, where the
 // shell is the configured one, else bash, else sh, else the platform's own.
-func shellCommand(ctx context.Context, shell, command string) *exec.Cmd {
+func shellCommand(shell, command string) *exec.Cmd {
 	if shell != "" {
-		return exec.CommandContext(ctx, shell, "-c", command)
+		return exec.Command(shell, "-c", command)
 	}
 	for _, name := range []string{"bash", "sh"} {
 		if path, err := exec.LookPath(name); err == nil && usableShell(path) {
-			return exec.CommandContext(ctx, path, "-c", command)
+			return exec.Command(path, "-c", command)
 		}
 	}
-	return fallbackShell(ctx, command)
+	return fallbackShell(command)
 }
 
 // refuseForbiddenReads refuses a command that plainly names a file under
@@ -320,26 +318,6 @@ func refuseForbiddenReads(env *tools.Env, command string) (tools.Result, bool) {
 	return tools.Result{}, false
 }
 
-// withoutVars drops the named variables from an environment list: secrets
-// such as the model's API key are not for the commands the agent runs.
-func withoutVars(environ, names []string) []string {
-	if len(names) == 0 {
-		return environ
-	}
-	hide := make(map[string]bool, len(names))
-	for _, n := range names {
-		hide[n] = true
-	}
-	out := environ[:0:0]
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if !hide[name] {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // nonInteractiveEnv returns the variables added to the inherited
 // environment so that commands neither wait for input nobody will type nor
 // hand output to a pager, and keep colour codes out of the output. An
@@ -355,7 +333,7 @@ func nonInteractiveEnv() []string {
 
 // shellOutcome is how a command ended.
 type shellOutcome struct {
-	state    *os.ProcessState
+	status   tools.ExitStatus
 	timedOut bool
 	timeout  time.Duration
 	// orphaned reports that reading stopped while a background process
@@ -384,7 +362,7 @@ func shellResult(output string, o shellOutcome) tools.Result {
 		b.WriteString(o.sandboxNote + "\n")
 	}
 	res := tools.Result{IsError: true}
-	switch sig, name := exitSignal(o.state); {
+	switch sig, name := o.status.Signal, o.status.SignalName; {
 	case o.timedOut:
 		d := formatSeconds(o.timeout)
 		fmt.Fprintf(&b, "Timed out after %s; the command and its child processes were killed.", d)
@@ -393,7 +371,7 @@ func shellResult(output string, o shellOutcome) tools.Result {
 		fmt.Fprintf(&b, "Killed by signal %d (%s).", sig, name)
 		res.Summary = fmt.Sprintf("killed by signal %d", sig)
 	default:
-		code := o.state.ExitCode()
+		code := o.status.Code
 		fmt.Fprintf(&b, "Exit code: %d", code)
 		res.Summary = fmt.Sprintf("exit %d", code)
 		res.IsError = code != 0

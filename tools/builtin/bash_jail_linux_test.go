@@ -16,6 +16,7 @@ import (
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/sandbox"
+	"github.com/reasonix/reasonix/tools/sandbox/sandboxtest"
 )
 
 // The tests here run real commands through the bash tool inside the
@@ -241,27 +242,34 @@ func TestBashJailEscalation(t *testing.T) {
 
 func TestBashJailKillsProcessGroup(t *testing.T) {
 	t.Parallel()
-	const command = "sleep 100 & echo $! > pid.tmp && mv pid.tmp pid; sleep 100"
+	// A confined command may live in a PID namespace of its own, where
+	// $! means nothing outside: its processes are found by a unique
+	// argument instead.
+	command := func(tag string) string {
+		return "sleep " + tag + " & touch started; sleep " + tag
+	}
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
 		env := jailEnv(t, false, nil, nil)
-		res := call(t, env, "bash", map[string]any{"command": command, "timeout_seconds": 1})
+		tag := sandboxtest.Tag()
+		res := call(t, env, "bash", map[string]any{"command": command(tag), "timeout_seconds": 1})
 		if !strings.HasPrefix(res.Summary, "timed out") || strings.Contains(res.Content, sandboxNote) {
 			t.Fatalf("got %q, want a timeout", res.Content)
 		}
-		waitGone(t, readPID(t, env))
+		waitNoSleep(t, tag)
 	})
 	t.Run("cancel", func(t *testing.T) {
 		t.Parallel()
 		env := jailEnv(t, false, nil, nil)
+		tag := sandboxtest.Tag()
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		done := make(chan error, 1)
 		go func() {
-			_, err := lookup(t, "bash").Execute(ctx, env, json.RawMessage(`{"command": `+strconv.Quote(command)+`}`))
+			_, err := lookup(t, "bash").Execute(ctx, env, json.RawMessage(`{"command": `+strconv.Quote(command(tag))+`}`))
 			done <- err
 		}()
-		pid := pollPID(t, env)
+		pollFile(t, filepath.Join(env.Root, "started"))
 		cancel()
 		select {
 		case err := <-done:
@@ -271,6 +279,6 @@ func TestBashJailKillsProcessGroup(t *testing.T) {
 		case <-time.After(3 * time.Second):
 			t.Fatal("Execute did not return after cancellation")
 		}
-		waitGone(t, pid)
+		waitNoSleep(t, tag)
 	})
 }

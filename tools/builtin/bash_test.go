@@ -19,6 +19,7 @@ import (
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/sandbox"
+	"github.com/reasonix/reasonix/tools/sandbox/sandboxtest"
 )
 
 // needBash skips tests whose commands are bash syntax when there is no bash.
@@ -383,6 +384,33 @@ func waitGone(t *testing.T, pid int) {
 	}
 }
 
+// waitNoSleep fails the test unless every `sleep tag` ends soon.
+func waitNoSleep(t *testing.T, tag string) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if len(sandboxtest.Running("sleep", tag)) == 0 {
+			return
+		}
+	}
+	t.Errorf("sleep %s is still running", tag)
+	for _, pid := range sandboxtest.Running("sleep", tag) {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
+	}
+}
+
+// pollFile waits for a running command to create path.
+func pollFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("the command never created %s", path)
+}
+
 // processRunning reports whether pid is a live process. A zombie counts as
 // gone: it has exited, and where PID 1 does not reap orphans (containers)
 // it stays in the process table.
@@ -396,30 +424,58 @@ func processRunning(pid int) bool {
 	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
 
-// fakeJail confines nothing: it marks commands as confined, or as
-// unconfined with a note, and reports output holding "Permission denied"
-// as blocked.
-type fakeJail struct {
-	unavailable string
-	told        bool
-}
+// fakeJail reports output holding "Permission denied" as blocked.
+type fakeJail struct{}
 
-func (j *fakeJail) Confine(*exec.Cmd) (bool, string, error) {
-	if j.unavailable == "" {
-		return true, "", nil
-	}
-	if j.told {
-		return false, "", nil
-	}
-	j.told = true
-	return false, j.unavailable, nil
-}
-
-func (j *fakeJail) Explain(output string) (string, string) {
+func (fakeJail) Explain(output string) (string, string) {
 	if !strings.Contains(output, "Permission denied") {
 		return "", ""
 	}
 	return "Sandbox: blocked.", "the shell sandbox may have blocked it: Permission denied"
+}
+
+// fakeHost confines nothing: it runs commands for real, unconfined, but
+// reports those it was asked to confine as confined — or, when
+// unavailable is set, as unconfined with that note, once.
+type fakeHost struct {
+	tools.ProcessHost
+	unavailable string
+	told        bool
+}
+
+func newFakeHost(t *testing.T, unavailable string) *fakeHost {
+	h := &fakeHost{ProcessHost: sandbox.NewHost(nil), unavailable: unavailable}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+func (h *fakeHost) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
+	p, err := h.ProcessHost.Start(cmd, false)
+	if err != nil {
+		return nil, err
+	}
+	fp := &fakeProcess{ShellProcess: p, confined: confine && h.unavailable == ""}
+	if confine && h.unavailable != "" && !h.told {
+		h.told = true
+		fp.note = h.unavailable
+	}
+	return fp, nil
+}
+
+type fakeProcess struct {
+	tools.ShellProcess
+	confined bool
+	note     string
+}
+
+func (p *fakeProcess) Confined() bool { return p.confined }
+
+func (p *fakeProcess) Wait() tools.ExitStatus {
+	st := p.ShellProcess.Wait()
+	if p.note != "" {
+		st.Notes = append([]string{p.note}, st.Notes...)
+	}
+	return st
 }
 
 func TestBashJailNotes(t *testing.T) {
@@ -427,7 +483,8 @@ func TestBashJailNotes(t *testing.T) {
 	t.Parallel()
 	t.Run("unavailable, said once", func(t *testing.T) {
 		env := testEnv(t, nil)
-		env.Jail = &fakeJail{unavailable: "Note: no sandbox here."}
+		env.Jail = fakeJail{}
+		env.Procs = newFakeHost(t, "Note: no sandbox here.")
 		first := call(t, env, "bash", map[string]any{"command": "echo hi"})
 		second := call(t, env, "bash", map[string]any{"command": "echo hi"})
 		if first.Content != "Note: no sandbox here.\n\nhi\nExit code: 0" || second.Content != "hi\nExit code: 0" {
@@ -439,30 +496,32 @@ func TestBashJailNotes(t *testing.T) {
 		name    string
 		command string
 		jail    tools.ShellJail
-		hook    bool // whether an escalation hook is set
+		note    string // the host cannot confine, and says this
+		hook    bool   // whether an escalation hook is set
 		approve bool
 		asked   bool
 		want    string
 	}{
-		{"blocked, no hook", denied, &fakeJail{}, false, false, false,
+		{"blocked, no hook", denied, fakeJail{}, "", false, false, false,
 			"x: Permission denied\nSandbox: blocked.\nExit code: 1"},
-		{"blocked, declined", denied, &fakeJail{}, true, false, true,
+		{"blocked, declined", denied, fakeJail{}, "", true, false, true,
 			"x: Permission denied\nSandbox: blocked. " + declinedNote + "\nExit code: 1"},
-		{"blocked, approved", `test -e again || { touch again; echo 'x: Permission denied'; exit 1; }; echo second run`, &fakeJail{}, true, true, true,
+		{"blocked, approved", `test -e again || { touch again; echo 'x: Permission denied'; exit 1; }; echo second run`, fakeJail{}, "", true, true, true,
 			escalatedNote + "\n\nsecond run\nExit code: 0"},
-		{"failed for another reason", "echo broken; exit 2", &fakeJail{}, true, true, false,
+		{"failed for another reason", "echo broken; exit 2", fakeJail{}, "", true, true, false,
 			"broken\nExit code: 2"},
-		{"succeeded despite the words", "echo 'Permission denied'", &fakeJail{}, true, true, false,
+		{"succeeded despite the words", "echo 'Permission denied'", fakeJail{}, "", true, true, false,
 			"Permission denied\nExit code: 0"},
-		{"not confined", denied, &fakeJail{unavailable: "Note: none."}, true, true, false,
+		{"not confined", denied, fakeJail{}, "Note: none.", true, true, false,
 			"Note: none.\n\nx: Permission denied\nExit code: 1"},
-		{"no jail", denied, nil, true, true, false,
+		{"no jail", denied, nil, "", true, true, false,
 			"x: Permission denied\nExit code: 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := testEnv(t, nil)
 			env.Jail = tt.jail
+			env.Procs = newFakeHost(t, tt.note)
 			var asked bool
 			if tt.hook {
 				env.EscalateUnconfined = func(_ context.Context, command, reason string) bool {
@@ -481,7 +540,8 @@ func TestBashJailNotes(t *testing.T) {
 	}
 	t.Run("timeouts are not the sandbox", func(t *testing.T) {
 		env := testEnv(t, nil)
-		env.Jail = &fakeJail{}
+		env.Jail = fakeJail{}
+		env.Procs = newFakeHost(t, "")
 		env.EscalateUnconfined = func(context.Context, string, string) bool {
 			t.Error("asked about a timeout")
 			return true

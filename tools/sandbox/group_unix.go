@@ -1,26 +1,27 @@
 //go:build unix
 
-package builtin
+package sandbox
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/reasonix/reasonix/tools"
 )
 
 // killGrace is how long a command tree gets to exit after SIGTERM before
 // whatever is left of it gets SIGKILL.
 const killGrace = 2 * time.Second
 
-// prepareTree starts the shell as the leader of a new session, and so of a
-// new process group that its children join: killTree can then signal all of
-// them at once. A session rather than only a group (Setpgid) also detaches
-// the command from our terminal, so a program that opens /dev/tty for a
-// password or a yes/no question (ssh, sudo, gpg) fails at once instead of
-// being stopped by SIGTTIN and hanging until the timeout.
+// prepareTree starts the command as the leader of a new session, and so of
+// a new process group that its children join: killTree can then signal
+// all of them at once. A session rather than only a group (Setpgid) also
+// detaches the command from our terminal, so a program that opens
+// /dev/tty for a password or a yes/no question (ssh, sudo, gpg) fails at
+// once instead of being stopped by SIGTTIN and hanging until the timeout.
 func prepareTree(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -46,20 +47,22 @@ func killTree(p *os.Process) error {
 	return nil
 }
 
-// usableShell reports whether a bash or sh found in PATH may be used.
-func usableShell(string) bool { return true }
-
-// fallbackShell is used when neither bash nor sh is in PATH.
-func fallbackShell(ctx context.Context, command string) *exec.Cmd {
-	return exec.CommandContext(ctx, "/bin/sh", "-c", command)
+// statusOf reports how a process ended.
+func statusOf(ps *os.ProcessState) tools.ExitStatus {
+	if ps == nil {
+		return tools.ExitStatus{Code: -1}
+	}
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok {
+		return tools.ExitStatus{Code: ps.ExitCode()}
+	}
+	return waitStatus(ws)
 }
 
-// exitSignal returns the number and name of the signal that ended the
-// process, or 0 if it exited by itself.
-func exitSignal(ps *os.ProcessState) (int, string) {
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() {
-		return 0, ""
+// waitStatus turns a wait status into an ExitStatus.
+func waitStatus(ws syscall.WaitStatus) tools.ExitStatus {
+	if ws.Signaled() {
+		return tools.ExitStatus{Code: -1, Signal: int(ws.Signal()), SignalName: ws.Signal().String()}
 	}
-	return int(ws.Signal()), ws.Signal().String()
+	return tools.ExitStatus{Code: ws.ExitStatus()}
 }

@@ -1,17 +1,20 @@
 //go:build windows
 
-package builtin
+package sandbox
 
 import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/reasonix/reasonix/tools"
 )
+
+// killGrace is how long Close waits for a command tree to go.
+const killGrace = 2 * time.Second
 
 // prepareTree has nothing to set up on Windows: killTree finds the
 // children through their parent process ids.
@@ -31,26 +34,11 @@ func killTree(p *os.Process) error {
 	return nil
 }
 
-// usableShell rejects the WSL launchers named bash.exe (in System32 and in
-// WindowsApps): they run the command inside a Linux VM, where the
-// workspace's Windows path does not exist.
-func usableShell(path string) bool {
-	dir := strings.ToLower(filepath.Dir(path))
-	if root := os.Getenv("SystemRoot"); root != "" && dir == strings.ToLower(filepath.Join(root, "System32")) {
-		return false
+// statusOf reports how a process ended: Windows processes end with an
+// exit code.
+func statusOf(ps *os.ProcessState) tools.ExitStatus {
+	if ps == nil {
+		return tools.ExitStatus{Code: -1}
 	}
-	return !strings.HasSuffix(dir, `\windowsapps`)
+	return tools.ExitStatus{Code: ps.ExitCode()}
 }
-
-// fallbackShell runs the command with cmd.exe when neither bash nor sh is
-// in PATH. cmd.exe does not split its command line by the quoting rules Go
-// uses for arguments, so the line is written out: /s /c "…" makes cmd.exe
-// strip the outer quotes and run the rest exactly as given.
-func fallbackShell(ctx context.Context, command string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "cmd.exe")
-	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: `cmd.exe /d /s /c "` + command + `"`}
-	return cmd
-}
-
-// exitSignal always reports 0: Windows processes end with an exit code.
-func exitSignal(*os.ProcessState) (int, string) { return 0, "" }

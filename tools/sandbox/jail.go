@@ -121,7 +121,13 @@ type jailSpec struct {
 func (j *Jail) spec() jailSpec {
 	s := jailSpec{Network: j.Network}
 	if j.Policy != nil {
-		s.Write = append(s.Write, j.Policy.WriteRoots...)
+		for _, w := range j.Policy.WriteRoots {
+			// A write root that is a control path (Reasonix's own
+			// directory) is for the file tools, which ask first.
+			if _, ok := j.Policy.ControlOf(w); !ok {
+				s.Write = append(s.Write, w)
+			}
+		}
 		s.Forbid = append(s.Forbid, j.Policy.ForbidRead...)
 	}
 	for _, d := range j.Scratch {
@@ -130,6 +136,23 @@ func (j *Jail) spec() jailSpec {
 		}
 	}
 	return s
+}
+
+// readOnly returns the control paths a command must find read-only, less
+// any that holds a writable directory: making that read-only would take
+// the workspace (or a scratch directory) with it.
+func (j *Jail) readOnly() []string {
+	if j.Policy == nil {
+		return nil
+	}
+	s := j.spec()
+	var out []string
+	for _, c := range j.Policy.Control {
+		if !slices.ContainsFunc(s.Write, func(w string) bool { return within(w, c) }) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // denial matches what programs print when an access was refused: EACCES

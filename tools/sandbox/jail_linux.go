@@ -29,6 +29,9 @@ const (
 )
 
 func init() {
+	if len(os.Args) >= 4 && os.Args[1] == unitArg {
+		os.Exit(supervise(os.Getenv(unitEnv), os.Args[2], os.Args[3:]))
+	}
 	if len(os.Args) < 4 || os.Args[1] != jailArg {
 		return
 	}

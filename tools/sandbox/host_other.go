@@ -1,0 +1,38 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"os/exec"
+	"strings"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+// linuxState is empty here: there is no supervisor.
+type linuxState struct{}
+
+// Start starts cmd as a process group. There is no shell sandbox here, so
+// confine only earns the note that says so, once.
+func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
+	if h.isClosed() {
+		return nil, ErrClosed
+	}
+	var notes []string
+	if confine && h.Jail != nil {
+		if _, note, err := h.Jail.Confine(cmd); err != nil {
+			return nil, err
+		} else if note = strings.TrimSpace(note); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	g, err := startGroup(cmd, false, notes)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.track(g); err != nil {
+		g.Stop()
+		return nil, err
+	}
+	return g, nil
+}

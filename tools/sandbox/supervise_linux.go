@@ -1,0 +1,285 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The unit protocol. Host.Start runs
+//
+//	<this executable> unitArg <command path> <command argv...>
+//
+// with a unitSpec as JSON in unitEnv and the write end of a status pipe as
+// descriptor 3. The package's init sees unitArg and becomes the unit's
+// supervisor: it sets up the namespaces it was started in, starts the
+// command (through the jail's own marker when the spec carries a jail),
+// writes "exit <wait status>" to the pipe when the command's shell ends,
+// and then reaps whatever the command left running until nothing is left,
+// or until it is told to end the unit.
+const (
+	unitArg  = "__reasonix_unit__"
+	unitEnv  = "REASONIX_UNIT"
+	statusFD = 3
+)
+
+// unitSpec is what a supervisor is asked to set up.
+type unitSpec struct {
+	// Jail, when set, confines the command.
+	Jail *jailSpec `json:"jail,omitempty"`
+	// Proc mounts a /proc of the supervisor's PID namespace, so the
+	// command sees its own processes only.
+	Proc bool `json:"proc,omitempty"`
+	// Loopback brings up the loopback interface of a new network
+	// namespace; there is no other.
+	Loopback bool `json:"lo,omitempty"`
+	// ReadOnly are paths to bind read-only over themselves.
+	ReadOnly []string `json:"ro,omitempty"`
+	// User, when set, runs the command in a user namespace of its own
+	// that maps these ids to the supervisor's root, which is the user's
+	// own uid outside: the command runs as the user it would have been,
+	// without the supervisor's capabilities.
+	User *idMap `json:"user,omitempty"`
+}
+
+type idMap struct {
+	UID int `json:"uid"`
+	GID int `json:"gid"`
+}
+
+// supervise is the supervisor's life; it returns the exit code.
+func supervise(raw, path string, argv []string) int {
+	unix.CloseOnExec(statusFD)
+	status := os.NewFile(statusFD, "status")
+	var s unitSpec
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		fmt.Fprintf(os.Stderr, "reasonix: bad %s: %v\n", unitEnv, err)
+		return 126
+	}
+	note := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		fmt.Fprintf(status, "note %s\n", bytes.ReplaceAll([]byte(msg), []byte("\n"), []byte(" ")))
+	}
+	pid1 := os.Getpid() == 1
+	setUp(s, note)
+	if !pid1 {
+		// Orphans of the command become our children rather than
+		// init's, so that endChildren can find them.
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	}
+
+	env := withoutVar(os.Environ(), unitEnv)
+	childPath, childArgv := path, argv
+	if s.Jail != nil {
+		spec, err := json.Marshal(s.Jail)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "reasonix: %v\n", err)
+			return 126
+		}
+		self, err := selfExecutable()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "reasonix: shell sandbox: %v\n", err)
+			return 126
+		}
+		env = append(withoutVar(env, jailEnv), jailEnv+"="+string(spec))
+		childPath = self
+		childArgv = append([]string{self, jailArg, path}, argv...)
+	}
+	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if s.User != nil {
+		sys.Cloneflags = syscall.CLONE_NEWUSER
+		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: s.User.UID, HostID: 0, Size: 1}}
+		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: s.User.GID, HostID: 0, Size: 1}}
+		sys.GidMappingsEnableSetgroups = false
+	}
+	ends := make(chan os.Signal, 1)
+	signal.Notify(ends, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	child, err := syscall.ForkExec(childPath, childArgv, &syscall.ProcAttr{
+		Env:   env,
+		Files: []uintptr{0, 1, 2},
+		Sys:   sys,
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "reasonix: cannot start %s: %v\n", path, err)
+		return 127
+	}
+	go func() {
+		<-ends
+		if !pid1 {
+			endChildren()
+		}
+		// In a PID namespace, the kernel kills every other process in
+		// it when its first one exits.
+		os.Exit(143)
+	}()
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil:
+			// ECHILD: the command and all it left behind are gone.
+			return 0
+		case pid == child:
+			fmt.Fprintf(status, "exit %d\n", uint32(ws))
+			status.Close()
+		}
+	}
+}
+
+// setUp prepares the namespaces the supervisor was started in. What fails
+// is reported through note and left out: the command still runs, in its
+// jail, with the isolation that could be had.
+func setUp(s unitSpec, note func(string, ...any)) {
+	if s.Proc || len(s.ReadOnly) > 0 {
+		// Our mounts must not propagate back to the parent namespace.
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			note("Note: commands see every process of the user and may change Reasonix's control files while they run (cannot set up a mount namespace: %v).", err)
+			return
+		}
+	}
+	if s.Proc {
+		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			note("Note: commands see every process of the user and can read their environment (cannot mount a private /proc: %v).", err)
+		}
+	}
+	for _, p := range s.ReadOnly {
+		if err := bindReadOnly(p); err != nil {
+			note("Note: %s is not read-only to commands (%v); Reasonix undoes changes to it after each command.", p, err)
+		}
+	}
+	if s.Loopback {
+		if err := loopbackUp(); err != nil {
+			note("Note: the loopback interface is down in the command's network namespace (%v); localhost is unreachable.", err)
+		}
+	}
+}
+
+// bindReadOnly mounts path read-only over itself, if it exists and is not
+// a symbolic link (a control path is stored resolved; a link there now
+// was put there since, and binding would follow it). A mount point can
+// be neither renamed nor removed, so the name is protected as well as the
+// content.
+func bindReadOnly(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) || err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind: %w", err)
+	}
+	// A remount inside a user namespace must keep the flags the mount
+	// was locked with.
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms uintptr }{
+		{unix.ST_NOSUID, unix.MS_NOSUID},
+		{unix.ST_NODEV, unix.MS_NODEV},
+		{unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME},
+		{unix.ST_NODIRATIME, unix.MS_NODIRATIME},
+		{unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	if err := unix.Mount("", path, "", flags, ""); err != nil {
+		return fmt.Errorf("remount read-only: %w", err)
+	}
+	return nil
+}
+
+// loopbackUp brings up lo, the one interface of a new network namespace.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	ifr.SetUint16(unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// endChildren ends the processes of a unit that is not a PID namespace:
+// the supervisor's children, which, since it is a subreaper, include
+// every orphan of the command — a daemon that used setsid to leave the
+// command's process group too. Each is sent SIGTERM, with its process
+// group if it leads one; when a child dies, its own children become ours
+// and are found on the next pass. After killGrace the signal is SIGKILL.
+// The main loop reaps them meanwhile.
+func endChildren() {
+	start := time.Now()
+	sig := syscall.SIGTERM
+	for {
+		kids := childrenOf(os.Getpid())
+		if len(kids) == 0 {
+			return
+		}
+		since := time.Since(start)
+		if since > killGrace {
+			sig = syscall.SIGKILL
+		}
+		if since > killGrace+3*time.Second {
+			return // something we cannot kill; give up rather than hang
+		}
+		for _, k := range kids {
+			_ = syscall.Kill(-k, sig)
+			_ = syscall.Kill(k, sig)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// childrenOf lists the live (not zombie) children of pid, from /proc.
+func childrenOf(pid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		var state byte
+		var ppid int
+		if _, err := fmt.Sscanf(string(b[i+1:]), " %c %d", &state, &ppid); err != nil {
+			continue
+		}
+		if ppid == pid && state != 'Z' && state != 'X' {
+			out = append(out, p)
+		}
+	}
+	return out
+}
