@@ -167,14 +167,14 @@ func (h *Host) supervisorCmd(cmd *exec.Cmd, self string, spec unitSpec, ns bool)
 			attr.Cloneflags |= syscall.CLONE_NEWNET
 		}
 		if uid := os.Geteuid(); uid != 0 {
-			// Root of a user namespace of its own, so that it may mount;
-			// the command itself runs as the user again (see supervise).
-			gid := os.Getegid()
-			attr.Cloneflags |= syscall.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
-			attr.GidMappingsEnableSetgroups = false
-			spec.User = &idMap{UID: uid, GID: gid}
+			// Without privileges the namespaces need a user namespace,
+			// whose id maps only the parent may write: this process is
+			// not dumpable (see hideEnvironment), so its children's maps
+			// are closed to it. The supervisor makes them instead, from
+			// outside (see superviseOutside).
+			attr.Cloneflags = 0
+			spec.Outside = &idMap{UID: uid, GID: os.Getegid()}
+			spec.Network = h.Jail.Network
 		}
 	}
 	raw, err := json.Marshal(spec)

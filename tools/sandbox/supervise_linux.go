@@ -44,6 +44,14 @@ type unitSpec struct {
 	Loopback bool `json:"lo,omitempty"`
 	// ReadOnly are paths to bind read-only over themselves.
 	ReadOnly []string `json:"ro,omitempty"`
+	// Outside, when set, is the unprivileged user this supervisor runs
+	// as, outside the namespaces it is to set up: it starts the real
+	// supervisor in them, inside a user namespace whose root is this
+	// user, and waits for it.
+	Outside *idMap `json:"outside,omitempty"`
+	// Network is whether the namespaces leave the network on (Outside
+	// only: inside, Loopback says it).
+	Network bool `json:"network,omitempty"`
 	// User, when set, runs the command in a user namespace of its own
 	// that maps these ids to the supervisor's root, which is the user's
 	// own uid outside: the command runs as the user it would have been,
@@ -68,6 +76,14 @@ func supervise(raw, path string, argv []string) int {
 	note := func(format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
 		fmt.Fprintf(status, "note %s\n", bytes.ReplaceAll([]byte(msg), []byte("\n"), []byte(" ")))
+	}
+	if s.Outside != nil {
+		code, err := superviseOutside(s)
+		if err == nil {
+			return code
+		}
+		note(noNamespacesNote, err)
+		s = unitSpec{Jail: s.Jail}
 	}
 	pid1 := os.Getpid() == 1
 	setUp(s, note)
@@ -134,6 +150,67 @@ func supervise(raw, path string, argv []string) int {
 			fmt.Fprintf(status, "exit %d\n", uint32(ws))
 			status.Close()
 		}
+	}
+}
+
+// superviseOutside starts the supervisor of s inside new user, PID, mount
+// and (without network) network namespaces, and waits for it, passing on
+// its end. It returns an error only when the namespaces cannot be made.
+func superviseOutside(s unitSpec) (int, error) {
+	in := s
+	in.Outside = nil
+	in.Proc = true
+	in.Loopback = !s.Network
+	in.User = s.Outside // the command runs as the user again
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return 0, err
+	}
+	self, err := selfExecutable()
+	if err != nil {
+		return 0, err
+	}
+	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS)
+	if !s.Network {
+		flags |= syscall.CLONE_NEWNET
+	}
+	ends := make(chan os.Signal, 1)
+	signal.Notify(ends, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	pid, err := syscall.ForkExec(self, append([]string{self, unitArg}, os.Args[2:]...), &syscall.ProcAttr{
+		Env:   append(withoutVar(os.Environ(), unitEnv), unitEnv+"="+string(raw)),
+		Files: []uintptr{0, 1, 2, statusFD},
+		Sys: &syscall.SysProcAttr{
+			Cloneflags:                 flags,
+			UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: s.Outside.UID, Size: 1}},
+			GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: s.Outside.GID, Size: 1}},
+			GidMappingsEnableSetgroups: false,
+			Pdeathsig:                  syscall.SIGKILL,
+		},
+	})
+	if err != nil {
+		signal.Stop(ends)
+		return 0, err
+	}
+	// The status pipe is the inner supervisor's to write and close.
+	unix.Close(statusFD)
+	go func() {
+		<-ends
+		// The namespace ends with its first process.
+		syscall.Kill(pid, syscall.SIGKILL)
+	}()
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		switch {
+		case err != nil:
+			return 1, nil
+		case ws.Signaled():
+			return 128 + int(ws.Signal()), nil
+		}
+		return ws.ExitStatus(), nil
 	}
 }
 
