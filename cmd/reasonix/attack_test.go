@@ -306,7 +306,9 @@ func TestAttackReadTricks(t *testing.T) {
 		{"/proc/self/cwd", func(p string) string { return "/proc/self/cwd/homelink/" + p }},
 		{"relative link", func(p string) string { return filepath.Join("homelink", p) }},
 		{"dot-dot", func(p string) string { return filepath.Join(relHome, p) }},
-		{"doubled slashes", func(p string) string { return "/" + strings.ReplaceAll(strings.Trim(filepath.Join(h.home, p), "/"), "/", "//") }},
+		{"doubled slashes", func(p string) string {
+			return "/" + strings.ReplaceAll(strings.Trim(filepath.Join(h.home, p), "/"), "/", "//")
+		}},
 		{"tilde", func(p string) string { return "~/" + p }},
 	}
 	var calls []attackCall
@@ -326,7 +328,7 @@ func TestAttackReadTricks(t *testing.T) {
 		attackCall{tool: "glob", args: map[string]any{"pattern": "**/id_rsa"}, absent: []string{"id_rsa\n"}},
 		attackCall{tool: "grep", args: map[string]any{"pattern": "MARK", "path": "keys"}, absent: []string{"id_rsa"}},
 		// A link the model makes itself, then walks.
-		bash("ln -s " + relHome + " made && echo made"),
+		bash("ln -s "+relHome+" made && echo made"),
 		attackCall{tool: "grep", args: map[string]any{"pattern": "MARK", "path": "made"}, absent: []string{"id_rsa", "credentials"}},
 		attackCall{tool: "glob", args: map[string]any{"pattern": "**/credentials", "path": "made"}, absent: []string{"credentials\n"}},
 		// Other processes' environments, through the read tools.
