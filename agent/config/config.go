@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 )
 
@@ -29,8 +30,13 @@ type Config struct {
 	// Warnings collects problems worth telling the user that do not stop
 	// Reasonix from running, such as unknown keys.
 	Warnings []string `toml:"-"`
-	// defaultModelAt and permModeAt record where those values were set.
-	defaultModelAt, permModeAt Pos
+	// defaultModelAt, permModeAt and approvalAt record where those values
+	// were set.
+	defaultModelAt, permModeAt, approvalAt Pos
+	// itemAt records where each entry of the lists that add up across
+	// layers (allow, ask, deny, allow_write, forbid_read) was first set,
+	// by itemKey.
+	itemAt map[string]Pos
 }
 
 // ProviderConfig is one [[providers]] entry: a vendor endpoint offering one
@@ -114,7 +120,7 @@ type SandboxConfig struct {
 	// Network lets sandboxed bash commands use the network.
 	Network bool `toml:"network"`
 
-	bashAt Pos
+	bashAt, networkAt, rootAt Pos
 }
 
 // GraphConfig is the [graph] table: the language servers the agent
@@ -141,6 +147,9 @@ type GraphServer struct {
 	RootMarkers []string `toml:"root_markers"`
 	// InitializationOptions are sent to the server as they are.
 	InitializationOptions map[string]any `toml:"initialization_options"`
+
+	// At is where the entry was declared.
+	At Pos `toml:"-"`
 }
 
 // On reports whether a *bool setting is on, given its default.
@@ -194,6 +203,27 @@ func (p Pos) String() string {
 		return p.File
 	}
 	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+// MarshalText writes the position as "file:line" ("" for the built-in
+// defaults), the form it is shown in.
+func (p Pos) MarshalText() ([]byte, error) {
+	if p.File == "" {
+		return nil, nil
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText reads what MarshalText wrote.
+func (p *Pos) UnmarshalText(b []byte) error {
+	s := string(b)
+	*p = Pos{File: s}
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		if n, err := strconv.Atoi(s[i+1:]); err == nil && n > 0 {
+			*p = Pos{File: s[:i], Line: n}
+		}
+	}
+	return nil
 }
 
 // Error is a configuration problem at a known place.

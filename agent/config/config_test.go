@@ -131,6 +131,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			`reasonix.toml:9: provider "b" has unknown kind "anthropic" (known kinds: openai)`},
 		{"no model", "[[providers]]\nname = \"a\"\nbase_url = \"u\"\n", `reasonix.toml:1: provider "a" declares no model`},
 		{"bad mode", "[permissions]\nmode = \"sometimes\"\n", `reasonix.toml:2: [permissions] mode must be ask, allow or deny`},
+		{"bad posture", "[permissions]\n\napproval = \"always\"\n", `reasonix.toml:3: [permissions] approval must be ask, auto or yolo`},
 		{"wrong type", "[agent]\nmax_steps = \"ten\"\n", `reasonix.toml`},
 	}
 	for _, tt := range tests {
@@ -283,6 +284,19 @@ func TestExpand(t *testing.T) {
 	for in, want := range tests {
 		if got := Expand(in); got != want {
 			t.Errorf("Expand(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPosText(t *testing.T) {
+	for _, p := range []Pos{{}, {File: "/a/reasonix.toml"}, {File: "/a/reasonix.toml", Line: 12}, {File: `C:\a:b\x.toml`, Line: 3}} {
+		b, err := p.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var q Pos
+		if err := q.UnmarshalText(b); err != nil || q != p {
+			t.Errorf("%+v → %q → %+v, %v", p, b, q, err)
 		}
 	}
 }

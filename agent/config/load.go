@@ -171,22 +171,25 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	}
 	if set("permissions", "approval") {
 		p.Approval = l.Permissions.Approval
+		c.approvalAt = Pos{File: path, Line: loc.find("permissions", 0, "approval")}
 	}
-	p.Allow = append(p.Allow, l.Permissions.Allow...)
-	p.Ask = append(p.Ask, l.Permissions.Ask...)
-	p.Deny = append(p.Deny, l.Permissions.Deny...)
+	p.Allow = c.addItems(p.Allow, l.Permissions.Allow, path, loc, "permissions", "allow")
+	p.Ask = c.addItems(p.Ask, l.Permissions.Ask, path, loc, "permissions", "ask")
+	p.Deny = c.addItems(p.Deny, l.Permissions.Deny, path, loc, "permissions", "deny")
 	s := &c.Sandbox
 	if set("sandbox", "workspace_root") {
 		s.WorkspaceRoot = l.Sandbox.WorkspaceRoot
+		s.rootAt = Pos{File: path, Line: loc.find("sandbox", 0, "workspace_root")}
 	}
-	s.AllowWrite = append(s.AllowWrite, l.Sandbox.AllowWrite...)
-	s.ForbidRead = append(s.ForbidRead, l.Sandbox.ForbidRead...)
+	s.AllowWrite = c.addItems(s.AllowWrite, l.Sandbox.AllowWrite, path, loc, "sandbox", "allow_write")
+	s.ForbidRead = c.addItems(s.ForbidRead, l.Sandbox.ForbidRead, path, loc, "sandbox", "forbid_read")
 	if set("sandbox", "bash") {
 		s.Bash = l.Sandbox.Bash
 		s.bashAt = Pos{File: path, Line: loc.find("sandbox", 0, "bash")}
 	}
 	if set("sandbox", "network") {
 		s.Network = l.Sandbox.Network
+		s.networkAt = Pos{File: path, Line: loc.find("sandbox", 0, "network")}
 	}
 	g := &c.Graph
 	if set("graph", "enabled") {
@@ -198,7 +201,8 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	if set("graph", "settle_ms") {
 		g.SettleMS = l.Graph.SettleMS
 	}
-	for _, srv := range l.Graph.Servers {
+	for i, srv := range l.Graph.Servers {
+		srv.At = Pos{File: path, Line: loc.find("graph.servers", i, "")}
 		replaced := false
 		for i := range g.Servers {
 			if g.Servers[i].Name == srv.Name {
@@ -215,6 +219,24 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 		c.putPlugin(pl)
 	}
 }
+
+// addItems appends a layer's entries of the list table.key to list and
+// remembers where each was first set.
+func (c *Config) addItems(list, layer []string, path string, loc *locator, table, key string) []string {
+	for _, v := range layer {
+		k := itemKey(table, key, v)
+		if _, ok := c.itemAt[k]; ok {
+			continue
+		}
+		if c.itemAt == nil {
+			c.itemAt = map[string]Pos{}
+		}
+		c.itemAt[k] = Pos{File: path, Line: loc.findItem(table, key, v)}
+	}
+	return append(list, layer...)
+}
+
+func itemKey(table, key, value string) string { return table + "." + key + "\x00" + value }
 
 func (c *Config) putProvider(p ProviderConfig) {
 	for i := range c.Providers {
@@ -275,7 +297,7 @@ func (c *Config) validate() error {
 	switch c.Permissions.Approval {
 	case "", "ask", "auto", "yolo":
 	default:
-		return &Error{Msg: fmt.Sprintf("[permissions] approval must be ask, auto or yolo, not %q", c.Permissions.Approval)}
+		return &Error{At: c.approvalAt, Msg: fmt.Sprintf("[permissions] approval must be ask, auto or yolo, not %q", c.Permissions.Approval)}
 	}
 	switch c.Sandbox.Bash {
 	case "", "enforce", "off":

@@ -13,6 +13,7 @@ import (
 // locator answers "on which line is this key" for one file.
 type locator struct {
 	lines []line
+	src   []string // the file's lines
 }
 
 type line struct {
@@ -23,11 +24,11 @@ type line struct {
 }
 
 func newLocator(src string) *locator {
-	l := &locator{}
+	l := &locator{src: strings.Split(src, "\n")}
 	counts := map[string]int{}
 	table, index := "", 0
 	inMulti := "" // the delimiter of an open multi-line string
-	for i, raw := range strings.Split(src, "\n") {
+	for i, raw := range l.src {
 		s := strings.TrimSpace(raw)
 		if inMulti != "" {
 			if strings.Count(s, inMulti)%2 == 1 {
@@ -121,4 +122,26 @@ func (l *locator) find(table string, index int, key string) int {
 		}
 	}
 	return header
+}
+
+// findItem returns the line of value in the array table.key, which may
+// span lines; the line of the key when the value is not found as a
+// string literal there, 0 when the key is not found either.
+func (l *locator) findItem(table, key, value string) int {
+	n := l.find(table, 0, key)
+	if n == 0 {
+		return 0
+	}
+	rest := strings.Join(l.src[n-1:], "\n")
+	open := strings.Index(rest, "[")
+	end := closingBracket(rest, open)
+	if end < 0 {
+		return n
+	}
+	for _, q := range []string{strconv.Quote(value), "'" + value + "'"} {
+		if i := strings.Index(rest[open:end], q); i >= 0 {
+			return n + strings.Count(rest[:open+i], "\n")
+		}
+	}
+	return n
 }
