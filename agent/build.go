@@ -172,6 +172,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Refused:  opts.Refused,
 		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },
 	}
+	gate.Persist = recordingGrants(gate.Persist, opts.Dir, projectFile)
 
 	system := cfg.Agent.SystemPrompt
 	if f := cfg.Agent.SystemPromptFile; f != "" {

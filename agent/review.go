@@ -1,0 +1,218 @@
+package agent
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/reasonix/reasonix/agent/config"
+)
+
+// A shell command the model runs, or a repository the user clones, can
+// change a config file so that the next session is weaker: the jail off,
+// an allow rule more, an MCP server added. Such a change must not be
+// taken silently. At the start of each session the front end calls
+// ReviewConfig, which compares the security settings of the configuration
+// with those of the workspace's last session, recorded under Reasonix's
+// user directory, and words what loosened since for the user.
+
+// recordDir is the directory, under config.Home, of the records: one
+// JSON file per workspace.
+const recordDir = "security"
+
+// reviewMu serialises reading and writing the records within the
+// process: the LSP server may build a workspace's agent twice at once
+// after a settings change, and only one of the builds may tell.
+var reviewMu sync.Mutex
+
+// securityRecord is the file kept per workspace: the security settings
+// seen at its last session.
+type securityRecord struct {
+	Workspace string `json:"workspace"`
+	config.Security
+}
+
+// ReviewConfig compares the security settings of cfg, the configuration
+// of the workspace dir as loaded from its files, with those recorded at
+// the workspace's last session, records the new ones and returns what to
+// show the user: a notice of every change that lets the agent do more,
+// and notes on a record that could not be read or written. A workspace
+// without a record is compared with the built-in defaults, and only what
+// its own reasonix.toml and .mcp.json loosen is told: the user's file and
+// --config are the user's word.
+//
+// Nothing here stops a session: problems become notes.
+func ReviewConfig(cfg *config.Config, dir string) []string {
+	reviewMu.Lock()
+	defer reviewMu.Unlock()
+	dir = canonicalDir(dir)
+	path, err := recordPath(dir)
+	if err != nil {
+		return []string{"cannot compare the configuration with the last session: " + err.Error()}
+	}
+	cur := cfg.Security(dir)
+	var msgs []string
+	old, err := readRecord(path, dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		var own []config.Change
+		for _, c := range config.Loosened(config.Defaults().Security(dir), cur) {
+			if isWorkspaceFile(dir, c.At.File) {
+				own = append(own, c)
+			}
+		}
+		msgs = appendNotice(msgs, own, "the workspace "+dir+" comes with configuration that lets the agent do more than the defaults:",
+			"Remove these settings unless you trust where the workspace came from.")
+	case err != nil:
+		msgs = append(msgs, fmt.Sprintf("cannot read the record of the last session (%v); comparing the configuration with the defaults", err))
+		msgs = appendNotice(msgs, config.Loosened(config.Defaults().Security(dir), cur),
+			"the configuration of "+dir+" lets the agent do more than the defaults:",
+			"If you did not choose these settings, undo them.")
+	default:
+		msgs = appendNotice(msgs, config.Loosened(old, cur),
+			"the configuration of "+dir+" lets the agent do more than in the last session:",
+			"If you did not make these changes, undo them.")
+	}
+	if err := writeRecord(path, securityRecord{Workspace: dir, Security: cur}); err != nil {
+		msgs = append(msgs, fmt.Sprintf("cannot record the configuration for the next session: %v", err))
+	}
+	return msgs
+}
+
+// appendNotice adds one message listing changes, if there are any.
+func appendNotice(msgs []string, changes []config.Change, head, tail string) []string {
+	if len(changes) == 0 {
+		return msgs
+	}
+	var b strings.Builder
+	b.WriteString(head + "\n")
+	for _, c := range changes {
+		b.WriteString("  " + c.String() + "\n")
+	}
+	b.WriteString(tail)
+	return append(msgs, b.String())
+}
+
+// recordingGrants wraps persist, which writes an "Always allow" grant to
+// the project file, so that the grant goes into the workspace's record
+// too: it is the user's own word, not a change to announce.
+func recordingGrants(persist func(rule string) error, dir, file string) func(rule string) error {
+	return func(rule string) error {
+		if err := persist(rule); err != nil {
+			return err
+		}
+		noteGrant(dir, file, rule)
+		return nil
+	}
+}
+
+// noteGrant adds an allow rule the user granted for good ("Always
+// allow", written to the project file) to the workspace's record, so that
+// the next session does not announce it as a change. Without a readable
+// record there is nothing to add to.
+func noteGrant(dir, file, rule string) {
+	reviewMu.Lock()
+	defer reviewMu.Unlock()
+	dir = canonicalDir(dir)
+	path, err := recordPath(dir)
+	if err != nil {
+		return
+	}
+	rec, err := readRecord(path, dir)
+	if err != nil {
+		return
+	}
+	if _, ok := rec.Permissions.Allow[rule]; ok {
+		return
+	}
+	if rec.Permissions.Allow == nil {
+		rec.Permissions.Allow = map[string]config.Pos{}
+	}
+	rec.Permissions.Allow[rule] = config.Pos{File: file}
+	writeRecord(path, securityRecord{Workspace: dir, Security: rec})
+}
+
+// canonicalDir makes dir absolute and free of symbolic links, so that a
+// workspace has one record however it is reached.
+func canonicalDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return dir
+}
+
+// recordPath names dir's record after a digest of its path.
+func recordPath(dir string) (string, error) {
+	home, err := config.Home()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return filepath.Join(home, recordDir, hex.EncodeToString(sum[:8])+".json"), nil
+}
+
+// isWorkspaceFile reports whether file is one of the config files that
+// come with the workspace dir.
+func isWorkspaceFile(dir, file string) bool {
+	if file == "" {
+		return false
+	}
+	base := filepath.Base(file)
+	return (base == config.ProjectFileName || base == config.MCPFileName) && canonicalDir(filepath.Dir(file)) == dir
+}
+
+// readRecord reads dir's record; fs.ErrNotExist when there is none.
+func readRecord(path, dir string) (config.Security, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return config.Security{}, err
+	}
+	var rec securityRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return config.Security{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if rec.Workspace != dir {
+		return config.Security{}, fmt.Errorf("%s records %q, not this workspace", path, rec.Workspace)
+	}
+	return rec.Security, nil
+}
+
+// writeRecord replaces the record at path, unless it already says the
+// same, through a temporary file so that a crash leaves the old one.
+func writeRecord(path string, rec securityRecord) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".record-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
