@@ -187,6 +187,11 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 	if err != nil {
 		return nil, err
 	}
+	// What the files loosened since the last session, before the
+	// editor's settings, which are the user's word, go on top.
+	for _, msg := range agent.ReviewConfig(cfg, root) {
+		s.showWarning(s.ctx, "Reasonix: "+msg)
+	}
 	if len(settings) > 0 {
 		if err := cfg.OverlayTOML("editor settings", string(settings)); err != nil {
 			return nil, err

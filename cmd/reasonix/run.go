@@ -180,7 +180,8 @@ func isTerminal(f any) bool {
 var _ permission.Approver = (*termApprover)(nil)
 
 // loadConfig loads the configuration of the current directory, with file
-// (if any) above the project's, and prints its warnings.
+// (if any) above the project's, and prints its warnings and what in it
+// lets the agent do more than at the last session here.
 func loadConfig(file string, stderr io.Writer) (dir string, cfg *config.Config, err error) {
 	if dir, err = os.Getwd(); err != nil {
 		return "", nil, err
@@ -188,7 +189,7 @@ func loadConfig(file string, stderr io.Writer) (dir string, cfg *config.Config, 
 	if cfg, err = config.Load(config.Options{Dir: dir, File: file}); err != nil {
 		return "", nil, err
 	}
-	for _, w := range cfg.Warnings {
+	for _, w := range append(cfg.Warnings, agent.ReviewConfig(cfg, dir)...) {
 		fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
 	}
 	return dir, cfg, nil

@@ -1,0 +1,129 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/reasonix/reasonix/lsp/lsptest"
+)
+
+// loosened is in every notice of a configuration that lets the agent do
+// more than before.
+const loosened = "lets the agent do more"
+
+// askOK runs one turn that the scripted model answers with "ok".
+func askOK(t *testing.T, ed *lsptest.Editor, prompt string) {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"prompt": prompt})
+	if res := execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}}); res["text"] != "ok" {
+		t.Fatalf("%s: %v", prompt, res)
+	}
+}
+
+// appendLines appends s to the file and returns the number of its last
+// line.
+func appendLines(t *testing.T, file, s string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, s...)
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// changeSettings sends new editor settings, which rebuilds the agents.
+func changeSettings(t *testing.T, ed *lsptest.Editor, settings map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(settings)
+	if err := ed.Server().DidChangeConfiguration(ctx(t), &protocol.DidChangeConfigurationParams{Settings: b}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// warnings counts the warnings shown that contain text.
+func warnings(r lsptest.Recorded, text string) int {
+	n := 0
+	for _, m := range r.Messages {
+		if m.Type == protocol.MessageTypeWarning && strings.Contains(m.Message, text) {
+			n++
+		}
+	}
+	return n
+}
+
+// projectFile is the workspace's reasonix.toml by the path the server
+// uses.
+func projectFile(t *testing.T, root string) string {
+	t.Helper()
+	p, err := filepath.EvalSymlinks(filepath.Join(root, "reasonix.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestLoosenedProjectFileIsShownOnce: when the project file turned the
+// jail off since the workspace's agent was last built, the next build
+// shows a warning naming the line; rebuilding after another settings
+// change does not show it again.
+func TestLoosenedProjectFileIsShownOnce(t *testing.T) {
+	root, _ := workspace(t, "match one\ntext ok\n---\nmatch two\ntext ok\n", "")
+	project := projectFile(t, root)
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+
+	askOK(t, ed, "one") // the agent is built and the configuration recorded
+	if n := warnings(ed.Snapshot(), loosened); n != 0 {
+		t.Fatalf("first build: %v", ed.Snapshot().Messages)
+	}
+
+	line := appendLines(t, project, "\n[sandbox]\nbash = \"off\"\n")
+	changeSettings(t, ed, map[string]any{"agent": map[string]any{"max_steps": 7}})
+	bashOff := project + ":" + strconv.Itoa(line) + `: [sandbox] bash = "off"`
+	ed.Await("a warning about the jail", 30*time.Second, func(r *lsptest.Recorded) bool { return warnings(*r, bashOff) > 0 })
+
+	changeSettings(t, ed, map[string]any{"agent": map[string]any{"max_steps": 8}})
+	askOK(t, ed, "two") // waits for the rebuild
+
+	// A later change is told on its own; the earlier one is not repeated.
+	line = appendLines(t, project, "network = true\n")
+	changeSettings(t, ed, map[string]any{"agent": map[string]any{"max_steps": 9}})
+	network := project + ":" + strconv.Itoa(line) + ": [sandbox] network = true"
+	ed.Await("a warning about the network", 30*time.Second, func(r *lsptest.Recorded) bool { return warnings(*r, network) > 0 })
+	rec := ed.Snapshot()
+	if warnings(rec, bashOff) != 1 || warnings(rec, network) != 1 || warnings(rec, loosened) != 2 {
+		t.Errorf("messages: %v", rec.Messages)
+	}
+}
+
+// TestEditorSettingsAreNotReviewed: what the editor's settings loosen is
+// the user's own word, and is not told.
+func TestEditorSettingsAreNotReviewed(t *testing.T) {
+	root, _ := workspace(t, "match one\ntext ok\n", "")
+	ed := lsptest.New(t, lsptest.Options{Root: root, Settings: map[string]any{
+		"sandbox":     map[string]any{"bash": "off"},
+		"permissions": map[string]any{"approval": "yolo", "allow": []string{"bash"}},
+	}})
+	askOK(t, ed, "one")
+
+	// A warning the project file causes afterwards comes after any the
+	// settings would have caused.
+	network := appendLines(t, projectFile(t, root), "\n[sandbox]\nnetwork = true\n")
+	changeSettings(t, ed, map[string]any{"sandbox": map[string]any{"bash": "off"}, "permissions": map[string]any{"mode": "allow"}})
+	ed.Await("a warning about the network", 30*time.Second, func(r *lsptest.Recorded) bool {
+		return warnings(*r, ":"+strconv.Itoa(network)+": [sandbox] network = true") > 0
+	})
+	if rec := ed.Snapshot(); warnings(rec, loosened) != 1 || warnings(rec, "bash") != 0 || warnings(rec, "approval") != 0 || warnings(rec, "mode") != 0 {
+		t.Errorf("messages: %v", rec.Messages)
+	}
+}
