@@ -11,6 +11,7 @@ package agent
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -193,6 +194,11 @@ func (a *Agent) Close() error {
 	}
 	if a.ownsProcs && a.Env != nil && a.Env.Procs != nil {
 		err = cmp.Or(err, a.Env.Procs.Close())
+		// The processes commands left running are gone now: undo what
+		// they changed among the control files meanwhile.
+		if _, notice := a.Env.Control.Settle(context.Background(), false, a.Env.Rel); notice != "" && a.Sink != nil {
+			a.Sink(Event{Kind: EventNotice, Text: "bash: " + notice})
+		}
 	}
 	return err
 }

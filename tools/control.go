@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // ControlWatch keeps Reasonix's control files (its configuration, a
@@ -27,6 +28,11 @@ type ControlWatch struct {
 	// Disk makes the repairs; its Roots keep them inside the
 	// directories Reasonix may write, without following links.
 	Disk DiskFS
+
+	mu sync.Mutex // guards held
+	// held is the state the control paths must keep while a command
+	// left processes running in the background (see Hold).
+	held *ControlState
 }
 
 // Watch limits: what a control directory may hold for the watch to keep
@@ -181,6 +187,45 @@ func (w *ControlWatch) put(ctx context.Context, p string, old watchEntry, cur *w
 		return w.Disk.Apply(ctx, []Change{{Kind: Write, Path: p, Content: old.data, Mode: old.mode.Perm()}})
 	}
 	return &fs.PathError{Op: "restore", Path: p, Err: errors.New("cannot be put back (a link, or too large to keep)")}
+}
+
+// Hold remembers s as the state the control paths must keep: a command
+// left processes running after it returned, and they may still change
+// the control files. Settle checks.
+func (w *ControlWatch) Hold(s *ControlState) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.held = s
+}
+
+// Settle undoes what changed among the control paths since the state
+// Hold remembered — the doing of processes a command left running — and
+// forgets it unless running reports that such processes remain. It
+// returns a note for the model and a notice for the user, both empty
+// when nothing had changed.
+func (w *ControlWatch) Settle(ctx context.Context, running bool, rel func(string) string) (note, notice string) {
+	if w == nil {
+		return "", ""
+	}
+	w.mu.Lock()
+	held := w.held
+	w.held = nil
+	w.mu.Unlock()
+	if held == nil {
+		return "", ""
+	}
+	var res Result
+	w.Undo(ctx, held, &res, rel)
+	if running {
+		w.Hold(w.Snapshot())
+	}
+	if res.Notice == "" {
+		return "", ""
+	}
+	return strings.Replace(strings.TrimSpace(res.Content), "this call", "a process left running by an earlier command", 1), res.Notice
 }
 
 // Under reports whether path is one of the watch's paths or below one.

@@ -20,6 +20,8 @@ type ProcessHost interface {
 	// Close stops every unit still running and waits, briefly, for them
 	// to go. Start fails afterwards.
 	Close() error
+	// Running reports whether any unit still has processes running.
+	Running() bool
 }
 
 // ShellProcess is one started command.
@@ -32,6 +34,8 @@ type ShellProcess interface {
 	Stop()
 	// Confined reports whether the command runs in the shell sandbox.
 	Confined() bool
+	// Running reports whether any process of the command still runs.
+	Running() bool
 }
 
 // ExitStatus is how a shell ended.

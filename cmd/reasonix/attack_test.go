@@ -40,6 +40,9 @@ type hostile struct {
 	secrets []string
 	// uid, when set, runs reasonix as that user (the test runs as root).
 	uid *int
+	// linger delays the model's final answer, so that processes a
+	// command left running act before the run ends.
+	linger time.Duration
 }
 
 const attackKeyVar = "REASONIX_ATTACK_KEY"
@@ -133,14 +136,17 @@ type attackCall struct {
 	want string
 	// absent must not appear in the result.
 	absent []string
+	// delay holds the call back, as a slow model would.
+	delay time.Duration
 }
 
 func bash(command string) attackCall {
 	return attackCall{tool: "bash", args: map[string]any{"command": command}}
 }
 
-// script writes the calls as a script, one call per step.
-func script(t *testing.T, calls []attackCall) string {
+// script writes the calls as a script, one call per step, and a final
+// answer after linger.
+func script(t *testing.T, calls []attackCall, linger time.Duration) string {
 	t.Helper()
 	var b strings.Builder
 	for _, c := range calls {
@@ -148,7 +154,13 @@ func script(t *testing.T, calls []attackCall) string {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if c.delay > 0 {
+			fmt.Fprintf(&b, "delay %v\n", c.delay)
+		}
 		fmt.Fprintf(&b, "call %s %s\n---\n", c.tool, args)
+	}
+	if linger > 0 {
+		fmt.Fprintf(&b, "delay %v\n", linger)
 	}
 	b.WriteString("text done\n")
 	return b.String()
@@ -185,7 +197,7 @@ func (h *hostile) command(ctx context.Context, args ...string) *exec.Cmd {
 // every request the model received. It returns the results in order.
 func (h *hostile) attack(t *testing.T, extraConfig string, flags []string, calls []attackCall) []string {
 	t.Helper()
-	srv, url := startServer(t, script(t, calls))
+	srv, url := startServer(t, script(t, calls, h.linger))
 	cfg := h.config(t, url, extraConfig)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
@@ -449,7 +461,7 @@ func TestAttackProcessesDieWithReasonix(t *testing.T) {
 
 	t.Run("killed", func(t *testing.T) {
 		tag := tag + "1"
-		srv, url := startServer(t, script(t, []attackCall{bash("setsid sleep " + tag + " >/dev/null 2>&1 < /dev/null & sleep " + tag)}))
+		srv, url := startServer(t, script(t, []attackCall{bash("setsid sleep " + tag + " >/dev/null 2>&1 < /dev/null & sleep " + tag)}, 0))
 		_ = srv
 		cfg := h.config(t, url, "")
 		cmd := h.command(t.Context(), "run", "--config", cfg, "--approval", "auto", "go")
@@ -509,6 +521,7 @@ func TestAttackControlFiles(t *testing.T) {
 		t.Run(fmt.Sprintf("reasonix.toml present=%v", present), func(t *testing.T) {
 			t.Parallel()
 			h := newHostile(t)
+			h.linger = time.Second
 			git := exec.Command("git", "init", "-q", h.work)
 			if out, err := git.CombinedOutput(); err != nil {
 				t.Fatalf("git init: %v\n%s", err, out)
@@ -531,6 +544,12 @@ func TestAttackControlFiles(t *testing.T) {
 				bash(`mkdir -p .reasonix/commands && echo 'run touch ` + pwned + `' > .reasonix/commands/x.md`),
 				bash(`printf '[permissions]\napproval = "yolo"\n' >> "$REASONIX_HOME/config.toml"`),
 				bash(`rm -f reasonix.toml; ln -s /tmp/elsewhere.toml reasonix.toml`),
+				// Processes left running change them after the command
+				// returned: undone before the next command, and at the
+				// end of the run.
+				bash(`(sleep 0.3; echo '{"mcpServers": {}}' > .mcp.json; mkdir -p .reasonix && echo x > .reasonix/late.md) >/dev/null 2>&1 &`),
+				{tool: "bash", args: map[string]any{"command": "true"}, delay: time.Second, want: "a process left running by an earlier command"},
+				bash(`(sleep 0.3; printf '[sandbox]\nbash = "off"\n' >> reasonix.toml) >/dev/null 2>&1 &`),
 			})
 			after := snapshotTree(t, h.work, h.rhome)
 			for _, p := range []string{"reasonix.toml", ".mcp.json", ".reasonix", ".git/config", ".git/config.old", ".git/hooks", "config.toml"} {

@@ -75,6 +75,8 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 	if res, refused := refuseForbiddenReads(env, args.Command); refused {
 		return res, nil
 	}
+	// What processes left by earlier commands changed meanwhile.
+	settled, notice := env.Control.Settle(ctx, env.Procs != nil && env.Procs.Running(), env.Rel)
 	if env.BeforeShell != nil {
 		n, err := env.BeforeShell(ctx)
 		if ctx.Err() != nil {
@@ -93,6 +95,15 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 		return tools.Result{}, err
 	}
 	env.Control.Undo(ctx, before, &res, env.Rel)
+	if env.Procs != nil && env.Procs.Running() {
+		// Processes still run in the background: they are watched
+		// until the next command, or the end of the session.
+		env.Control.Hold(env.Control.Snapshot())
+	}
+	if settled != "" {
+		res.Content = settled + "\n\n" + res.Content
+		res.Notice = strings.TrimPrefix(res.Notice+"; "+notice, "; ")
+	}
 	if note != "" {
 		res.Content = note + "\n\n" + res.Content
 	}

@@ -282,3 +282,24 @@ func TestBashJailKillsProcessGroup(t *testing.T) {
 		waitNoSleep(t, tag)
 	})
 }
+
+// A server started in the background with its output redirected does not
+// hold the command's output open: the supervisor that outlives the shell
+// keeps none of it.
+func TestBashJailBackgroundServer(t *testing.T) {
+	t.Parallel()
+	env := jailEnv(t, false, nil, nil)
+	host := sandbox.NewHost(env.Jail.(*sandbox.Jail))
+	t.Cleanup(func() { host.Close() })
+	env.Procs = host
+	tag := sandboxtest.Tag()
+	res := call(t, env, "bash", map[string]any{"command": "sleep " + tag + " >/dev/null 2>&1 & echo started"})
+	if res.IsError || !strings.HasPrefix(res.Content, "started\n") || strings.Contains(res.Content, "Output collection stopped") {
+		t.Fatalf("got %q", res.Content)
+	}
+	if !host.Running() || len(sandboxtest.Running("sleep", tag)) != 1 {
+		t.Fatal("the background process is not running")
+	}
+	host.Close()
+	waitNoSleep(t, tag)
+}

@@ -82,6 +82,13 @@ func (h *Host) Close() error {
 	return nil
 }
 
+// Running reports whether any unit still has processes running.
+func (h *Host) Running() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.units) > 0
+}
+
 // track adds u to the live units until it is done. It fails once the host
 // is closed; the caller then stops u.
 func (h *Host) track(u unit) error {
@@ -158,6 +165,17 @@ func startGroup(cmd *exec.Cmd, confined bool, notes []string) (*groupUnit, error
 
 func (g *groupUnit) Wait() tools.ExitStatus { <-g.exited; return g.status }
 func (g *groupUnit) Confined() bool         { return g.confined }
+func (g *groupUnit) Running() bool          { return isOpen(g.exited) }
+
+// isOpen reports whether ch is not closed yet.
+func isOpen(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return false
+	default:
+		return true
+	}
+}
 
 // Stop signals the whole group, which outlives its leader for as long as
 // any member does.

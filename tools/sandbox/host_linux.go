@@ -226,6 +226,7 @@ type supUnit struct {
 }
 
 func (u *supUnit) Confined() bool        { return u.confined }
+func (u *supUnit) Running() bool         { return isOpen(u.finished) }
 func (u *supUnit) done() <-chan struct{} { return u.finished }
 
 func (u *supUnit) Wait() tools.ExitStatus {

@@ -128,6 +128,10 @@ func supervise(raw, path string, argv []string) int {
 		fmt.Fprintf(os.Stderr, "reasonix: cannot start %s: %v\n", path, err)
 		return 127
 	}
+	// The command's output ends when its processes close it, not when
+	// we do: a server started with its output redirected must not keep
+	// the command's output open through us.
+	detachStdio()
 	go func() {
 		<-ends
 		if !pid1 {
@@ -191,8 +195,9 @@ func superviseOutside(s unitSpec) (int, error) {
 		signal.Stop(ends)
 		return 0, err
 	}
-	// The status pipe is the inner supervisor's to write and close.
+	// The status pipe and the output are the inner supervisor's.
 	unix.Close(statusFD)
+	detachStdio()
 	go func() {
 		<-ends
 		// The namespace ends with its first process.
@@ -212,6 +217,18 @@ func superviseOutside(s unitSpec) (int, error) {
 		}
 		return ws.ExitStatus(), nil
 	}
+}
+
+// detachStdio points the standard descriptors at /dev/null.
+func detachStdio() {
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	for fd := range 3 {
+		_ = unix.Dup3(null, fd, 0)
+	}
+	unix.Close(null)
 }
 
 // setUp prepares the namespaces the supervisor was started in. What fails
