@@ -7,6 +7,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -102,3 +103,19 @@ func TrustedReadOnly(t Tool) bool {
 type AlwaysAsker interface {
 	AlwaysAsk() bool
 }
+
+// FileChanger is implemented by tools that change files through Env.FS.
+// ChangedPaths lists, from a call's arguments and before it runs, every
+// path the call may create, change, delete or move (both ends of a move),
+// spelt as the arguments spell them. The permission rules are judged
+// against these paths, and the write seam holds the call to them. An
+// error is worded for the model and means the arguments cannot be read:
+// the call is not run.
+type FileChanger interface {
+	ChangedPaths(args json.RawMessage) ([]string, error)
+}
+
+// ErrNotPermitted is wrapped by an FS's refusal of a change the permission
+// rules do not allow. It is the model's to see: a tool reports it as a
+// failed Result, not as a failure of the system.
+var ErrNotPermitted = errors.New("not permitted")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/reasonix/reasonix/tools"
@@ -25,7 +26,10 @@ type applyPatchArgs struct {
 // FS, in one Apply call.
 type applyPatch struct{}
 
-var _ tools.Tool = applyPatch{}
+var (
+	_ tools.Tool        = applyPatch{}
+	_ tools.FileChanger = applyPatch{}
+)
 
 func init() { tools.RegisterBuiltin(applyPatch{}) }
 
@@ -44,17 +48,47 @@ var applyPatchSchema = schema(`{
 
 func (applyPatch) Schema() json.RawMessage { return applyPatchSchema }
 
-func (applyPatch) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+// patchOf decodes the arguments and parses the patch. ChangedPaths and
+// Execute both read a call with it, so the paths the permission rules
+// judge are the paths the patch changes.
+func patchOf(raw json.RawMessage) ([]*filePatch, error) {
 	var args applyPatchArgs
 	if err := tools.DecodeArgs(raw, &args); err != nil {
-		return tools.Errorf("%v", err), nil
+		return nil, err
 	}
 	if strings.TrimSpace(args.Patch) == "" {
-		return tools.Errorf("patch is required"), nil
+		return nil, errors.New("patch is required")
 	}
 	files, err := parsePatch(args.Patch)
 	if err != nil {
-		return tools.Errorf("%v\nNo file was changed.", err), nil
+		return nil, fmt.Errorf("%v\nNo file was changed.", err)
+	}
+	return files, nil
+}
+
+// ChangedPaths lists every name of every section: what it modifies,
+// creates or deletes, and both names of a rename or copy (a modifying
+// section with two names may change either).
+func (applyPatch) ChangedPaths(raw json.RawMessage) ([]string, error) {
+	files, err := patchOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		for _, name := range []string{f.oldName, f.newName} {
+			if name != "" && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (applyPatch) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	files, err := patchOf(raw)
+	if err != nil {
+		return tools.Errorf("%v", err), nil
 	}
 	plan := &patchPlan{env: env, owner: make(map[string]*fileEdit)}
 	var problems []string
@@ -71,6 +105,9 @@ func (applyPatch) Execute(ctx context.Context, env *tools.Env, raw json.RawMessa
 		return tools.Errorf("the patch has %d problems; no file was changed. Fix them and send all of it again.\n- %s", len(problems), strings.Join(problems, "\n- ")), nil
 	}
 	if err := env.FS.Apply(ctx, plan.changes()); err != nil {
+		if errors.Is(err, tools.ErrNotPermitted) {
+			return tools.Errorf("%v\nNo file was changed.", err), nil
+		}
 		return tools.Result{}, fmt.Errorf("apply_patch: %w", err)
 	}
 	return plan.report(), nil

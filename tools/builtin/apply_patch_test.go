@@ -1,7 +1,10 @@
 package builtin
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -703,4 +706,70 @@ func writePatchTree(t *testing.T, root string, files map[string]string) {
 func reportLines(content string) string {
 	_, rest, _ := strings.Cut(content, "\n")
 	return rest
+}
+
+// TestChangedPaths checks what each file-changing tool declares: the
+// paths the permission rules judge before it runs.
+func TestChangedPaths(t *testing.T) {
+	tests := []struct {
+		tool string
+		args any
+		want []string
+	}{
+		{"write_file", map[string]string{"path": "a.go", "content": ""}, []string{"a.go"}},
+		{"edit_file", map[string]string{"path": "a.go", "old_string": "x", "new_string": "y"}, []string{"a.go"}},
+		{"multi_edit", map[string]any{"path": "a.go", "edits": []map[string]string{{"old_string": "x", "new_string": "y"}}}, []string{"a.go"}},
+		{"move_file", map[string]string{"source": "a.go", "destination": "b/a.go"}, []string{"a.go", "b/a.go"}},
+		{"apply_patch", patchArgs("--- x.go.orig\n+++ x.go\n@@ -1 +1 @@\n-x\n+y\n" +
+			"--- a/m.go\n+++ b/m.go\n@@ -1 +1 @@\n-x\n+y\n" +
+			"--- /dev/null\n+++ b/new.go\n@@ -0,0 +1 @@\n+n\n" +
+			"--- a/gone.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n" +
+			"diff --git a/old.go b/renamed.go\nsimilarity index 100%\nrename from old.go\nrename to renamed.go\n" +
+			"diff --git a/src.go b/copy.go\nsimilarity index 100%\ncopy from src.go\ncopy to copy.go\n"),
+			[]string{"x.go.orig", "x.go", "m.go", "new.go", "gone.go", "old.go", "renamed.go", "src.go", "copy.go"}},
+	}
+	for _, tt := range tests {
+		b, _ := json.Marshal(tt.args)
+		got, err := lookup(t, tt.tool).(tools.FileChanger).ChangedPaths(b)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s.ChangedPaths(%s) = %q, %v; want %q", tt.tool, b, got, err, tt.want)
+		}
+	}
+	// Arguments the tool would refuse declare nothing, with the tool's own
+	// complaint.
+	for _, tt := range []struct {
+		tool, args, want string
+	}{
+		{"write_file", `{"path": "a.go"}`, "path and content are required"},
+		{"move_file", `{"source": "a.go"}`, "source and destination are required"},
+		{"apply_patch", `{"patch": "just prose"}`, "no file sections found"},
+		{"apply_patch", `{"patch": "x", "extra": 1}`, "invalid arguments"},
+	} {
+		_, err := lookup(t, tt.tool).(tools.FileChanger).ChangedPaths(json.RawMessage(tt.args))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s.ChangedPaths(%s) error = %v, want %q", tt.tool, tt.args, err, tt.want)
+		}
+		res := call(t, testEnv(t, nil), tt.tool, tt.args)
+		if !res.IsError || !strings.Contains(res.Content, err.Error()) {
+			t.Errorf("%s(%s) = %q, want the same complaint %q", tt.tool, tt.args, res.Content, err)
+		}
+	}
+}
+
+// refusingFS refuses every change, as the agent's write seam refuses one
+// the permission rules do not allow.
+type refusingFS struct{ tools.FS }
+
+func (refusingFS) Apply(ctx context.Context, changes []tools.Change) error {
+	return fmt.Errorf("%w: %s: denied by the rule %q", tools.ErrNotPermitted, changes[0].Path, "Edit(a.txt)")
+}
+
+func TestApplyPatchRefusedByTheFS(t *testing.T) {
+	env := testEnv(t, map[string]string{"a.txt": "a\n"})
+	env.FS = refusingFS{env.FS}
+	res := call(t, env, "apply_patch", patchArgs("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n"))
+	if !res.IsError || !strings.Contains(res.Content, "Edit(a.txt)") || !strings.Contains(res.Content, "No file was changed") {
+		t.Errorf("result %+v", res)
+	}
+	checkPatchedFiles(t, env, map[string]string{"a.txt": "a\n"}, nil)
 }

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,26 @@ import (
 
 	"github.com/reasonix/reasonix/tools"
 )
+
+// checkedArgs are a tool's decoded arguments, which can say what is
+// missing from them.
+type checkedArgs interface {
+	check() error
+}
+
+// decodeArgs decodes and checks a call's arguments. The file-changing
+// tools read them with it both when they declare the paths they change
+// and when they run, so the two agree. Errors are worded for the model.
+func decodeArgs[T any, PT interface {
+	*T
+	checkedArgs
+}](raw json.RawMessage) (T, error) {
+	var args T
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return args, err
+	}
+	return args, PT(&args).check()
+}
 
 // An edit replaces exact text. These helpers are shared by edit_file and
 // multi_edit.

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/reasonix/reasonix/tools"
@@ -17,7 +18,16 @@ type editFileArgs struct {
 	edit
 }
 
+func (a *editFileArgs) check() error {
+	if a.Path == "" {
+		return errors.New("path is required")
+	}
+	return nil
+}
+
 type editFile struct{}
+
+var _ tools.FileChanger = editFile{}
 
 func init() { tools.RegisterBuiltin(editFile{}) }
 
@@ -39,13 +49,15 @@ var editFileSchema = schema(`{
 
 func (editFile) Schema() json.RawMessage { return editFileSchema }
 
+func (editFile) ChangedPaths(raw json.RawMessage) ([]string, error) {
+	args, err := decodeArgs[editFileArgs](raw)
+	return []string{args.Path}, err
+}
+
 func (editFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var args editFileArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+	args, err := decodeArgs[editFileArgs](raw)
+	if err != nil {
 		return tools.Errorf("%v", err), nil
-	}
-	if args.Path == "" {
-		return tools.Errorf("path is required"), nil
 	}
 	abs, content, missing, fail := loadForEdit(env, args.Path)
 	if fail != nil {

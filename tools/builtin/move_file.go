@@ -21,7 +21,16 @@ type moveFileArgs struct {
 	Destination string `json:"destination"`
 }
 
+func (a *moveFileArgs) check() error {
+	if a.Source == "" || a.Destination == "" {
+		return errors.New("source and destination are required")
+	}
+	return nil
+}
+
 type moveFile struct{}
+
+var _ tools.FileChanger = moveFile{}
 
 func init() { tools.RegisterBuiltin(moveFile{}) }
 
@@ -41,13 +50,17 @@ var moveFileSchema = schema(`{
 
 func (moveFile) Schema() json.RawMessage { return moveFileSchema }
 
+// ChangedPaths names both ends: the source disappears, the destination
+// appears.
+func (moveFile) ChangedPaths(raw json.RawMessage) ([]string, error) {
+	args, err := decodeArgs[moveFileArgs](raw)
+	return []string{args.Source, args.Destination}, err
+}
+
 func (moveFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var args moveFileArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+	args, err := decodeArgs[moveFileArgs](raw)
+	if err != nil {
 		return tools.Errorf("%v", err), nil
-	}
-	if args.Source == "" || args.Destination == "" {
-		return tools.Errorf("source and destination are required"), nil
 	}
 	src, err := env.WritePath(args.Source)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/reasonix/reasonix/tools"
@@ -17,7 +18,16 @@ type multiEditArgs struct {
 	Edits []edit `json:"edits"`
 }
 
+func (a *multiEditArgs) check() error {
+	if a.Path == "" || len(a.Edits) == 0 {
+		return errors.New("path and at least one edit are required")
+	}
+	return nil
+}
+
 type multiEdit struct{}
+
+var _ tools.FileChanger = multiEdit{}
 
 func init() { tools.RegisterBuiltin(multiEdit{}) }
 
@@ -51,13 +61,15 @@ var multiEditSchema = schema(`{
 
 func (multiEdit) Schema() json.RawMessage { return multiEditSchema }
 
+func (multiEdit) ChangedPaths(raw json.RawMessage) ([]string, error) {
+	args, err := decodeArgs[multiEditArgs](raw)
+	return []string{args.Path}, err
+}
+
 func (multiEdit) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var args multiEditArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+	args, err := decodeArgs[multiEditArgs](raw)
+	if err != nil {
 		return tools.Errorf("%v", err), nil
-	}
-	if args.Path == "" || len(args.Edits) == 0 {
-		return tools.Errorf("path and at least one edit are required"), nil
 	}
 	abs, content, missing, fail := loadForEdit(env, args.Path)
 	if fail != nil {

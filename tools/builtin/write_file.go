@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/reasonix/reasonix/tools"
@@ -17,7 +18,16 @@ type writeFileArgs struct {
 	Content *string `json:"content"`
 }
 
+func (a *writeFileArgs) check() error {
+	if a.Path == "" || a.Content == nil {
+		return errors.New("path and content are required")
+	}
+	return nil
+}
+
 type writeFile struct{}
+
+var _ tools.FileChanger = writeFile{}
 
 func init() { tools.RegisterBuiltin(writeFile{}) }
 
@@ -37,13 +47,15 @@ var writeFileSchema = schema(`{
 
 func (writeFile) Schema() json.RawMessage { return writeFileSchema }
 
+func (writeFile) ChangedPaths(raw json.RawMessage) ([]string, error) {
+	args, err := decodeArgs[writeFileArgs](raw)
+	return []string{args.Path}, err
+}
+
 func (writeFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var args writeFileArgs
-	if err := tools.DecodeArgs(raw, &args); err != nil {
+	args, err := decodeArgs[writeFileArgs](raw)
+	if err != nil {
 		return tools.Errorf("%v", err), nil
-	}
-	if args.Path == "" || args.Content == nil {
-		return tools.Errorf("path and content are required"), nil
 	}
 	abs, err := env.WritePath(args.Path)
 	if err != nil {
