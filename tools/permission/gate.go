@@ -17,6 +17,11 @@ type Request struct {
 	// (such as a write to the agent's long-term memory): no rule, grant
 	// or posture allows it, and without anyone to ask it is refused.
 	AlwaysAsk bool
+	// Paths, when set, are the paths a file-changing call touches, each
+	// in every spelling that names it (as written, and with symbolic
+	// links resolved): path rules are matched against them instead of
+	// the arguments. See Policy.Judge.
+	Paths []string
 }
 
 // Posture is how readily approvals are given.
@@ -136,7 +141,7 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 	c.mu.Lock()
 	policy := c.Policy
 	c.mu.Unlock()
-	d, rule := policy.Decide(r.Tool, r.ReadOnly, r.Args)
+	d, rule := policy.Judge(r)
 	if d == Deny {
 		why := "denied by the permission mode"
 		if rule != nil {
@@ -249,8 +254,9 @@ func (c *Checker) grant(session, scope string) {
 func (c *Checker) grantedFor(r Request) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	match := c.Policy.matcher(r)
 	for _, rule := range c.granted[r.SessionID] {
-		if rule.matches(r.Tool, c.Policy.relativize(r.Args), false) {
+		if match(rule, false) {
 			return true
 		}
 	}

@@ -43,28 +43,39 @@ func NewPolicy(mode string, allow, ask, deny []string) (Policy, error) {
 // Decide returns the decision for one call and the rule that made it (nil
 // for the fallback). Precedence: deny, then ask, then allow, then the
 // fallback, which allows read-only tools and applies Mode to the rest.
+// Path rules are matched against the call's path arguments; Judge also
+// takes the paths a file-changing call declares.
 func (p Policy) Decide(tool string, readOnly bool, args json.RawMessage) (Decision, *Rule) {
-	args = p.relativize(args)
-	for i, r := range p.Deny {
-		if r.matches(tool, args, true) {
+	return p.Judge(Request{Tool: tool, ReadOnly: readOnly, Args: args})
+}
+
+// Judge returns the decision for a call, as Decide does. A call that
+// declares the paths it touches (Request.Paths) has path rules matched
+// against every one of those paths and not against its arguments: a deny
+// or ask rule matches when it matches any of them, an allow rule only
+// when it covers all of them.
+func (p Policy) Judge(r Request) (Decision, *Rule) {
+	match := p.matcher(r)
+	for i, rule := range p.Deny {
+		if match(rule, true) {
 			return Deny, &p.Deny[i]
 		}
 	}
-	for i, r := range p.Ask {
-		if r.matches(tool, args, true) {
+	for i, rule := range p.Ask {
+		if match(rule, true) {
 			return Ask, &p.Ask[i]
 		}
 	}
-	for i, r := range p.Allow {
-		if r.matches(tool, args, false) {
+	for i, rule := range p.Allow {
+		if match(rule, false) {
 			return Allow, &p.Allow[i]
 		}
 	}
-	if readOnly {
+	if r.ReadOnly {
 		return Allow, nil
 	}
-	if tool == "bash" {
-		if cmd, ok := commandOf(args); ok && analyzeCommand(cmd).err != nil {
+	if r.Tool == "bash" {
+		if cmd, ok := commandOf(r.Args); ok && analyzeCommand(cmd).err != nil {
 			// What it would run is unknown: only a person may let it run,
 			// whatever the mode or posture.
 			if p.Mode == Deny {
@@ -74,6 +85,20 @@ func (p Policy) Decide(tool string, readOnly bool, args json.RawMessage) (Decisi
 		}
 	}
 	return p.Mode, nil
+}
+
+// matcher returns how rules are matched against r; deny selects the
+// reading of deny and ask rules.
+func (p Policy) matcher(r Request) func(rule Rule, deny bool) bool {
+	if r.Paths == nil {
+		args := p.relativize(r.Args)
+		return func(rule Rule, deny bool) bool { return rule.matches(r.Tool, args, deny) }
+	}
+	paths := make([]string, len(r.Paths))
+	for i, s := range r.Paths {
+		paths[i] = p.inRoot(s)
+	}
+	return func(rule Rule, deny bool) bool { return rule.matchesChange(r.Tool, paths, p.inRoot, deny) }
 }
 
 // unparseable is the rule reported for a shell command that does not
@@ -111,6 +136,26 @@ func (p Policy) relativize(args json.RawMessage) json.RawMessage {
 		return args
 	}
 	return b
+}
+
+// inRoot spells a path for matching: a relative one is taken from the
+// root, `..` and `.` are resolved lexically, and a path inside the root is
+// made relative to it (`/work/proj/docs/../a.md` is `a.md`). A path that
+// leaves the root stays absolute, so relative patterns never match it.
+func (p Policy) inRoot(s string) string {
+	s = filepath.FromSlash(s)
+	if p.Root == "" {
+		return filepath.ToSlash(filepath.Clean(s))
+	}
+	if !filepath.IsAbs(s) {
+		s = filepath.Join(p.Root, s)
+	}
+	s = filepath.Clean(s)
+	rel, err := filepath.Rel(p.Root, s)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(s)
+	}
+	return filepath.ToSlash(rel)
 }
 
 // Scope is the rule a grant for this call would add: for a shell command

@@ -172,12 +172,37 @@ func (r Rule) matches(tool string, args json.RawMessage, deny bool) bool {
 	if !r.HasSpec || r.Spec == "*" {
 		return true
 	}
-	subjects := pathSubjects(args)
-	if len(subjects) == 0 {
+	return matchPaths(r.Spec, pathSubjects(args), deny)
+}
+
+// matchesChange reports whether the rule covers a call that declared the
+// paths it touches, spelt by inRoot. Edit and Write rules cover every
+// such call, whatever its tool, since what they guard is the files; an
+// absolute specifier is spelt like the paths, so `Edit(/work/proj/a/**)`
+// is `Edit(a/**)` in the workspace /work/proj.
+func (r Rule) matchesChange(tool string, paths []string, inRoot func(string) string, deny bool) bool {
+	if !r.covers(tool) && r.Tool != "Edit" && r.Tool != "Write" {
 		return false
 	}
-	for _, s := range subjects {
-		if m := matchPath(r.Spec, s, deny); m == deny {
+	if !r.HasSpec || r.Spec == "*" {
+		return true
+	}
+	spec := r.Spec
+	if isAbsPath(spec) {
+		spec = inRoot(spec)
+	}
+	return matchPaths(spec, paths, deny)
+}
+
+// matchPaths matches a path specifier against the paths of a call: for a
+// deny reading any path matching is enough, otherwise every path must be
+// covered. A call without paths matches nothing.
+func matchPaths(spec string, paths []string, deny bool) bool {
+	if len(paths) == 0 {
+		return false
+	}
+	for _, s := range paths {
+		if m := matchPath(spec, s, deny); m == deny {
 			return m
 		}
 	}
