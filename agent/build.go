@@ -143,7 +143,6 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	}
 	env := &tools.Env{
 		Root:        root,
-		FS:          fsys,
 		Guard:       guard,
 		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
 		Control:     &tools.ControlWatch{Paths: watched(guard.Control, home), Disk: disk},
@@ -173,6 +172,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },
 	}
 	gate.Persist = recordingGrants(gate.Persist, opts.Dir, projectFile)
+	env.FS = &writeSeam{FS: fsys, env: env, policy: policy, gate: gate}
 
 	system := cfg.Agent.SystemPrompt
 	if f := cfg.Agent.SystemPromptFile; f != "" {

@@ -105,12 +105,23 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		ev.Denied = true
 		return res
 	}
-	if t.a.Gate != nil {
-		always := false
-		if aa, ok := tool.(tools.AlwaysAsker); ok {
-			always = aa.AlwaysAsk()
+	req := permission.Request{SessionID: t.s.ID, Tool: c.Name, ReadOnly: tool.ReadOnly(), Args: args}
+	if aa, ok := tool.(tools.AlwaysAsker); ok {
+		req.AlwaysAsk = aa.AlwaysAsk()
+	}
+	call := &writeCall{session: t.s.ID, tool: c.Name}
+	if fc, ok := tool.(tools.FileChanger); ok {
+		// The rules judge the files the call changes, not whatever its
+		// arguments happen to be called.
+		paths, err := fc.ChangedPaths(args)
+		if err != nil {
+			return tools.Errorf("%v", err)
 		}
-		v := t.a.Gate.Check(ctx, permission.Request{SessionID: t.s.ID, Tool: c.Name, ReadOnly: tool.ReadOnly(), Args: args, AlwaysAsk: always})
+		req.Paths = declareWrites(t.a.Env, paths)
+		call.declared = req.Paths
+	}
+	if t.a.Gate != nil {
+		v := t.a.Gate.Check(ctx, req)
 		if !v.Allowed {
 			ev.Denied = true
 			return tools.Result{
@@ -123,7 +134,7 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Content: "Cancelled by the user before it ran.", IsError: true, Summary: "cancelled"}
 	}
-	tctx := tools.WithProgress(tools.WithChanged(ctx, t.changedFiles()), func(msg string) {
+	tctx := tools.WithProgress(tools.WithChanged(withWriteCall(ctx, call), t.changedFiles()), func(msg string) {
 		t.event(Event{Kind: EventToolProgress, Tool: &ToolEvent{CallID: ev.CallID, Name: ev.Name, Title: ev.Title}, Text: msg})
 	})
 	// A plugin's tool may change any file, outside FS and its checks.

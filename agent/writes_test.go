@@ -1,0 +1,301 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
+	_ "github.com/reasonix/reasonix/tools/builtin"
+	"github.com/reasonix/reasonix/tools/permission"
+)
+
+// writeWorkspace holds the files of the write tests: a secret directory,
+// a docs directory, and a link s → secrets inside the workspace.
+var writeWorkspace = map[string]string{
+	"secrets/k.txt": "key\n",
+	"docs/a.md":     "a\n",
+}
+
+// buildWriteAgent builds an agent the way the front ends do, over a fresh
+// workspace holding writeWorkspace and the link, with the given
+// reasonix.toml, and a scripted model that makes call and then answers.
+func buildWriteAgent(t *testing.T, projectTOML string, ap permission.Approver, cs ...provider.ToolCall) (*harness, string) {
+	t.Helper()
+	t.Setenv("REASONIX_HOME", t.TempDir())
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range writeWorkspace {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("secrets", filepath.Join(root, "s")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	toml := "default_model = \"local\"\n[[providers]]\nname = \"local\"\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n[graph]\nenabled = false\n" + projectTOML
+	if err := os.WriteFile(filepath.Join(root, config.ProjectFileName), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.Options{Dir: root, SkipUser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Dir: root}
+	if ap != nil {
+		opts.Approver = ap
+	}
+	a, err := Build(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	h := &harness{a: a, prov: &fakeProvider{responses: []provider.Response{calls(cs...), answer("done")}}}
+	a.Provider = h.prov
+	a.Sink = func(e Event) {
+		h.mu.Lock()
+		h.events = append(h.events, e)
+		h.mu.Unlock()
+	}
+	return h, root
+}
+
+// runTurn runs one turn and returns the results of its tool calls.
+func (h *harness) runTurn(t *testing.T) []*ToolEvent {
+	t.Helper()
+	s, err := h.a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.a.Run(t.Context(), s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	var out []*ToolEvent
+	for _, e := range h.kinds(EventToolResult) {
+		out = append(out, e.Tool)
+	}
+	return out
+}
+
+// snapshot records every entry under root: a file's content, a link's
+// target, or that it is a directory.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			out[rel] = "link " + target
+			return err
+		case d.IsDir():
+			out[rel] = "dir"
+		default:
+			b, err := os.ReadFile(p)
+			out[rel] = string(b)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameTree(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func argsJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestEditDenyHoldsForEveryWriter: with `Edit(secrets/**)` denied and
+// everything else allowed, no write tool changes anything under secrets/,
+// whichever way the path is spelt, and the call changes nothing at all.
+func TestEditDenyHoldsForEveryWriter(t *testing.T) {
+	const rules = "[permissions]\nmode = \"allow\"\ndeny = [\"Edit(secrets/**)\"]\n"
+	patch := func(s string) map[string]string { return map[string]string{"patch": s} }
+	const rootMark = "ROOT/"
+	tests := []struct {
+		name string
+		tool string
+		args any
+	}{
+		{"write", "write_file", map[string]string{"path": "secrets/k.txt", "content": "x"}},
+		{"write new", "write_file", map[string]string{"path": "secrets/new.txt", "content": "x"}},
+		{"write dot-dot", "write_file", map[string]string{"path": "docs/../secrets/k.txt", "content": "x"}},
+		{"write double slash", "write_file", map[string]string{"path": "secrets//k.txt", "content": "x"}},
+		{"write dot slash", "write_file", map[string]string{"path": "./secrets/k.txt", "content": "x"}},
+		{"write absolute", "write_file", map[string]string{"path": rootMark + "secrets/k.txt", "content": "x"}},
+		{"write through link", "write_file", map[string]string{"path": "s/k.txt", "content": "x"}},
+		{"write new through link", "write_file", map[string]string{"path": "s/new.txt", "content": "x"}},
+		{"edit through link", "edit_file", map[string]string{"path": "s/k.txt", "old_string": "key", "new_string": "KEY"}},
+		{"edit", "edit_file", map[string]string{"path": "secrets/k.txt", "old_string": "key", "new_string": "KEY"}},
+		{"multi edit through link", "multi_edit", map[string]any{"path": "s/k.txt", "edits": []map[string]string{{"old_string": "key", "new_string": "KEY"}}}},
+		{"move out", "move_file", map[string]string{"source": "secrets/k.txt", "destination": "docs/k.txt"}},
+		{"move in", "move_file", map[string]string{"source": "docs/a.md", "destination": "secrets/a.md"}},
+		{"move in through link", "move_file", map[string]string{"source": "docs/a.md", "destination": "s/a.md"}},
+		{"move out through link", "move_file", map[string]string{"source": "s/k.txt", "destination": "docs/k.txt"}},
+		{"patch modify", "apply_patch", patch("--- a/secrets/k.txt\n+++ b/secrets/k.txt\n@@ -1 +1 @@\n-key\n+KEY\n")},
+		{"patch create", "apply_patch", patch("--- /dev/null\n+++ b/secrets/new.txt\n@@ -0,0 +1 @@\n+new\n")},
+		{"patch delete", "apply_patch", patch("--- a/secrets/k.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-key\n")},
+		{"patch rename out", "apply_patch", patch("diff --git a/secrets/k.txt b/docs/k.txt\nsimilarity index 100%\nrename from secrets/k.txt\nrename to docs/k.txt\n")},
+		{"patch rename in", "apply_patch", patch("diff --git a/docs/a.md b/secrets/a.md\nsimilarity index 100%\nrename from docs/a.md\nrename to secrets/a.md\n")},
+		{"patch through link", "apply_patch", patch("--- a/s/k.txt\n+++ b/s/k.txt\n@@ -1 +1 @@\n-key\n+KEY\n")},
+		{"patch dot-dot", "apply_patch", patch("--- a/docs/../secrets/k.txt\n+++ b/docs/../secrets/k.txt\n@@ -1 +1 @@\n-key\n+KEY\n")},
+		{"patch absolute", "apply_patch", patch("--- " + rootMark + "secrets/k.txt\n+++ " + rootMark + "secrets/k.txt\n@@ -1 +1 @@\n-key\n+KEY\n")},
+		{"patch with an allowed file", "apply_patch", patch("--- a/docs/a.md\n+++ b/docs/a.md\n@@ -1 +1 @@\n-a\n+A\n--- a/secrets/k.txt\n+++ b/secrets/k.txt\n@@ -1 +1 @@\n-key\n+KEY\n")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, root := buildWriteAgent(t, rules, nil)
+			raw := strings.ReplaceAll(argsJSON(t, tt.args), rootMark, root+"/")
+			h.prov.responses = []provider.Response{calls(tc("1", tt.tool, raw)), answer("done")}
+			before := snapshot(t, root)
+			res := h.runTurn(t)
+			if len(res) != 1 || !res[0].IsError {
+				t.Fatalf("%s %s ran: %+v", tt.tool, raw, res[0])
+			}
+			if after := snapshot(t, root); !sameTree(before, after) {
+				t.Errorf("%s %s changed the workspace:\nbefore %v\nafter  %v", tt.tool, raw, before, after)
+			}
+		})
+	}
+}
+
+// TestEditDenyAllowsTheRest: the deny rule leaves other files alone, and
+// a link out of the denied directory is judged where it leads.
+func TestEditDenyAllowsTheRest(t *testing.T) {
+	const rules = "[permissions]\nmode = \"allow\"\ndeny = [\"Edit(secrets/**)\"]\n"
+	h, root := buildWriteAgent(t, rules, nil,
+		tc("1", "write_file", `{"path": "docs/b.md", "content": "b"}`),
+		tc("2", "apply_patch", `{"patch": "--- a/docs/a.md\n+++ b/docs/a.md\n@@ -1 +1 @@\n-a\n+A\n"}`),
+		tc("3", "move_file", `{"source": "docs/b.md", "destination": "docs/c.md"}`),
+	)
+	for _, r := range h.runTurn(t) {
+		if r.IsError {
+			t.Errorf("%s refused: %s", r.Name, r.Result)
+		}
+	}
+	if got := snapshot(t, root); got["docs/a.md"] != "A\n" || got["docs/c.md"] != "b" {
+		t.Errorf("workspace: %v", got)
+	}
+}
+
+// fakeApprover answers prompts from a list and records them.
+type fakeApprover struct {
+	mu      sync.Mutex // guards the fields below
+	answers []permission.Answer
+	prompts []permission.Prompt
+}
+
+func (f *fakeApprover) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prompts = append(f.prompts, p)
+	if len(f.answers) == 0 {
+		return permission.AnswerDeny, nil
+	}
+	a := f.answers[0]
+	f.answers = f.answers[1:]
+	return a, nil
+}
+
+// sneakyWriter is a file-changing tool that declares nothing: it writes
+// whatever its arguments say through the FS, as a language server's
+// rename does. Only the write seam sees its paths.
+type sneakyWriter struct{}
+
+func (sneakyWriter) Name() string            { return "sneaky_write" }
+func (sneakyWriter) Description() string     { return "writes" }
+func (sneakyWriter) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (sneakyWriter) ReadOnly() bool          { return false }
+func (sneakyWriter) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
+	var args struct{ Paths []string }
+	json.Unmarshal(raw, &args)
+	var changes []tools.Change
+	for _, p := range args.Paths {
+		changes = append(changes, tools.Change{Kind: tools.Write, Path: env.Abs(p), Content: []byte("sneaked")})
+	}
+	if err := env.FS.Apply(ctx, changes); err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	return tools.Result{Content: "wrote"}, nil
+}
+
+// withSneakyWriter adds sneakyWriter to the agent's tools.
+func withSneakyWriter(t *testing.T, a *Agent) {
+	t.Helper()
+	reg, err := a.Tools.With(sneakyWriter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Tools = reg
+}
+
+// TestWriteSeamJudgesUndeclaredPaths: a tool that writes files it did not
+// declare (rename_symbol writes what a language server chose) is stopped
+// at the write seam by a deny rule, and asked about by an ask rule.
+func TestWriteSeamJudgesUndeclaredPaths(t *testing.T) {
+	t.Run("deny", func(t *testing.T) {
+		h, root := buildWriteAgent(t, "[permissions]\nmode = \"allow\"\ndeny = [\"Edit(secrets/**)\"]\n", nil,
+			tc("1", "sneaky_write", `{"Paths": ["docs/a.md", "s/k.txt"]}`))
+		withSneakyWriter(t, h.a)
+		before := snapshot(t, root)
+		res := h.runTurn(t)
+		if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Result, "Edit(secrets/**)") {
+			t.Fatalf("result %+v", res[0])
+		}
+		if after := snapshot(t, root); !sameTree(before, after) {
+			t.Errorf("workspace changed: %v", after)
+		}
+	})
+	t.Run("ask", func(t *testing.T) {
+		ap := &fakeApprover{answers: []permission.Answer{permission.AnswerDeny}}
+		h, root := buildWriteAgent(t, "[permissions]\nmode = \"allow\"\nask = [\"Edit(docs/**)\"]\n", ap,
+			tc("1", "sneaky_write", `{"Paths": ["docs/a.md"]}`))
+		withSneakyWriter(t, h.a)
+		res := h.runTurn(t)
+		if len(res) != 1 || !res[0].IsError || len(ap.prompts) != 1 || !strings.Contains(string(ap.prompts[0].Args), "docs/a.md") {
+			t.Fatalf("result %+v, prompts %+v", res[0], ap.prompts)
+		}
+		if got := snapshot(t, root)["docs/a.md"]; got != "a\n" {
+			t.Errorf("docs/a.md = %q", got)
+		}
+	})
+}

@@ -1,0 +1,141 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
+)
+
+// Every change a tool makes to a file goes through Env.FS.Apply. Build
+// wraps that FS in a writeSeam, which judges each change just before it is
+// made, with the permission rules the gate applied to the call: a tool
+// that changes a file it did not declare (rename_symbol writes what a
+// language server chose; a future tool may forget to declare) is still
+// held to the deny and ask rules.
+
+// A writeCall is what the seam knows of the tool call whose changes it
+// sees. It travels in the call's context.
+type writeCall struct {
+	session, tool string
+	// declared holds the spellings of the paths the call declared, which
+	// the gate judged before it ran.
+	declared []string
+}
+
+type writeCallKey struct{}
+
+func withWriteCall(ctx context.Context, c *writeCall) context.Context {
+	return context.WithValue(ctx, writeCallKey{}, c)
+}
+
+// writeCallOf returns the call ctx belongs to; a change made outside any
+// tool call belongs to an anonymous one that declared nothing.
+func writeCallOf(ctx context.Context) *writeCall {
+	if c, ok := ctx.Value(writeCallKey{}).(*writeCall); ok {
+		return c
+	}
+	return &writeCall{}
+}
+
+// writeSeam is the FS the tools see.
+type writeSeam struct {
+	tools.FS
+	env *tools.Env
+	// policy holds the configured rules. Grants added during the session
+	// only extend the allow rules, which never refuse, so the deny and
+	// ask rules here are the ones the gate applies.
+	policy permission.Policy
+	// gate asks about a path an ask rule covers that the call did not
+	// declare.
+	gate permission.Gate
+}
+
+// Unwrap returns the FS the seam guards, for code that looks for a
+// particular FS (the local disk's faster reads).
+func (s *writeSeam) Unwrap() tools.FS { return s.FS }
+
+// Apply judges every path of every change, then hands them all on.
+func (s *writeSeam) Apply(ctx context.Context, changes []tools.Change) error {
+	call := writeCallOf(ctx)
+	for _, c := range changes {
+		for _, p := range []string{c.Path, c.NewPath} {
+			if p == "" {
+				continue
+			}
+			if err := s.judge(ctx, call, p); err != nil {
+				return fmt.Errorf("%w: %s: %s", tools.ErrNotPermitted, s.env.Rel(p), err)
+			}
+		}
+	}
+	return s.FS.Apply(ctx, changes)
+}
+
+// judge decides one path of a change.
+func (s *writeSeam) judge(ctx context.Context, call *writeCall, path string) error {
+	spelt := spellings(s.env, path)
+	r := permission.Request{SessionID: call.session, Tool: call.tool, Paths: spelt}
+	d, rule := s.policy.Judge(r)
+	switch {
+	case d == permission.Deny && rule != nil:
+		return fmt.Errorf("denied by the rule %q", rule.Raw)
+	case d == permission.Deny:
+		return fmt.Errorf("denied by the permission mode")
+	case d == permission.Ask && rule != nil && rule.HasSpec && !coveredBy(spelt, call.declared) && s.gate != nil:
+		// A path rule asks about a file the call did not name when the
+		// gate judged it: ask now, naming the file.
+		r.Args, _ = json.Marshal(map[string]string{"path": s.env.Rel(path)})
+		if v := s.gate.Check(ctx, r); !v.Allowed {
+			return fmt.Errorf("%s", v.Reason)
+		}
+	}
+	return nil
+}
+
+// coveredBy reports whether every spelling is in set.
+func coveredBy(spelt, set []string) bool {
+	for _, p := range spelt {
+		if !slices.Contains(set, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// spellings returns the spellings of a path a call changes, all of which
+// the rules must accept: the path as written, absolute and clean, and
+// where the write really lands, symbolic links resolved as the sandbox
+// resolves them. A link `s → secrets` makes `s/k.txt` also
+// `secrets/k.txt`.
+func spellings(env *tools.Env, p string) []string {
+	abs := env.Abs(p)
+	out := []string{abs}
+	var real string
+	if env.Guard != nil {
+		real, _ = env.Guard.CheckWrite(abs)
+	} else {
+		real, _ = filepath.EvalSymlinks(abs)
+	}
+	if real != "" && real != abs {
+		out = append(out, real)
+	}
+	return out
+}
+
+// declareWrites returns every spelling of every path a FileChanger call
+// declared, for the gate to judge and the seam to know.
+func declareWrites(env *tools.Env, paths []string) []string {
+	var spelt []string
+	for _, p := range paths {
+		for _, s := range spellings(env, p) {
+			if !slices.Contains(spelt, s) {
+				spelt = append(spelt, s)
+			}
+		}
+	}
+	return spelt
+}
