@@ -110,6 +110,7 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		req.AlwaysAsk = aa.AlwaysAsk()
 	}
 	call := &writeCall{session: t.s.ID, tool: c.Name}
+	var controlSpelt []string
 	if fc, ok := tool.(tools.FileChanger); ok {
 		// The rules judge the files the call changes, not whatever its
 		// arguments happen to be called.
@@ -117,18 +118,28 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		if err != nil {
 			return tools.Errorf("%v", err)
 		}
-		req.Paths = declareWrites(t.a.Env, paths)
+		req.Paths, req.Control, controlSpelt = declareWrites(t.a.Env, paths)
+		// A change to Reasonix's own control files is the user's to
+		// approve, each time, having seen it.
+		req.AlwaysAsk = req.AlwaysAsk || len(req.Control) > 0
 		call.declared = req.Paths
 	}
 	if t.a.Gate != nil {
 		v := t.a.Gate.Check(ctx, req)
 		if !v.Allowed {
 			ev.Denied = true
+			reason := v.Reason
+			if len(req.Control) > 0 && !v.Asked {
+				reason = permission.ControlWhy(req.Control) + ": " + reason
+			}
 			return tools.Result{
-				Content: fmt.Sprintf("Permission denied: %s. The call was not run. Do not retry it unchanged; choose another approach or ask the user.", v.Reason),
+				Content: fmt.Sprintf("Permission denied: %s. The call was not run. Do not retry it unchanged; choose another approach or ask the user.", reason),
 				IsError: true,
 				Summary: "denied",
 			}
+		}
+		if v.Asked {
+			call.approved = controlSpelt
 		}
 	}
 	if err := ctx.Err(); err != nil {

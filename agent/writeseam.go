@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/permission"
+	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
 // Every change a tool makes to a file goes through Env.FS.Apply. Build
@@ -16,15 +18,20 @@ import (
 // made, with the permission rules the gate applied to the call: a tool
 // that changes a file it did not declare (rename_symbol writes what a
 // language server chose; a future tool may forget to declare) is still
-// held to the deny and ask rules.
+// held to the deny and ask rules, and no change reaches one of Reasonix's
+// control files unless the user approved that very call.
 
 // A writeCall is what the seam knows of the tool call whose changes it
-// sees. It travels in the call's context.
+// sees. It travels in the call's context, so one call's approval cannot
+// serve another.
 type writeCall struct {
 	session, tool string
 	// declared holds the spellings of the paths the call declared, which
 	// the gate judged before it ran.
 	declared []string
+	// approved holds the spellings of the control files the user approved
+	// this call to change.
+	approved []string
 }
 
 type writeCallKey struct{}
@@ -34,7 +41,8 @@ func withWriteCall(ctx context.Context, c *writeCall) context.Context {
 }
 
 // writeCallOf returns the call ctx belongs to; a change made outside any
-// tool call belongs to an anonymous one that declared nothing.
+// tool call belongs to an anonymous one that declared and was approved
+// nothing.
 func writeCallOf(ctx context.Context) *writeCall {
 	if c, ok := ctx.Value(writeCallKey{}).(*writeCall); ok {
 		return c
@@ -78,6 +86,9 @@ func (s *writeSeam) Apply(ctx context.Context, changes []tools.Change) error {
 // judge decides one path of a change.
 func (s *writeSeam) judge(ctx context.Context, call *writeCall, path string) error {
 	spelt := spellings(s.env, path)
+	if _, ok := controlOf(s.env, spelt); ok && !coveredBy(spelt, call.approved) {
+		return fmt.Errorf("one of Reasonix's control files, which only a change the user approved for that very call may touch")
+	}
 	r := permission.Request{SessionID: call.session, Tool: call.tool, Paths: spelt}
 	d, rule := s.policy.Judge(r)
 	switch {
@@ -126,16 +137,46 @@ func spellings(env *tools.Env, p string) []string {
 	return out
 }
 
-// declareWrites returns every spelling of every path a FileChanger call
-// declared, for the gate to judge and the seam to know.
-func declareWrites(env *tools.Env, paths []string) []string {
-	var spelt []string
+// controlOf reports whether a change at a path (in any of its spellings)
+// touches one of Reasonix's control files, and names the path for the
+// user as it really is, links resolved. Moving or deleting a directory
+// that holds a control file touches it too.
+func controlOf(env *tools.Env, spelt []string) (string, bool) {
+	g, ok := env.Guard.(*sandbox.Policy)
+	if !ok {
+		return "", false
+	}
+	name := env.Rel(spelt[len(spelt)-1])
+	for _, p := range spelt {
+		if _, ok := g.ControlOf(p); ok {
+			return name, true
+		}
+		for _, c := range g.Control {
+			if strings.HasPrefix(c, p+string(filepath.Separator)) {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// declareWrites works out what the gate and the seam need to know of a
+// call to a FileChanger: every spelling of every path it declared, and
+// the control files among them.
+func declareWrites(env *tools.Env, paths []string) (spelt, control, controlSpelt []string) {
 	for _, p := range paths {
-		for _, s := range spellings(env, p) {
+		ps := spellings(env, p)
+		for _, s := range ps {
 			if !slices.Contains(spelt, s) {
 				spelt = append(spelt, s)
 			}
 		}
+		if name, ok := controlOf(env, ps); ok {
+			if !slices.Contains(control, name) {
+				control = append(control, name)
+			}
+			controlSpelt = append(controlSpelt, ps...)
+		}
 	}
-	return spelt
+	return spelt, control, controlSpelt
 }

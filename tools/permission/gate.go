@@ -22,6 +22,9 @@ type Request struct {
 	// links resolved): path rules are matched against them instead of
 	// the arguments. See Policy.Judge.
 	Paths []string
+	// Control names Reasonix's control files the call changes, for the
+	// user; such a call is also AlwaysAsk.
+	Control []string
 }
 
 // Posture is how readily approvals are given.
@@ -199,7 +202,7 @@ func (c *Checker) ask(ctx context.Context, r Request, rule *Rule, remember bool)
 		p.Why = fmt.Sprintf("the rule %q asks for approval", rule.Raw)
 	}
 	if !remember && (rule == nil || !rule.strict) {
-		p.Why = "this call needs approval each time"
+		p.Why = r.alwaysAskWhy()
 	}
 	ans, err := c.Approver.Approve(ctx, p)
 	if err != nil {
