@@ -348,8 +348,8 @@ func TestControlFilesNeedAPerson(t *testing.T) {
 					t.Fatalf("asked %d times, want 3: %+v", len(ap.prompts), res)
 				}
 				p := ap.prompts[0]
-				if !p.AlwaysAsk || !slices.Contains(p.Control, c.control) {
-					t.Errorf("prompt %+v", p)
+				if !p.AlwaysAsk || !slices.Contains(p.Control, c.control) || p.Change() == "" {
+					t.Errorf("prompt %+v, change %q", p, p.Change())
 				}
 				if !res[0].Denied || res[1].IsError {
 					t.Errorf("results %q, %q", res[0].Result, res[1].Result)

@@ -126,6 +126,15 @@ func promptText(p permission.Prompt, s *Server) string {
 	default:
 		what = "use the tool " + p.Tool
 	}
+	if p.AlwaysAsk {
+		// No answer is remembered, so the grant scope means nothing; the
+		// change itself is what the user approves.
+		msg := fmt.Sprintf("Reasonix wants to %s. It is asked each time (%s): any answer but %s allows this call only.", what, p.Why, titleDeny)
+		if change := p.Change(); change != "" {
+			msg += "\n\n" + change
+		}
+		return msg
+	}
 	return fmt.Sprintf("Reasonix wants to %s. (%s covers %s.)", what, titleAllowSession, p.Scope)
 }
 

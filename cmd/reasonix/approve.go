@@ -36,6 +36,13 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 	if p.Escalation != "" {
 		t.r.line(fmt.Sprintf("? the shell sandbox may have blocked: %s\n  (%s)", describeArgs(p), p.Escalation))
 		fmt.Fprint(t.r.err, "  run it again outside the sandbox, this once? [y] yes  [n] no: ")
+	} else if p.AlwaysAsk {
+		// Nothing is remembered: the user approves this change alone.
+		t.r.line(fmt.Sprintf("? %s %s\n  (%s)", p.Tool, describeArgs(p), p.Why))
+		if change := p.Change(); change != "" {
+			t.r.line(change)
+		}
+		fmt.Fprint(t.r.err, "  allow this call, this once? [y] yes  [n] no: ")
 	} else {
 		t.r.line(fmt.Sprintf("? %s %s", p.Tool, describeArgs(p)))
 		fmt.Fprintf(t.r.err, "  allow? [y] once  [s] %s for this session  [a] always, saved to reasonix.toml  [n] no: ", p.Scope)

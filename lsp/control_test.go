@@ -1,0 +1,48 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/reasonix/reasonix/lsp/lsptest"
+)
+
+// TestControlFileDialogShowsTheChange: in the editor, a write to one of
+// Reasonix's control files is asked even under approval = "yolo", the
+// dialog shows the content to be written, and only an approval writes it.
+func TestControlFileDialogShowsTheChange(t *testing.T) {
+	const hook = "#!/bin/sh\necho planted\n"
+	for _, answer := range []string{"Deny", "Allow once"} {
+		t.Run(answer, func(t *testing.T) {
+			args, _ := json.Marshal(map[string]string{"path": ".git/hooks/pre-commit", "content": hook})
+			root, _ := workspace(t, "call write_file "+string(args)+"\n---\ntext done\n", "[permissions]\napproval = \"yolo\"\n")
+			if err := os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ed := lsptest.New(t, lsptest.Options{Root: root})
+			ed.Answer(answer)
+			q, _ := json.Marshal(map[string]any{"prompt": "add a hook"})
+			execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{q}})
+
+			rec := ed.Snapshot()
+			if len(rec.Dialogs) != 1 {
+				t.Fatalf("%d dialogs, want 1", len(rec.Dialogs))
+			}
+			msg := rec.Dialogs[0].Message
+			for _, want := range []string{".git/hooks/pre-commit, one of Reasonix's control files", "echo planted", "this call only"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("dialog lacks %q:\n%s", want, msg)
+				}
+			}
+			_, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit"))
+			if written := err == nil; written != (answer == "Allow once") {
+				t.Errorf("answer %q: hook written = %v", answer, written)
+			}
+		})
+	}
+}

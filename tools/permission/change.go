@@ -1,0 +1,98 @@
+package permission
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// maxChangeRunes bounds the change a prompt shows; past it the middle is
+// cut, and the prompt says how much.
+const maxChangeRunes = 4000
+
+// Change renders what a file-changing call would do, for a person to
+// approve that exact change: the content written, the text replaced and
+// its replacement, the move, or the patch. A very long change keeps its
+// beginning and its end and says what was left out. Calls of other
+// tools, and arguments that do not decode, give "".
+func (p Prompt) Change() string {
+	var a struct {
+		Path        string `json:"path"`
+		Content     string `json:"content"`
+		OldString   string `json:"old_string"`
+		NewString   string `json:"new_string"`
+		ReplaceAll  bool   `json:"replace_all"`
+		Source      string `json:"source"`
+		Destination string `json:"destination"`
+		Patch       string `json:"patch"`
+		Edits       []struct {
+			OldString  string `json:"old_string"`
+			NewString  string `json:"new_string"`
+			ReplaceAll bool   `json:"replace_all"`
+		} `json:"edits"`
+	}
+	if json.Unmarshal(p.Args, &a) != nil {
+		return ""
+	}
+	var b strings.Builder
+	replace := func(old, repl string, all bool) {
+		what := "Replace"
+		if all {
+			what = "Replace every occurrence of"
+		}
+		fmt.Fprintf(&b, "%s:\n%s\nwith:\n%s\n", what, fence(old), fence(repl))
+	}
+	switch p.Tool {
+	case "write_file":
+		fmt.Fprintf(&b, "Write %s with this content:\n%s\n", a.Path, fence(a.Content))
+	case "edit_file":
+		fmt.Fprintf(&b, "In %s:\n", a.Path)
+		replace(a.OldString, a.NewString, a.ReplaceAll)
+	case "multi_edit":
+		fmt.Fprintf(&b, "In %s, %d edits in order:\n", a.Path, len(a.Edits))
+		for _, e := range a.Edits {
+			replace(e.OldString, e.NewString, e.ReplaceAll)
+		}
+	case "move_file":
+		fmt.Fprintf(&b, "Move %s to %s.\n", a.Source, a.Destination)
+	case "apply_patch":
+		fmt.Fprintf(&b, "Apply this patch:\n%s\n", fence(a.Patch))
+	default:
+		return ""
+	}
+	return clipMiddle(visible(strings.TrimSuffix(b.String(), "\n")), maxChangeRunes)
+}
+
+// visible escapes the characters that would make a change look other than
+// it is: control characters (an escape sequence can erase a terminal's
+// line, a carriage return overwrite it) and bidirectional overrides. Line
+// breaks and tabs stay.
+func visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// fence sets text off between lines of dashes, so where it starts and ends
+// (blank lines, trailing spaces) is plain.
+func fence(text string) string {
+	const rule = "----------"
+	return rule + "\n" + strings.TrimSuffix(text, "\n") + "\n" + rule
+}
+
+// clipMiddle shortens s to about max runes by cutting out its middle.
+func clipMiddle(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	head, tail := max*2/3, max/3
+	return fmt.Sprintf("%s\n[… %d characters not shown …]\n%s", string(r[:head]), len(r)-head-tail, string(r[len(r)-tail:]))
+}
