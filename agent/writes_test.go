@@ -18,8 +18,8 @@ import (
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
-// writeWorkspace holds the files of the write tests: a secret directory,
-// a docs directory, and a link s → secrets inside the workspace.
+// writeWorkspace holds the files of the write tests: a secret directory
+// and a docs directory; buildWriteAgent adds links into the secrets.
 var writeWorkspace = map[string]string{
 	"secrets/k.txt": "key\n",
 	"docs/a.md":     "a\n",
@@ -44,8 +44,15 @@ func buildWriteAgent(t *testing.T, projectTOML string, ap permission.Approver, c
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink("secrets", filepath.Join(root, "s")); err != nil {
-		t.Fatal(err)
+	for link, target := range map[string]string{
+		"s":              "secrets",
+		"docs/k.txt":     "../secrets/k.txt",
+		"docs/new.txt":   "../secrets/new.txt", // dangling: writing it creates secrets/new.txt
+		"docs/elsewhere": "../secrets",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755); err != nil {
 		t.Fatal(err)
@@ -165,17 +172,23 @@ func TestEditDenyHoldsForEveryWriter(t *testing.T) {
 		{"write absolute", "write_file", map[string]string{"path": rootMark + "secrets/k.txt", "content": "x"}},
 		{"write through link", "write_file", map[string]string{"path": "s/k.txt", "content": "x"}},
 		{"write new through link", "write_file", map[string]string{"path": "s/new.txt", "content": "x"}},
+		{"write through a file link", "write_file", map[string]string{"path": "docs/k.txt", "content": "x"}},
+		{"write through a dangling link", "write_file", map[string]string{"path": "docs/new.txt", "content": "x"}},
+		{"write through a nested link", "write_file", map[string]string{"path": "docs/elsewhere/k.txt", "content": "x"}},
+		{"move a file link's target away", "move_file", map[string]string{"source": "docs/k.txt", "destination": "docs/moved.txt"}},
+		{"patch through a file link", "apply_patch", patch("--- a/docs/k.txt\n+++ b/docs/k.txt\n@@ -1 +1 @@\n-key\n+KEY\n")},
+		{"patch through a dangling link", "apply_patch", patch("--- /dev/null\n+++ b/docs/new.txt\n@@ -0,0 +1 @@\n+new\n")},
 		{"edit through link", "edit_file", map[string]string{"path": "s/k.txt", "old_string": "key", "new_string": "KEY"}},
 		{"edit", "edit_file", map[string]string{"path": "secrets/k.txt", "old_string": "key", "new_string": "KEY"}},
 		{"multi edit through link", "multi_edit", map[string]any{"path": "s/k.txt", "edits": []map[string]string{{"old_string": "key", "new_string": "KEY"}}}},
-		{"move out", "move_file", map[string]string{"source": "secrets/k.txt", "destination": "docs/k.txt"}},
+		{"move out", "move_file", map[string]string{"source": "secrets/k.txt", "destination": "docs/k2.txt"}},
 		{"move in", "move_file", map[string]string{"source": "docs/a.md", "destination": "secrets/a.md"}},
 		{"move in through link", "move_file", map[string]string{"source": "docs/a.md", "destination": "s/a.md"}},
-		{"move out through link", "move_file", map[string]string{"source": "s/k.txt", "destination": "docs/k.txt"}},
+		{"move out through link", "move_file", map[string]string{"source": "s/k.txt", "destination": "docs/k2.txt"}},
 		{"patch modify", "apply_patch", patch("--- a/secrets/k.txt\n+++ b/secrets/k.txt\n@@ -1 +1 @@\n-key\n+KEY\n")},
 		{"patch create", "apply_patch", patch("--- /dev/null\n+++ b/secrets/new.txt\n@@ -0,0 +1 @@\n+new\n")},
 		{"patch delete", "apply_patch", patch("--- a/secrets/k.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-key\n")},
-		{"patch rename out", "apply_patch", patch("diff --git a/secrets/k.txt b/docs/k.txt\nsimilarity index 100%\nrename from secrets/k.txt\nrename to docs/k.txt\n")},
+		{"patch rename out", "apply_patch", patch("diff --git a/secrets/k.txt b/docs/k2.txt\nsimilarity index 100%\nrename from secrets/k.txt\nrename to docs/k2.txt\n")},
 		{"patch rename in", "apply_patch", patch("diff --git a/docs/a.md b/secrets/a.md\nsimilarity index 100%\nrename from docs/a.md\nrename to secrets/a.md\n")},
 		{"patch through link", "apply_patch", patch("--- a/s/k.txt\n+++ b/s/k.txt\n@@ -1 +1 @@\n-key\n+KEY\n")},
 		{"patch dot-dot", "apply_patch", patch("--- a/docs/../secrets/k.txt\n+++ b/docs/../secrets/k.txt\n@@ -1 +1 @@\n-key\n+KEY\n")},
@@ -189,8 +202,8 @@ func TestEditDenyHoldsForEveryWriter(t *testing.T) {
 			h.prov.responses = []provider.Response{calls(tc("1", tt.tool, raw)), answer("done")}
 			before := snapshot(t, root)
 			res := h.runTurn(t)
-			if len(res) != 1 || !res[0].IsError {
-				t.Fatalf("%s %s ran: %+v", tt.tool, raw, res[0])
+			if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Result, "Edit(secrets/**)") {
+				t.Fatalf("%s %s was not refused by the rule: %s", tt.tool, raw, res[0].Result)
 			}
 			if after := snapshot(t, root); !sameTree(before, after) {
 				t.Errorf("%s %s changed the workspace:\nbefore %v\nafter  %v", tt.tool, raw, before, after)
