@@ -123,7 +123,14 @@ func (grepTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		}
 		// A file named explicitly is searched even if it is ignored.
 		s.explicit = true
-		s.searchFile(abs)
+		s.searchFile(abs, func(buf []byte, limit int) ([]byte, error) {
+			f, err := walk.Open(abs, nil)
+			if err != nil {
+				return buf[:0], err
+			}
+			defer f.Close()
+			return walk.ReadAll(f, buf, limit)
+		})
 	} else {
 		opts := walk.Options{Ceiling: env.Root}
 		if f, ok := env.Guard.(interface{ Forbidden(string) bool }); ok {
@@ -165,7 +172,7 @@ func (s *grepSearch) visit(e walk.Entry) error {
 	if s.glob != nil && !s.globMatch(e) {
 		return nil
 	}
-	s.searchFile(e.Path)
+	s.searchFile(e.Path, e.ReadFile)
 	return nil
 }
 
@@ -187,12 +194,14 @@ var grepBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return 
 // should not pin its size in memory.
 const grepKeepBuf = 4 << 20
 
-func (s *grepSearch) searchFile(path string) {
+// searchFile searches the file at path, reading it from the disk with
+// read into a pooled buffer, or else through the FS.
+func (s *grepSearch) searchFile(path string, read func(buf []byte, limit int) ([]byte, error)) {
 	var data []byte
 	var err error
 	if s.disk {
 		bp := grepBufs.Get().(*[]byte)
-		data, err = walk.ReadFile(path, (*bp)[:0], grepMaxFileSize)
+		data, err = read((*bp)[:0], grepMaxFileSize)
 		defer func() {
 			if cap(data) <= grepKeepBuf {
 				*bp = data[:0]

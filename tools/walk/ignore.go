@@ -174,17 +174,9 @@ func isVCSDir(name string) bool {
 	return name == ".git" || name == ".hg" || name == ".svn"
 }
 
-// withIgnoreFile returns r extended by the .gitignore of dir, or r itself
-// when there is none or it is empty.
-func (r *rules) withIgnoreFile(dir string, skip func(string, bool) bool) *rules {
-	name := filepath.Join(dir, ignoreFile)
-	if skip != nil && skip(name, false) {
-		return r
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return r
-	}
+// with returns r extended by the patterns of an ignore file in dir whose
+// content is data, or r itself when there are none.
+func (r *rules) with(dir string, data []byte) *rules {
 	pats := parseIgnore(data)
 	if len(pats) == 0 {
 		return r
@@ -192,32 +184,25 @@ func (r *rules) withIgnoreFile(dir string, skip func(string, bool) bool) *rules 
 	return &rules{parent: r, dir: dir, pats: pats}
 }
 
+// withIgnoreFile returns r extended by the .gitignore of dir.
+func (r *rules) withIgnoreFile(dir string, skip func(string, bool) bool) *rules {
+	return r.with(dir, readConfig(filepath.Join(dir, ignoreFile), skip))
+}
+
 // repoRules starts the chain of a repository rooted at dir with its
 // .git/info/exclude, or returns nil when it has none.
 func repoRules(dir string, skip func(string, bool) bool) *rules {
-	name := filepath.Join(gitCommonDir(dir), "info", "exclude")
-	if skip != nil && skip(name, false) {
-		return nil
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil
-	}
-	pats := parseIgnore(data)
-	if len(pats) == 0 {
-		return nil
-	}
-	return &rules{dir: dir, pats: pats}
+	return (*rules)(nil).with(dir, readConfig(filepath.Join(gitCommonDir(dir, skip), "info", "exclude"), skip))
 }
 
 // gitCommonDir returns the git directory of the repository whose work
 // tree is dir. A linked worktree or a submodule has a ".git" file naming
 // its git directory, and a worktree's shares info/exclude with the main
 // repository through its "commondir" file.
-func gitCommonDir(dir string) string {
+func gitCommonDir(dir string, skip func(string, bool) bool) string {
 	dotgit := filepath.Join(dir, gitDir)
-	data, err := os.ReadFile(dotgit)
-	if err != nil {
+	data := readConfig(dotgit, skip)
+	if data == nil {
 		// A directory (the usual case) or nothing readable.
 		return dotgit
 	}
@@ -230,7 +215,7 @@ func gitCommonDir(dir string) string {
 	if !filepath.IsAbs(gd) {
 		gd = filepath.Join(dir, gd)
 	}
-	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+	if c := readConfig(filepath.Join(gd, "commondir"), skip); c != nil {
 		common := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(gd, common)
@@ -249,7 +234,7 @@ func isRepoRoot(dir string) bool {
 // loadRules builds the rules in force for the entries of dir, reading the
 // ignore files of its ancestors from the enclosing repository's root, or
 // from ceiling when dir is in no repository (ceiling must contain dir;
-// empty means dir itself). It also reports whether dir, or a directory
+// empty means dir itself). Walks pass dir's real path. It also reports whether dir, or a directory
 // between it and that top, is itself ignored.
 func loadRules(dir, ceiling string, skip func(string, bool) bool) (r *rules, ignored bool) {
 	dir = filepath.Clean(dir)
@@ -268,8 +253,17 @@ func loadRules(dir, ceiling string, skip func(string, bool) bool) (r *rules, ign
 	}
 	if top == "" {
 		top = dir
-		if ceiling != "" && within(dir, filepath.Clean(ceiling)) {
-			top = filepath.Clean(ceiling)
+		if ceiling != "" {
+			c := filepath.Clean(ceiling)
+			if !within(dir, c) {
+				// dir is a real path; the ceiling may not be.
+				if real, err := filepath.EvalSymlinks(c); err == nil {
+					c = real
+				}
+			}
+			if within(dir, c) {
+				top = c
+			}
 		}
 	}
 	// Descend from top to dir, adding each directory's ignore file and

@@ -1,9 +1,54 @@
 package walk
 
-import "errors"
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+)
 
-// ErrTooLarge is returned by ReadFile for a file longer than its limit.
+// ErrTooLarge is returned by reads of a file longer than their limit.
 var ErrTooLarge = errors.New("file too large")
+
+// ReadAll reads f from its current offset to the end into buf's storage,
+// growing it as needed, and returns the content. Callers that read many
+// files pass the previous result back (as data[:0]) and read a tree
+// without allocating. A file longer than limit, when limit is positive,
+// fails with ErrTooLarge.
+func ReadAll(f *os.File, buf []byte, limit int) ([]byte, error) {
+	return readAll(f, f.Name(), buf, limit)
+}
+
+// readAll is ReadAll for anything with a Read method. It is generic, not
+// written against io.Reader, so that reading a raw descriptor does not
+// allocate an interface value per file.
+func readAll[R interface{ Read([]byte) (int, error) }](r R, name string, buf []byte, limit int) ([]byte, error) {
+	n := 0
+	buf = buf[:cap(buf)]
+	for {
+		if n == len(buf) {
+			if limit > 0 && n > limit {
+				return buf[:n], &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+			}
+			buf = grow(buf, n, limit)
+		}
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if _, ok := err.(*fs.PathError); !ok {
+				err = &fs.PathError{Op: "read", Path: name, Err: err}
+			}
+			return buf[:n], err
+		}
+	}
+	if limit > 0 && n > limit {
+		return buf[:n], &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+	}
+	return buf[:n], nil
+}
 
 // grow returns buf with room for at least one more byte after n, keeping
 // buf[:n]. With a positive limit it grows to no more than limit+1 bytes:

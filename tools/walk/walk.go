@@ -9,6 +9,17 @@
 // repository, since an agent's workspace is often not one yet; a nested
 // repository starts afresh, with none of the outer rules.
 //
+// A walk is confined for a caller that must keep out of some paths: the
+// root is opened first (following links, as any path a caller names) and
+// judged by the real path of what was opened; everything below it is
+// opened relative to its open parent directory, one name at a time,
+// without following a symbolic link. The real path of every entry is
+// therefore the root's real path joined with the entry's path below it,
+// and that is the path Options.Skip judges. A directory or file swapped
+// for a link while the walk runs fails to open instead of leading the
+// walk somewhere it did not judge. Entry.ReadFile reads a file through
+// the same confined open.
+//
 // Directories are read by a pool of workers bounded by GOMAXPROCS, and the
 // visit function runs on those workers, so a search can read and scan the
 // files as they are found rather than after the walk. Order is not
@@ -17,9 +28,8 @@ package walk
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -41,10 +51,13 @@ type Options struct {
 	Ceiling string
 	// NoIgnore walks everything but the version-control directories.
 	NoIgnore bool
-	// Skip, when set, is asked about every entry, with its absolute path,
+	// Skip, when set, is asked about every entry, with its real path
+	// (absolute and free of symbolic links: see the package comment),
 	// before anything else; true leaves the entry out, and a directory is
-	// then never read. It is called concurrently. Callers use it to keep
-	// out of directories they may not read.
+	// then never read. It is also asked about the root, after opening it,
+	// and about every ignore file before reading it. It is called
+	// concurrently. Callers use it to keep out of directories they may
+	// not read; since the paths are real, a lexical comparison is exact.
 	Skip func(path string, isDir bool) bool
 	// Dirs reports directories (other than the root) to the visit
 	// function too, before their content. Returning SkipDir for one
@@ -59,9 +72,18 @@ var SkipDir = fs.SkipDir
 // returns nil. Calls already under way on other workers still finish.
 var SkipAll = fs.SkipAll
 
+// ErrSkipped is wrapped by Walk's error when Options.Skip leaves out the
+// root itself; the error is an *fs.PathError holding the root's real path.
+var ErrSkipped = errors.New("left out of the walk")
+
+var errChanged = errors.New("the file changed while it was being opened")
+
 // Entry is a file (or, with Options.Dirs, a directory) found by a walk.
+// Its methods other than Name and Rel work only during the visit call
+// that received it.
 type Entry struct {
-	// Path is the walk's root joined with the entry's path below it.
+	// Path is the walk's root, as given, joined with the entry's path
+	// below it.
 	Path string
 	// Type holds the type bits from the directory listing; the walk makes
 	// no stat call. A symbolic link is reported as a link, whatever it
@@ -70,6 +92,7 @@ type Entry struct {
 
 	relOff int // where the path below the root starts in Path
 	d      fs.DirEntry
+	dir    *dir // the open directory that holds the entry
 }
 
 // Name is the entry's base name.
@@ -78,8 +101,18 @@ func (e Entry) Name() string { return e.d.Name() }
 // Rel is the entry's path relative to the walk's root, slash-separated.
 func (e Entry) Rel() string { return filepath.ToSlash(e.Path[e.relOff:]) }
 
-// Info returns the entry's FileInfo, from an lstat made on first use.
+// Info returns the entry's FileInfo, from an lstat of its real path made
+// on first use. It is metadata only: no content is read.
 func (e Entry) Info() (fs.FileInfo, error) { return e.d.Info() }
+
+// ReadFile reads the entry's content into buf's storage, as ReadAll
+// does, through the walk's confined open: the entry is opened relative to
+// its open directory and not followed if it is now a symbolic link, so
+// what is read is the file the walk listed and judged. A file longer than
+// limit, when limit is positive, fails with ErrTooLarge.
+func (e Entry) ReadFile(buf []byte, limit int) ([]byte, error) {
+	return e.dir.readFile(e.d.Name(), e.Path, buf, limit)
+}
 
 // Walk calls visit for every file below root that the ignore rules let
 // through, and for every such directory when opts.Dirs is set. "File"
@@ -92,24 +125,23 @@ func (e Entry) Info() (fs.FileInfo, error) { return e.d.Info() }
 // Directories that cannot be read are skipped, except root itself.
 func Walk(ctx context.Context, root string, opts Options, visit func(Entry) error) error {
 	root = filepath.Clean(root)
-	fi, err := os.Stat(root)
+	d, real, err := openRoot(root)
 	if err != nil {
 		return err
 	}
-	if !fi.IsDir() {
-		return fmt.Errorf("walk: %s is not a directory", root)
+	if opts.Skip != nil && opts.Skip(real, true) {
+		d.release()
+		return &fs.PathError{Op: "open", Path: real, Err: ErrSkipped}
 	}
-	w := &walker{ctx: ctx, opts: opts, visit: visit, root: root}
+	w := &walker{ctx: ctx, opts: opts, visit: visit, root: d}
 	w.cond.L = &w.mu
-	w.prefix = root
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		w.prefix += string(filepath.Separator)
-	}
+	w.prefix = withSep(real)
+	w.shown = withSep(root)
 	var r *rules
 	if !opts.NoIgnore {
-		r, _ = loadRules(root, opts.Ceiling, opts.Skip)
+		r, _ = loadRules(real, opts.Ceiling, opts.Skip)
 	}
-	w.stack = []task{{dir: root, rules: r}}
+	w.stack = []task{{dir: d, path: real, rules: r}}
 	w.pending = 1
 
 	n := opts.Workers
@@ -130,11 +162,22 @@ func Walk(ctx context.Context, root string, opts Options, visit func(Entry) erro
 // the pool instead of finishing last on one worker.
 const batchSize = 32
 
-// A task is a directory to read, or a batch of files to visit.
+// withSep returns path with a trailing separator.
+func withSep(path string) string {
+	if strings.HasSuffix(path, string(filepath.Separator)) {
+		return path
+	}
+	return path + string(filepath.Separator)
+}
+
+// A task is a directory to read, or a batch of files to visit. It holds
+// one reference to dir.
 type task struct {
-	dir   string
-	rules *rules  // the rules from above dir; readDir adds dir's own ignore file
-	files []Entry // a batch of files, when not nil
+	dir   *dir
+	name  string // the subdirectory of dir to open and read; "" reads dir itself
+	path  string // the real path of the directory to read
+	rules *rules // the rules from above it; readDir adds its own ignore file
+	files []Entry
 }
 
 // walker is the shared state of one walk. Workers take tasks from a
@@ -144,8 +187,9 @@ type walker struct {
 	ctx    context.Context
 	opts   Options
 	visit  func(Entry) error
-	root   string
-	prefix string // root with a trailing separator
+	root   *dir
+	prefix string // the root's real path, with a trailing separator
+	shown  string // the root as given, with a trailing separator
 
 	stopped atomic.Bool // set once the walk is failing or done early
 
@@ -197,8 +241,17 @@ func (w *walker) push(ts []task) {
 		if w.idle > 0 {
 			w.cond.Broadcast()
 		}
+	} else {
+		drop(ts)
 	}
 	w.mu.Unlock()
+}
+
+// drop releases tasks that will not run.
+func drop(ts []task) {
+	for _, t := range ts {
+		t.dir.release()
+	}
 }
 
 // stop ends the walk with err (nil for an early, successful end): queued
@@ -214,6 +267,7 @@ func (w *walker) stop(err error) {
 		w.err = err
 	}
 	w.pending -= len(w.stack)
+	drop(w.stack)
 	clear(w.stack)
 	w.stack = nil
 	if w.pending == 0 && w.idle > 0 {
@@ -222,22 +276,30 @@ func (w *walker) stop(err error) {
 }
 
 func (w *walker) run(t task) {
-	if w.stopped.Load() {
-		return
+	d := t.dir
+	if t.name != "" && w.live() {
+		// Open the subdirectory; its parent is then no longer needed
+		// by this task. One that vanished, is closed to us or was
+		// swapped for a link is left out.
+		sub, err := d.sub(t.name, t.path)
+		d.release()
+		if err != nil {
+			return
+		}
+		d = sub
 	}
-	if err := w.ctx.Err(); err != nil {
-		w.stop(err)
+	defer d.release()
+	if !w.live() {
 		return
 	}
 	if t.files != nil {
 		w.visitFiles(t.files)
 		return
 	}
-	files, more, err := w.readDir(t)
+	files, more, err := w.readDir(d, t)
 	if err != nil {
-		// Only the root must be readable; a subdirectory that vanished
-		// or is closed to us is left out.
-		if t.dir == w.root {
+		// Only the root must be readable.
+		if d == w.root {
 			w.stop(err)
 		}
 		return
@@ -246,11 +308,24 @@ func (w *walker) run(t task) {
 	for len(files) > batchSize {
 		n := len(files) - batchSize
 		n -= n % batchSize
-		more = append(more, task{files: files[n:]})
+		d.hold()
+		more = append(more, task{dir: d, files: files[n:]})
 		files = files[:n]
 	}
 	w.push(more)
 	w.visitFiles(files)
+}
+
+// live reports whether the walk goes on, stopping it if ctx is done.
+func (w *walker) live() bool {
+	if w.stopped.Load() {
+		return false
+	}
+	if err := w.ctx.Err(); err != nil {
+		w.stop(err)
+		return false
+	}
+	return true
 }
 
 func (w *walker) visitFiles(files []Entry) {
@@ -265,28 +340,27 @@ func (w *walker) visitFiles(files []Entry) {
 	}
 }
 
-// readDir lists one directory, applies the ignore rules and returns its
-// files and a task for each subdirectory. The error is the directory's
-// read error; an error from visiting a subdirectory stops the walk here.
-func (w *walker) readDir(t task) (files []Entry, subdirs []task, err error) {
-	f, err := os.Open(t.dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	// ReadDir(-1) on the open file, unlike os.ReadDir, does not sort:
-	// order is the caller's business.
-	ents, err := f.ReadDir(-1)
-	f.Close()
+// readDir lists d, the directory of task t, applies the ignore rules and
+// returns its files and a task for each subdirectory. The error is the
+// directory's read error; an error from visiting a subdirectory stops the
+// walk here.
+func (w *walker) readDir(d *dir, t task) (files []Entry, subdirs []task, err error) {
+	// Unlike os.ReadDir, this does not sort: order is the caller's
+	// business.
+	ents, err := d.list()
 	if err != nil && len(ents) == 0 {
 		return nil, nil, err
 	}
 
 	prefix := w.prefix
-	if t.dir != w.root {
-		prefix = t.dir + string(filepath.Separator)
+	if d != w.root {
+		prefix = t.path + string(filepath.Separator)
 	}
+	// When the root was given by its real path, an entry's real path is
+	// also the path the caller sees.
+	same := w.shown == w.prefix
 	r := t.rules
-	if !w.opts.NoIgnore && t.dir != w.root {
+	if !w.opts.NoIgnore && d != w.root {
 		// The root's own rules came from loadRules.
 		hasGit, hasIgnore := false, false
 		for _, e := range ents {
@@ -300,16 +374,20 @@ func (w *walker) readDir(t task) (files []Entry, subdirs []task, err error) {
 		if hasGit {
 			// A nested repository: git run inside it would not see
 			// the outer ignore files.
-			r = repoRules(t.dir, w.opts.Skip)
+			r = repoRules(t.path, w.opts.Skip)
 		}
 		if hasIgnore {
-			r = r.withIgnoreFile(t.dir, w.opts.Skip)
+			name := prefix + ignoreFile
+			if w.opts.Skip == nil || !w.opts.Skip(name, false) {
+				data, _ := d.readFile(ignoreFile, name, nil, 0)
+				r = r.with(t.path, data)
+			}
 		}
 	}
 
-	for _, d := range ents {
-		name := d.Name()
-		typ := d.Type()
+	for _, de := range ents {
+		name := de.Name()
+		typ := de.Type()
 		isDir := typ.IsDir()
 		if isDir && isVCSDir(name) {
 			continue
@@ -321,7 +399,10 @@ func (w *walker) readDir(t task) (files []Entry, subdirs []task, err error) {
 		if !w.opts.NoIgnore && r != nil && r.ignored(path, isDir) {
 			continue
 		}
-		e := Entry{Path: path, Type: typ, relOff: len(w.prefix), d: d}
+		e := Entry{Path: path, Type: typ, relOff: len(w.shown), d: de, dir: d}
+		if !same {
+			e.Path = w.shown + path[len(w.prefix):]
+		}
 		if !isDir {
 			files = append(files, e)
 			continue
@@ -330,11 +411,13 @@ func (w *walker) readDir(t task) (files []Entry, subdirs []task, err error) {
 			if err := w.visit(e); err == SkipDir {
 				continue
 			} else if err != nil {
+				drop(subdirs)
 				w.stop(err)
 				return nil, nil, nil
 			}
 		}
-		subdirs = append(subdirs, task{dir: path, rules: r})
+		d.hold()
+		subdirs = append(subdirs, task{dir: d, name: name, path: path, rules: r})
 	}
 	return files, subdirs, nil
 }

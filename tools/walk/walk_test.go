@@ -270,12 +270,11 @@ func TestWalkAncestorRules(t *testing.T) {
 	}
 }
 
-func TestReadFile(t *testing.T) {
+func TestReadAll(t *testing.T) {
 	root := t.TempDir()
 	big := strings.Repeat("0123456789", 20000)
 	writeFiles(t, root, map[string]string{"small": "hello", "big": big, "empty": ""})
-	var buf []byte
-	for _, c := range []struct {
+	cases := []struct {
 		name, want string
 		limit      int
 		err        error
@@ -287,17 +286,47 @@ func TestReadFile(t *testing.T) {
 		{name: "big", limit: len(big), want: big},
 		{name: "big", limit: len(big) - 1, err: ErrTooLarge},
 		{name: "missing", err: fs.ErrNotExist},
-	} {
-		data, err := ReadFile(filepath.Join(root, c.name), buf, c.limit)
-		if c.err != nil {
-			if !errors.Is(err, c.err) {
-				t.Errorf("ReadFile(%s): error %v, want %v", c.name, err, c.err)
+	}
+	check := func(how, name string, data []byte, err error, want string, wantErr error) {
+		t.Helper()
+		if wantErr != nil {
+			if !errors.Is(err, wantErr) {
+				t.Errorf("%s(%s): error %v, want %v", how, name, err, wantErr)
 			}
+			return
+		}
+		if err != nil || string(data) != want {
+			t.Errorf("%s(%s) = %d bytes, %v; want %d bytes", how, name, len(data), err, len(want))
+		}
+	}
+	// Through Open and ReadAll.
+	var buf []byte
+	for _, c := range cases {
+		f, err := Open(filepath.Join(root, c.name), nil)
+		var data []byte
+		if err == nil {
+			data, err = ReadAll(f, buf, c.limit)
+			f.Close()
+			buf = data[:0]
+		}
+		check("ReadAll", c.name, data, err, c.want, c.err)
+	}
+	// Through a walk's Entry.ReadFile, which reuses the same buffer.
+	for _, c := range cases {
+		if c.name == "missing" {
 			continue
 		}
-		if err != nil || string(data) != c.want {
-			t.Errorf("ReadFile(%s) = %d bytes, %v; want %d bytes", c.name, len(data), err, len(c.want))
+		err := Walk(t.Context(), root, Options{Workers: 1}, func(e Entry) error {
+			if e.Name() != c.name {
+				return nil
+			}
+			data, err := e.ReadFile(buf, c.limit)
+			check("Entry.ReadFile", c.name, data, err, c.want, c.err)
+			buf = data[:0]
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		buf = data[:0]
 	}
 }
