@@ -98,15 +98,41 @@ func (e *Env) Rel(abs string) string {
 	return filepath.ToSlash(rel)
 }
 
-// ReadPath resolves p and checks that it may be read.
+// ReadPath resolves p and checks that it may be read. The check resolves
+// links in p as they are now, which gives the model a clear refusal
+// early; a link can still be swapped in before the file is opened, so
+// readers of the disk judge what they opened again, by its real path
+// (walk.Open with CheckRead as its check).
 func (e *Env) ReadPath(p string) (string, error) {
 	abs := e.Abs(p)
-	if e.Guard != nil {
-		if err := e.Guard.CheckRead(abs); err != nil {
-			return "", err
-		}
+	if err := e.CheckRead(abs); err != nil {
+		return "", err
 	}
 	return abs, nil
+}
+
+// CheckRead checks that path may be read; without a guard, anything may.
+func (e *Env) CheckRead(path string) error {
+	if e.Guard == nil {
+		return nil
+	}
+	return e.Guard.CheckRead(path)
+}
+
+// SkipForbidden returns the skip function (walk.Options.Skip) that keeps
+// a walk out of what the guard forbids reading, or nil when nothing is.
+// A walk gives it real paths, free of symbolic links, so a guard that can
+// compare paths as they are (sandbox.Policy's Forbidden) is asked that
+// way, which keeps a walk of a large tree fast.
+func (e *Env) SkipForbidden() func(path string, isDir bool) bool {
+	switch g := e.Guard.(type) {
+	case nil:
+		return nil
+	case interface{ Forbidden(path string) bool }:
+		return func(p string, _ bool) bool { return g.Forbidden(p) }
+	default:
+		return func(p string, _ bool) bool { return g.CheckRead(p) != nil }
+	}
 }
 
 // WritePath resolves p and checks that it may be written, returning the

@@ -24,6 +24,46 @@ type FS interface {
 	Apply(ctx context.Context, changes []Change) error
 }
 
+// Overlay is implemented by an FS that holds some files in memory (the
+// editor's unsaved buffers, changes it has not written yet) and reads
+// every other file from the local disk. Tools take the files it holds from
+// Overlaid and read the others from the disk themselves, through a
+// descriptor judged by its real path, as they read DiskFS.
+type Overlay interface {
+	FS
+	// Overlaid returns the content held in memory for the file at name;
+	// held is false when the file is to be read from the disk. A file
+	// deleted in memory is held, with an fs.ErrNotExist error.
+	Overlaid(name string) (data []byte, held bool, err error)
+}
+
+// OnDisk reports whether files the FS does not hold in memory come from
+// the local disk: true for DiskFS and for an Overlay. Tools then read
+// them from the disk directly, confined; an FS that is neither is asked
+// for everything.
+func (e *Env) OnDisk() bool {
+	switch e.FS.(type) {
+	case DiskFS, *DiskFS, Overlay:
+		return true
+	}
+	return false
+}
+
+// Held returns the content of the file at abs when the FS, rather than
+// the disk, provides it: an Overlay's buffer, or anything an FS that is
+// not on disk (see OnDisk) reads. held is false when the caller must read
+// the file from the disk itself, judging what it opened by its real path.
+func (e *Env) Held(abs string) (data []byte, held bool, err error) {
+	if o, ok := e.FS.(Overlay); ok {
+		return o.Overlaid(abs)
+	}
+	if e.OnDisk() {
+		return nil, false, nil
+	}
+	data, err = e.FS.ReadFile(abs)
+	return data, true, err
+}
+
 // ChangeKind says what a Change does.
 type ChangeKind int
 

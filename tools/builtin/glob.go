@@ -92,10 +92,7 @@ func (globTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		mu    sync.Mutex // guards found
 		found []globMatch
 	)
-	opts := walk.Options{Ceiling: env.Root}
-	if f, ok := env.Guard.(interface{ Forbidden(string) bool }); ok {
-		opts.Skip = func(p string, _ bool) bool { return f.Forbidden(p) }
-	}
+	opts := walk.Options{Ceiling: env.Root, Skip: env.SkipForbidden()}
 	err = walk.Walk(ctx, start, opts, func(e walk.Entry) error {
 		if !g.Match(prefix + e.Rel()) {
 			return nil
@@ -113,7 +110,7 @@ func (globTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		if ctx.Err() != nil {
 			return tools.Result{}, err
 		}
-		return tools.Errorf("%s: %v", env.Rel(start), err), nil
+		return walkFailed(env, start, err), nil
 	}
 	return globReport(env, args, found), nil
 }

@@ -106,10 +106,6 @@ func (grepTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		return notFound(env, args.Path, err), nil
 	}
 	s := &grepSearch{env: env, m: m, mode: args.OutputMode, context: args.Context}
-	switch env.FS.(type) {
-	case tools.DiskFS, *tools.DiskFS:
-		s.disk = true
-	}
 	if args.Glob != "" && fi.IsDir() {
 		if s.glob, err = walk.CompileGlob(args.Glob); err != nil {
 			return tools.Errorf("%v", err), nil
@@ -123,24 +119,14 @@ func (grepTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		}
 		// A file named explicitly is searched even if it is ignored.
 		s.explicit = true
-		s.searchFile(abs, func(buf []byte, limit int) ([]byte, error) {
-			f, err := walk.Open(abs, nil)
-			if err != nil {
-				return buf[:0], err
-			}
-			defer f.Close()
-			return walk.ReadAll(f, buf, limit)
-		})
+		s.searchFile(abs, func(buf []byte, limit int) ([]byte, error) { return readDisk(env, abs, buf, limit) })
 	} else {
-		opts := walk.Options{Ceiling: env.Root}
-		if f, ok := env.Guard.(interface{ Forbidden(string) bool }); ok {
-			opts.Skip = func(p string, _ bool) bool { return f.Forbidden(p) }
-		}
+		opts := walk.Options{Ceiling: env.Root, Skip: env.SkipForbidden()}
 		if err := walk.Walk(ctx, abs, opts, s.visit); err != nil {
 			if ctx.Err() != nil {
 				return tools.Result{}, err
 			}
-			return tools.Errorf("%s: %v", env.Rel(abs), err), nil
+			return walkFailed(env, abs, err), nil
 		}
 	}
 	return s.res.report(env, args), nil
@@ -154,7 +140,6 @@ type grepSearch struct {
 	context int
 	glob    *walk.Glob // nil: every file
 	rootRel string     // root as shown to the model, for globs written from the workspace root
-	disk    bool       // env.FS is the local disk, so files are read with pooled buffers
 	// explicit is set when path names a file, which is then searched
 	// whatever the ignore files say, and reported if binary. The search
 	// is then a single call on one goroutine.
@@ -194,12 +179,16 @@ var grepBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return 
 // should not pin its size in memory.
 const grepKeepBuf = 4 << 20
 
-// searchFile searches the file at path, reading it from the disk with
-// read into a pooled buffer, or else through the FS.
+// searchFile searches the file at path: what the FS holds for it (an
+// editor's buffer), or else what read, a confined read of the disk,
+// returns into a pooled buffer.
 func (s *grepSearch) searchFile(path string, read func(buf []byte, limit int) ([]byte, error)) {
-	var data []byte
-	var err error
-	if s.disk {
+	data, held, err := s.env.Held(path)
+	if held {
+		if err == nil && len(data) > grepMaxFileSize {
+			err = walk.ErrTooLarge
+		}
+	} else {
 		bp := grepBufs.Get().(*[]byte)
 		data, err = read((*bp)[:0], grepMaxFileSize)
 		defer func() {
@@ -208,11 +197,6 @@ func (s *grepSearch) searchFile(path string, read func(buf []byte, limit int) ([
 			}
 			grepBufs.Put(bp)
 		}()
-	} else {
-		data, err = s.env.FS.ReadFile(path)
-		if err == nil && len(data) > grepMaxFileSize {
-			err = walk.ErrTooLarge
-		}
 	}
 	if err != nil {
 		if errors.Is(err, walk.ErrTooLarge) {

@@ -217,12 +217,31 @@ func (f bufferFS) ReadFile(name string) ([]byte, error) {
 	return f.DiskFS.ReadFile(name)
 }
 
+// overlayFS is bufferFS as a tools.Overlay: the tools read the files it
+// does not hold from the disk themselves.
+type overlayFS struct{ bufferFS }
+
+func (f overlayFS) Overlaid(name string) ([]byte, bool, error) {
+	b, ok := f.buffers[name]
+	return []byte(b), ok, nil
+}
+
 func TestGrepReadsThroughFS(t *testing.T) {
 	env := testEnv(t, map[string]string{"a.go": "saved text\n", "b.go": "other saved text\n"})
-	env.FS = bufferFS{buffers: map[string]string{filepath.Join(env.Root, "a.go"): "unsaved text\n"}}
-	res := call(t, env, "grep", map[string]any{"pattern": "text"})
-	if got, want := outputLines(res.Content), []string{"a.go:1:unsaved text", "b.go:1:other saved text"}; !slices.Equal(got, want) {
-		t.Errorf("got %q, want %q", got, want)
+	buffers := bufferFS{buffers: map[string]string{filepath.Join(env.Root, "a.go"): "unsaved text\n"}}
+	for _, fsys := range []tools.FS{buffers, overlayFS{buffers}} {
+		env.FS = fsys
+		res := call(t, env, "grep", map[string]any{"pattern": "text"})
+		if got, want := outputLines(res.Content), []string{"a.go:1:unsaved text", "b.go:1:other saved text"}; !slices.Equal(got, want) {
+			t.Errorf("%T: got %q, want %q", fsys, got, want)
+		}
+		res = call(t, env, "grep", map[string]any{"pattern": "text", "path": "a.go"})
+		if got, want := outputLines(res.Content), []string{"a.go:1:unsaved text"}; !slices.Equal(got, want) {
+			t.Errorf("%T, one file: got %q, want %q", fsys, got, want)
+		}
+		if res := call(t, env, "read_file", map[string]any{"path": "a.go"}); !strings.Contains(res.Content, "unsaved text") {
+			t.Errorf("%T: read_file shows %q", fsys, res.Content)
+		}
 	}
 }
 

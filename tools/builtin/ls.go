@@ -73,20 +73,16 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 	if !fi.IsDir() {
 		return tools.Errorf("%s is a file (%s), not a directory; use read_file to read it", shown, lsSize(fi.Size())), nil
 	}
-	ents, err := env.FS.ReadDir(abs)
+	real, ents, err := listDir(env, abs)
 	if err != nil {
-		return tools.Errorf("%s: %v", shown, err), nil
+		return notFound(env, args.Path, err), nil
 	}
 	if len(ents) == 0 {
 		return tools.Result{Content: fmt.Sprintf("%s is empty.\n", shown), Summary: "empty"}, nil
 	}
 
-	opts := walk.Options{Ceiling: env.Root}
-	forbidden, _ := env.Guard.(interface{ Forbidden(string) bool })
-	if forbidden != nil {
-		opts.Skip = func(p string, _ bool) bool { return forbidden.Forbidden(p) }
-	}
-	ign := walk.LoadDir(abs, opts)
+	skip := env.SkipForbidden()
+	ign := walk.LoadDir(real, walk.Options{Ceiling: env.Root, Skip: skip})
 
 	list := make([]lsEntry, 0, len(ents))
 	for _, e := range ents {
@@ -94,7 +90,8 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 			return tools.Result{}, err
 		}
 		le := lsEntry{d: e, name: e.Name(), dir: e.IsDir()}
-		path := filepath.Join(abs, le.name)
+		path := filepath.Join(real, le.name)
+		forbidden := skip != nil && skip(path, le.dir)
 		if e.Type()&fs.ModeSymlink != 0 {
 			le.link, _ = os.Readlink(path)
 			// Classify a link by its target, as a shell's ls -F does.
@@ -103,9 +100,11 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 			} else {
 				le.broken = true
 			}
+			// A link is judged by where it leads.
+			forbidden = env.CheckRead(path) != nil
 		}
 		switch {
-		case forbidden != nil && forbidden.Forbidden(path):
+		case forbidden:
 			le.tag = "read forbidden"
 		case le.dir && le.link == "" && (le.name == ".git" || le.name == ".hg" || le.name == ".svn"):
 			le.tag = "version control"

@@ -74,7 +74,10 @@ func (readFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	if fi.IsDir() {
 		return tools.Errorf("%s is a directory; use ls to list it", args.Path), nil
 	}
-	data, err := env.FS.ReadFile(abs)
+	data, held, err := env.Held(abs)
+	if !held {
+		data, err = readDisk(env, abs, nil, 0)
+	}
 	if err != nil {
 		return notFound(env, args.Path, err), nil
 	}

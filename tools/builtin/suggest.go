@@ -12,7 +12,7 @@ import (
 // quoted and comma-separated, or "".
 func similarNames(env *tools.Env, abs string) string {
 	dir, base := filepath.Dir(abs), filepath.Base(abs)
-	entries, err := env.FS.ReadDir(dir)
+	_, entries, err := listDir(env, dir)
 	if err != nil {
 		return ""
 	}

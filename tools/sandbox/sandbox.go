@@ -110,8 +110,10 @@ func (p *Policy) ControlOf(path string) (string, bool) {
 	return "", false
 }
 
-// Forbidden reports whether path lies in a forbidden directory, without
-// resolving links; walkers use it to prune quickly.
+// Forbidden reports whether path lies in a forbidden directory, comparing
+// it as it is, without resolving links. It is exact only for a real path:
+// walks, which give their skip function real paths, use it to prune
+// quickly; anything else should use CheckRead.
 func (p *Policy) Forbidden(path string) bool {
 	for _, f := range p.ForbidRead {
 		if within(path, f) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -41,13 +42,21 @@ func TestCheckRead(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
 	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(work, "keys"))
 	p := New(nil, HomeDefaults(home))
-	for path, forbidden := range map[string]bool{
+	cases := map[string]bool{
 		filepath.Join(home, ".ssh", "id_ed25519"): true,
 		filepath.Join(home, ".aws"):               true,
 		filepath.Join(work, "keys", "id_rsa"):     true, // through a link
 		filepath.Join(home, ".sshx"):              false,
 		filepath.Join(work, "main.go"):            false,
-	} {
+	}
+	if runtime.GOOS == "linux" {
+		// Through /proc's magic links to the root.
+		cases["/proc/self/root"+filepath.Join(home, ".ssh", "id_rsa")] = true
+		cases["/proc/thread-self/root"+filepath.Join(home, ".ssh")] = true
+		cases["/proc/self/root"+filepath.Join(work, "keys")] = true
+		cases["/proc/self/root"+filepath.Join(work, "main.go")] = false
+	}
+	for path, forbidden := range cases {
 		err := p.CheckRead(path)
 		if (err != nil) != forbidden {
 			t.Errorf("CheckRead(%s) = %v, want forbidden=%v", path, err, forbidden)
