@@ -127,7 +127,7 @@ func (a *Agent) NewSession() (*Session, error) {
 	now := time.Now()
 	r := newRedactor(a.Secrets)
 	s := &Session{ID: newID(now), Created: now, redact: &r, tools: a.sessionTools()}
-	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root)
+	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root, a.Env.CheckRead)
 	s.messages = []provider.Message{{Role: provider.RoleSystem, Content: system}}
 	if a.Store != nil {
 		f, err := a.Store.create(Meta{

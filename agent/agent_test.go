@@ -17,6 +17,7 @@ import (
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/permission"
+	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
 // fakeProvider answers requests from a list of responses and records what
@@ -469,12 +470,31 @@ func TestPromptPrefixIsStable(t *testing.T) {
 func TestBuildSystemPromptReadsMemory(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("Run make check before finishing."), 0o644)
-	p := BuildSystemPrompt("", root)
+	p := BuildSystemPrompt("", root, nil)
 	if !strings.Contains(p, "Run make check") || !strings.Contains(p, "Workspace root: "+root) {
 		t.Fatalf("prompt:\n%s", p)
 	}
-	if BuildSystemPrompt("", root) != p {
+	if BuildSystemPrompt("", root, nil) != p {
 		t.Fatal("system prompt is not deterministic")
+	}
+}
+
+// TestBuildSystemPromptKeepsSecretsOut: a memory file that is a link into
+// a forbidden directory is not read into the prompt; one that links
+// elsewhere is.
+func TestBuildSystemPromptKeepsSecretsOut(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".aws"), 0o700)
+	os.WriteFile(filepath.Join(home, ".aws", "credentials"), []byte("aws_secret_access_key=s3cr3t"), 0o600)
+	os.WriteFile(filepath.Join(home, "notes.md"), []byte("Prefer table tests."), 0o644)
+	if err := os.Symlink(filepath.Join(home, ".aws", "credentials"), filepath.Join(root, "AGENTS.md")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	os.Symlink(filepath.Join(home, "notes.md"), filepath.Join(root, "REASONIX.md"))
+	guard := sandbox.New([]string{root}, sandbox.HomeDefaults(home))
+	p := BuildSystemPrompt("", root, guard.CheckRead)
+	if strings.Contains(p, "s3cr3t") || !strings.Contains(p, "Prefer table tests.") {
+		t.Fatalf("prompt:\n%s", p)
 	}
 }
 

@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools/walk"
 )
 
 //go:embed prompt.md
@@ -33,7 +33,12 @@ const maxMemoryBytes = 64 << 10
 // project memory. Nothing volatile goes in (no time, no directory listing):
 // this message opens the cached prefix and must stay byte-identical for the
 // whole session.
-func BuildSystemPrompt(base, root string) string {
+//
+// The memory files are read as the read tools read a file: opened first,
+// then judged by check (the session's read guard; nil allows all) on
+// their real path, so a memory file that is a link into forbid_read (a
+// repository can commit AGENTS.md -> ~/.aws/credentials) stays out.
+func BuildSystemPrompt(base, root string, check func(real string) error) string {
 	if strings.TrimSpace(base) == "" {
 		base = defaultSystemPrompt
 	}
@@ -42,7 +47,7 @@ func BuildSystemPrompt(base, root string) string {
 	fmt.Fprintf(&b, "\n\n# Environment\nWorkspace root: %s\nOperating system: %s/%s\nPaths in tool calls are relative to the workspace root unless absolute.\n",
 		root, runtime.GOOS, runtime.GOARCH)
 	for _, name := range MemoryFiles {
-		data, err := os.ReadFile(filepath.Join(root, name))
+		data, err := readMemory(filepath.Join(root, name), check)
 		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
 			continue
 		}
@@ -53,6 +58,15 @@ func BuildSystemPrompt(base, root string) string {
 		fmt.Fprintf(&b, "\n# Project memory (%s)\n%s\n", name, strings.TrimSpace(text))
 	}
 	return b.String()
+}
+
+func readMemory(path string, check func(real string) error) ([]byte, error) {
+	f, err := walk.Open(path, check)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return walk.ReadAll(f, nil, 0)
 }
 
 // PrefixHash fingerprints the immutable prefix: the system prompt and the
