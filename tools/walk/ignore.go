@@ -304,7 +304,8 @@ type Dir struct {
 // LoadDir reads the ignore rules that apply to the entries of dir: its
 // own .gitignore, those of its ancestors up to the repository root (or up
 // to opts.Ceiling outside a repository), and the repository's
-// .git/info/exclude. Only opts.Ceiling and opts.Skip are used.
+// .git/info/exclude. Only opts.Ceiling and opts.Skip are used. Give dir
+// by its real path (see Open), as a walk uses its root's.
 func LoadDir(dir string, opts Options) *Dir {
 	r, ign := loadRules(dir, opts.Ceiling, opts.Skip)
 	return &Dir{path: filepath.Clean(dir), rules: r, ignored: ign}
