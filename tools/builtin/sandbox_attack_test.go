@@ -219,6 +219,21 @@ func TestReadToolAttacks(t *testing.T) {
 				})
 			}
 		}
+		// Patterns that start inside the secrets, from above them: refused
+		// or empty.
+		for how, p := range spellings(home) {
+			for _, a := range []attack{
+				{"glob", map[string]any{"pattern": ".ssh/*", "path": p}},
+				{"grep", map[string]any{"pattern": "PRIVATE", "path": p, "glob": ".ssh/*"}},
+			} {
+				check(how, a, func(res tools.Result) string {
+					if why := leaked(res, p); why != "" {
+						return "shows " + why
+					}
+					return ""
+				})
+			}
+		}
 		// The secret directory and the secret files themselves are refused.
 		targets := map[string][]attack{
 			ssh: {
