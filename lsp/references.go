@@ -3,10 +3,13 @@ package lsp
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/reasonix/reasonix/tools/walk"
 )
 
 // References: "@path" in a prompt names a file or directory of the
@@ -48,7 +51,7 @@ func (s *Server) attachReferences(prompt string, ws *workspace) string {
 			blocks = append(blocks, fmt.Sprintf("<file path=%q>(not attached: reading it is forbidden by [sandbox] forbid_read)</file>", ref))
 			continue
 		}
-		block, ok := s.referenceBlock(abs, ref)
+		block, ok := s.referenceBlock(abs, ref, ws.agent.Env.CheckRead)
 		if !ok {
 			continue
 		}
@@ -62,16 +65,26 @@ func (s *Server) attachReferences(prompt string, ws *workspace) string {
 }
 
 // referenceBlock renders one reference, or reports that it names nothing.
-func (s *Server) referenceBlock(abs, ref string) (string, bool) {
+// What it reads from the disk it judges with check by the real path of
+// what it opened, so a link swapped in since the reference was checked
+// leads nowhere forbidden.
+func (s *Server) referenceBlock(abs, ref string, check func(string) error) (string, bool) {
 	fs := &editorFS{s: s}
 	fi, err := fs.Stat(abs)
 	if err != nil {
 		return "", false
 	}
 	if fi.IsDir() {
-		return fmt.Sprintf("<directory path=%q>\n%s</directory>", ref, listing(abs)), true
+		return fmt.Sprintf("<directory path=%q>\n%s</directory>", ref, listing(abs, check)), true
 	}
-	data, err := fs.ReadFile(abs)
+	data, held, err := fs.Overlaid(abs)
+	if !held {
+		var f *os.File
+		if f, err = walk.Open(abs, check); err == nil {
+			data, err = io.ReadAll(f)
+			f.Close()
+		}
+	}
 	if err != nil {
 		return "", false
 	}
@@ -86,8 +99,13 @@ func (s *Server) referenceBlock(abs, ref string) (string, bool) {
 }
 
 // listing lists a directory one level deep, directories first.
-func listing(dir string) string {
-	entries, err := os.ReadDir(dir)
+func listing(dir string, check func(string) error) string {
+	f, err := walk.Open(dir, check)
+	if err != nil {
+		return "(unreadable)\n"
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
 	if err != nil {
 		return "(unreadable)\n"
 	}

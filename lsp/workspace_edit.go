@@ -175,20 +175,32 @@ func (f *editorFS) OpenDocuments() []tools.OpenDocument {
 }
 
 func (f *editorFS) ReadFile(name string) ([]byte, error) {
-	if d, ok := f.s.docs.byPath(name); ok {
-		if text, ok := f.s.edits.afterEdit(d); ok {
-			return []byte(text), nil
-		}
-		return []byte(d.Text), nil
-	}
-	if c, ok := f.s.edits.lookup(name); ok {
-		if c == nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-		}
-		return []byte(*c), nil
+	if data, held, err := f.Overlaid(name); held {
+		return data, err
 	}
 	return os.ReadFile(name)
 }
+
+// Overlaid implements tools.Overlay: the editor's buffer of an open
+// document, or a change not yet written. Any other file the tools read
+// from the disk themselves, judging what they opened.
+func (f *editorFS) Overlaid(name string) (data []byte, held bool, err error) {
+	if d, ok := f.s.docs.byPath(name); ok {
+		if text, ok := f.s.edits.afterEdit(d); ok {
+			return []byte(text), true, nil
+		}
+		return []byte(d.Text), true, nil
+	}
+	if c, ok := f.s.edits.lookup(name); ok {
+		if c == nil {
+			return nil, true, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		return []byte(*c), true, nil
+	}
+	return nil, false, nil
+}
+
+var _ tools.Overlay = (*editorFS)(nil)
 
 func (f *editorFS) Stat(name string) (fs.FileInfo, error) {
 	if d, ok := f.s.docs.byPath(name); ok {

@@ -37,12 +37,25 @@ type Overlay interface {
 	Overlaid(name string) (data []byte, held bool, err error)
 }
 
+// Base returns the FS that fsys wraps, through any number of wrappers
+// that judge changes on their way (they implement Unwrap), which do not
+// change how files are read.
+func Base(fsys FS) FS {
+	for {
+		u, ok := fsys.(interface{ Unwrap() FS })
+		if !ok {
+			return fsys
+		}
+		fsys = u.Unwrap()
+	}
+}
+
 // OnDisk reports whether files the FS does not hold in memory come from
 // the local disk: true for DiskFS and for an Overlay. Tools then read
 // them from the disk directly, confined; an FS that is neither is asked
 // for everything.
 func (e *Env) OnDisk() bool {
-	switch e.FS.(type) {
+	switch Base(e.FS).(type) {
 	case DiskFS, *DiskFS, Overlay:
 		return true
 	}
@@ -54,7 +67,7 @@ func (e *Env) OnDisk() bool {
 // not on disk (see OnDisk) reads. held is false when the caller must read
 // the file from the disk itself, judging what it opened by its real path.
 func (e *Env) Held(abs string) (data []byte, held bool, err error) {
-	if o, ok := e.FS.(Overlay); ok {
+	if o, ok := Base(e.FS).(Overlay); ok {
 		return o.Overlaid(abs)
 	}
 	if e.OnDisk() {

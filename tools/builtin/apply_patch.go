@@ -355,7 +355,7 @@ func (pl *patchPlan) read(name, path string) (string, error) {
 	if fi, err := pl.env.FS.Stat(path); err == nil && fi.IsDir() {
 		return "", fmt.Errorf("%s is a directory", name)
 	}
-	data, err := pl.env.FS.ReadFile(path)
+	data, err := readConfined(pl.env, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		msg := fmt.Sprintf("%s does not exist", name)
 		if hint := similarNames(pl.env, path); hint != "" {

@@ -297,8 +297,14 @@ func TestBashJailBackgroundServer(t *testing.T) {
 	if res.IsError || !strings.HasPrefix(res.Content, "started\n") || strings.Contains(res.Content, "Output collection stopped") {
 		t.Fatalf("got %q", res.Content)
 	}
-	if !host.Running() || len(sandboxtest.Running("sleep", tag)) != 1 {
-		t.Fatal("the background process is not running")
+	// It may not have become sleep yet.
+	for deadline := time.Now().Add(3 * time.Second); len(sandboxtest.Running("sleep", tag)) != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the background process is not running")
+		}
+	}
+	if !host.Running() {
+		t.Error("the host says nothing runs")
 	}
 	host.Close()
 	waitNoSleep(t, tag)

@@ -28,6 +28,18 @@ func readDisk(env *tools.Env, abs string, buf []byte, limit int) ([]byte, error)
 	return walk.ReadAll(f, buf, limit)
 }
 
+// readConfined reads the file at abs as the tools see it: the FS's copy
+// when it holds one (an editor buffer), else the disk's, judged by its
+// real path. The tools that change files read what they change this way
+// too: an edit's complaint ("old_string appears at line 3") must not
+// become an oracle on a file no tool may read.
+func readConfined(env *tools.Env, abs string) ([]byte, error) {
+	if data, held, err := env.Held(abs); held {
+		return data, err
+	}
+	return readDisk(env, abs, nil, 0)
+}
+
 // listDir lists the directory at abs, sorted by name, and returns its
 // real path with it: from the disk, judged by that real path, when the
 // FS reads the disk, else from the FS.

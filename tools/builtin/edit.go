@@ -49,7 +49,7 @@ func loadForEdit(env *tools.Env, path string) (abs string, content string, missi
 		r := tools.Errorf("%v", err)
 		return "", "", false, &r
 	}
-	data, err := env.FS.ReadFile(abs)
+	data, err := readConfined(env, abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return abs, "", true, nil
 	}

@@ -47,6 +47,35 @@ func New(writeRoots, forbidRead []string) *Policy {
 // ErrOutsideRoots is wrapped by CheckWrite's refusals.
 var ErrOutsideRoots = errors.New("outside the directories Reasonix may write")
 
+// ErrProcessFiles is wrapped by CheckRead's refusals of processes' files.
+var ErrProcessFiles = errors.New("the files of processes under /proc are not for the tools to read")
+
+// processFiles reports whether path lies in the directory of a process
+// under /proc (/proc/<pid>, /proc/self, /proc/thread-self). Those hold a
+// process's environment, memory and open files: Reasonix's own (the API
+// key is in its memory), its language servers' and MCP servers', and its
+// parents' — the editor's or the shell's, whose environment may hold the
+// key. The read tools have no business there; the shell jail keeps
+// commands to their own processes by other means. The rest of /proc
+// (cpuinfo, meminfo) stays readable, and /proc/self/root/... or
+// /proc/self/cwd/... are judged where they lead.
+func processFiles(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/proc/")
+	if !ok {
+		return false
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	if first == "self" || first == "thread-self" {
+		return true
+	}
+	for _, r := range first {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return first != ""
+}
+
 // ErrForbidden is wrapped by CheckRead's refusals.
 var ErrForbidden = errors.New("reading it is forbidden by [sandbox] forbid_read")
 
@@ -68,10 +97,10 @@ func (p *Policy) CheckWrite(path string) (string, error) {
 
 // CheckRead refuses paths inside a forbidden directory.
 func (p *Policy) CheckRead(path string) error {
-	if len(p.ForbidRead) == 0 {
-		return nil
-	}
 	real := resolve(path)
+	if processFiles(real) {
+		return fmt.Errorf("%s: %w", path, ErrProcessFiles)
+	}
 	for _, f := range p.ForbidRead {
 		if within(real, f) || within(filepath.Clean(path), f) {
 			return fmt.Errorf("%s: %w", path, ErrForbidden)
@@ -115,6 +144,9 @@ func (p *Policy) ControlOf(path string) (string, bool) {
 // walks, which give their skip function real paths, use it to prune
 // quickly; anything else should use CheckRead.
 func (p *Policy) Forbidden(path string) bool {
+	if processFiles(path) {
+		return true
+	}
 	for _, f := range p.ForbidRead {
 		if within(path, f) {
 			return true

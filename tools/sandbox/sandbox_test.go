@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -92,5 +93,34 @@ func TestControlOf(t *testing.T) {
 		if _, got := p.ControlOf(filepath.Join(root, tt.path)); got != tt.want {
 			t.Errorf("ControlOf(%s) = %v, want %v", tt.path, got, tt.want)
 		}
+	}
+}
+
+func TestCheckReadProcessFiles(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc")
+	}
+	p := New(nil, nil)
+	for _, tt := range []struct {
+		path string
+		ok   bool
+	}{
+		{"/proc/self/environ", false},
+		{"/proc/thread-self/environ", false},
+		{"/proc/1/environ", false},
+		{"/proc/self/fd", false},
+		{"/proc/" + strconv.Itoa(os.Getppid()) + "/cmdline", false},
+		{"/proc/self", false},
+		{"/proc/cpuinfo", true},
+		{"/proc/self/root/etc/hostname", true},
+		{"/proc/self/cwd", true},
+	} {
+		err := p.CheckRead(tt.path)
+		if (err == nil) != tt.ok || err != nil && !errors.Is(err, ErrProcessFiles) {
+			t.Errorf("CheckRead(%s) = %v, want ok=%v", tt.path, err, tt.ok)
+		}
+	}
+	if !p.Forbidden("/proc/42/environ") || p.Forbidden("/proc/meminfo") {
+		t.Error("Forbidden does not keep walks out of the processes' directories")
 	}
 }
