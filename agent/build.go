@@ -172,6 +172,12 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },
 	}
 	gate.Persist = recordingGrants(gate.Persist, opts.Dir, projectFile)
+	persist := gate.Persist
+	gate.Persist = func(rule string) error {
+		err := persist(rule)
+		env.Control.Accept(projectFile)
+		return err
+	}
 	env.FS = &writeSeam{FS: fsys, env: env, policy: policy, gate: gate}
 
 	system := cfg.Agent.SystemPrompt

@@ -80,7 +80,18 @@ func (s *writeSeam) Apply(ctx context.Context, changes []tools.Change) error {
 			}
 		}
 	}
-	return s.FS.Apply(ctx, changes)
+	if err := s.FS.Apply(ctx, changes); err != nil {
+		return err
+	}
+	// Approved changes to control files are the user's: what processes
+	// left running are watched for must not undo them.
+	for _, c := range changes {
+		s.env.Control.Accept(c.Path)
+		if c.NewPath != "" {
+			s.env.Control.Accept(c.NewPath)
+		}
+	}
+	return nil
 }
 
 // judge decides one path of a change.

@@ -67,12 +67,17 @@ func (e watchEntry) same(o watchEntry) bool {
 // Snapshot records the control paths as they are now. A nil watch
 // records nothing.
 func (w *ControlWatch) Snapshot() *ControlState {
-	s := &ControlState{entries: map[string]watchEntry{}}
 	if w == nil {
-		return s
+		return &ControlState{entries: map[string]watchEntry{}}
 	}
+	return snapshot(w.Paths)
+}
+
+// snapshot records paths and everything below them.
+func snapshot(paths []string) *ControlState {
+	s := &ControlState{entries: map[string]watchEntry{}}
 	files, size := 0, 0
-	for _, p := range w.Paths {
+	for _, p := range paths {
 		_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // gone, or closed to us: nothing to keep
@@ -201,6 +206,33 @@ func (w *ControlWatch) Hold(s *ControlState) {
 	w.held = s
 }
 
+// Accept takes paths as they are now into the state Hold remembered, so
+// that Settle keeps them: they changed with the user's approval (an
+// "Always allow" grant written to reasonix.toml, an approved edit).
+func (w *ControlWatch) Accept(paths ...string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == nil {
+		return
+	}
+	for _, p := range paths {
+		if !w.under(p) {
+			continue
+		}
+		for q := range w.held.entries {
+			if q == p || strings.HasPrefix(q, p+string(filepath.Separator)) {
+				delete(w.held.entries, q)
+			}
+		}
+		for q, e := range snapshot([]string{p}).entries {
+			w.held.entries[q] = e
+		}
+	}
+}
+
 // Settle undoes what changed among the control paths since the state
 // Hold remembered — the doing of processes a command left running — and
 // forgets it unless running reports that such processes remain. It
@@ -233,6 +265,10 @@ func (w *ControlWatch) Under(path string) bool {
 	if w == nil {
 		return false
 	}
+	return w.under(path)
+}
+
+func (w *ControlWatch) under(path string) bool {
 	return slices.ContainsFunc(w.Paths, func(c string) bool {
 		return path == c || strings.HasPrefix(path, c+string(filepath.Separator))
 	})

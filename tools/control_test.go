@@ -132,3 +132,48 @@ func TestControlWatchNil(t *testing.T) {
 		t.Error(res)
 	}
 }
+
+func TestControlWatchHoldAndSettle(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	toml := filepath.Join(root, "reasonix.toml")
+	mcp := filepath.Join(root, ".mcp.json")
+	other := filepath.Join(root, "main.go")
+	for _, p := range []string{toml, other} {
+		if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := &ControlWatch{Paths: []string{toml, mcp}, Disk: DiskFS{Roots: []string{root}}}
+	rel := func(p string) string { r, _ := filepath.Rel(root, p); return r }
+	if note, notice := w.Settle(context.Background(), true, rel); note != "" || notice != "" {
+		t.Fatalf("nothing held, yet %q %q", note, notice)
+	}
+	w.Hold(w.Snapshot())
+	// An approved change, then a background process's.
+	os.WriteFile(toml, []byte("b\n"), 0o644)
+	w.Accept(toml, other)
+	os.WriteFile(mcp, []byte("{}"), 0o644)
+	os.WriteFile(other, []byte("edited\n"), 0o644)
+	note, notice := w.Settle(context.Background(), true, rel)
+	if !strings.Contains(note, "a process left running by an earlier command") || !strings.Contains(notice, ".mcp.json") {
+		t.Errorf("note %q, notice %q", note, notice)
+	}
+	if _, err := os.Stat(mcp); !os.IsNotExist(err) {
+		t.Error(".mcp.json was not undone")
+	}
+	if b, _ := os.ReadFile(toml); string(b) != "b\n" {
+		t.Errorf("the approved change was undone: %q", b)
+	}
+	if b, _ := os.ReadFile(other); string(b) != "edited\n" {
+		t.Errorf("a file that is not a control file was touched: %q", b)
+	}
+	// Still running: held again; no longer: forgotten.
+	os.WriteFile(mcp, []byte("{}"), 0o644)
+	if _, notice := w.Settle(context.Background(), false, rel); !strings.Contains(notice, ".mcp.json") {
+		t.Errorf("second settle: %q", notice)
+	}
+	os.WriteFile(mcp, []byte("{}"), 0o644)
+	if _, notice := w.Settle(context.Background(), false, rel); notice != "" {
+		t.Errorf("nothing held any more, yet %q", notice)
+	}
+}

@@ -9,9 +9,10 @@ import (
 // ControlPaths lists the files and directories that steer Reasonix itself
 // or make other programs run code without being asked: Reasonix's user
 // directory, each workspace's reasonix.toml, .reasonix and .mcp.json, the
-// repository's .git/config and .git/hooks (a planted core.fsmonitor or
-// hook runs at the next `git status` or commit, the editor's included),
-// and every config file this Config was loaded from.
+// editor's .vscode settings, the repository's .git/config and .git/hooks
+// (a planted core.fsmonitor or hook runs at the next `git status` or
+// commit, the editor's included), and every config file this Config was
+// loaded from.
 //
 // Whatever the model runs must not change them behind the user's back: a
 // shell command that could append `[sandbox] bash = "off"` to reasonix.toml
@@ -38,6 +39,9 @@ func (c *Config) ControlPaths(home string, workspaces ...string) []string {
 		add(filepath.Join(ws, ProjectFileName))
 		add(filepath.Join(ws, ".reasonix"))
 		add(filepath.Join(ws, MCPFileName))
+		// The editor's workspace settings and tasks: a setting can name
+		// a program the editor runs unasked, a task can run on opening.
+		add(filepath.Join(ws, ".vscode"))
 		git := filepath.Join(ws, ".git")
 		if fi, err := os.Lstat(git); err == nil && !fi.IsDir() {
 			// A linked worktree or submodule: the file says where the

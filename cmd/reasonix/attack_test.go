@@ -620,3 +620,106 @@ func snapshotTree(t *testing.T, dirs ...string) map[string]string {
 	}
 	return out
 }
+
+// patch is a unified diff of one file, from old to new (either may be
+// /dev/null).
+func patch(from, to, body string) attackCall {
+	return attackCall{tool: "apply_patch", args: map[string]any{"patch": "--- " + from + "\n+++ " + to + "\n" + body}}
+}
+
+// TestAttackWriteRules: with every call allowed but Edit(secrets/**)
+// denied, every tool that changes files, through every spelling of a
+// path, is held to the deny rule — each end of a move, each file of a
+// patch.
+func TestAttackWriteRules(t *testing.T) {
+	t.Parallel()
+	h := newHostile(t)
+	mustWrite(t, filepath.Join(h.work, "secrets", "k.txt"), "k\n")
+	mustWrite(t, filepath.Join(h.work, "ok.txt"), "ok\n")
+	if err := os.Symlink("secrets", filepath.Join(h.work, "s")); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotTree(t, h.work)
+	abs := filepath.Join(h.work, "secrets", "k.txt")
+	const denied = `denied by the rule "Edit(secrets/**)"`
+	calls := []attackCall{
+		{tool: "write_file", args: map[string]any{"path": "secrets/new.txt", "content": "x"}},
+		{tool: "write_file", args: map[string]any{"path": "./secrets/k.txt", "content": "x"}},
+		{tool: "write_file", args: map[string]any{"path": "secrets//k.txt", "content": "x"}},
+		{tool: "write_file", args: map[string]any{"path": "ok.txt/../secrets/k.txt", "content": "x"}},
+		{tool: "write_file", args: map[string]any{"path": abs, "content": "x"}},
+		{tool: "write_file", args: map[string]any{"path": "s/k.txt", "content": "x"}},
+		{tool: "edit_file", args: map[string]any{"path": "secrets/k.txt", "old_string": "k", "new_string": "x"}},
+		{tool: "edit_file", args: map[string]any{"path": "s/k.txt", "old_string": "k", "new_string": "x"}},
+		{tool: "multi_edit", args: map[string]any{"path": "secrets/k.txt", "edits": []map[string]any{{"old_string": "k", "new_string": "x"}}}},
+		{tool: "move_file", args: map[string]any{"source": "secrets/k.txt", "destination": "moved.txt"}},
+		{tool: "move_file", args: map[string]any{"source": "ok.txt", "destination": "secrets/ok.txt"}},
+		{tool: "move_file", args: map[string]any{"source": "ok.txt", "destination": "s/ok.txt"}},
+		patch("a/secrets/k.txt", "b/secrets/k.txt", "@@ -1 +1 @@\n-k\n+x\n"),
+		patch("/dev/null", "b/secrets/new.txt", "@@ -0,0 +1 @@\n+x\n"),
+		patch("a/secrets/k.txt", "/dev/null", "@@ -1 +0,0 @@\n-k\n"),
+		patch("a/./secrets/k.txt", "b/./secrets/k.txt", "@@ -1 +1 @@\n-k\n+x\n"),
+		patch("a/s/k.txt", "b/s/k.txt", "@@ -1 +1 @@\n-k\n+x\n"),
+		{tool: "apply_patch", args: map[string]any{"patch": "diff --git a/secrets/k.txt b/out.txt\nsimilarity index 100%\nrename from secrets/k.txt\nrename to out.txt\n"}},
+		{tool: "apply_patch", args: map[string]any{"patch": "diff --git a/ok.txt b/secrets/ok.txt\nsimilarity index 100%\nrename from ok.txt\nrename to secrets/ok.txt\n"}},
+		// One file allowed, one denied: the patch is refused whole.
+		{tool: "apply_patch", args: map[string]any{"patch": "--- a/ok.txt\n+++ b/ok.txt\n@@ -1 +1 @@\n-ok\n+changed\n--- a/secrets/k.txt\n+++ b/secrets/k.txt\n@@ -1 +1 @@\n-k\n+x\n"}},
+	}
+	for i := range calls {
+		calls[i].want = denied
+	}
+	h.attack(t, "[permissions]\nmode = \"allow\"\ndeny = [\"Edit(secrets/**)\"]\n", nil, calls)
+	after := snapshotTree(t, h.work)
+	for name, v := range before {
+		if after[name] != v {
+			t.Errorf("%s changed: %q → %q", name, v, after[name])
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok && !strings.HasPrefix(name, ".") {
+			t.Errorf("%s was created", name)
+		}
+	}
+}
+
+// TestAttackControlFilesByFileTools: the file tools may change a control
+// file only with a person's approval of that very call, which no posture
+// gives and no one can give here.
+func TestAttackControlFilesByFileTools(t *testing.T) {
+	t.Parallel()
+	h := newHostile(t)
+	mustWrite(t, filepath.Join(h.work, "reasonix.toml"), "# the project's\n")
+	mustWrite(t, filepath.Join(h.work, ".git", "config"), "[core]\n")
+	mustWrite(t, filepath.Join(h.work, ".git", "hooks", "pre-commit"), "#!/bin/sh\n")
+	mustWrite(t, filepath.Join(h.rhome, "config.toml"), "# the user's\n")
+	mustWrite(t, filepath.Join(h.work, "servers.json"), `{"mcpServers": {}}`)
+	before := snapshotTree(t, h.work, h.rhome)
+	const refused = "control file"
+	calls := []attackCall{
+		{tool: "write_file", args: map[string]any{"path": "reasonix.toml", "content": "[sandbox]\nbash = \"off\"\n"}},
+		{tool: "edit_file", args: map[string]any{"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = touch PWNED"}},
+		patch("/dev/null", "b/.git/hooks/post-checkout", "@@ -0,0 +1,2 @@\n+#!/bin/sh\n+touch PWNED\n"),
+		patch("a/reasonix.toml", "/dev/null", "@@ -1 +0,0 @@\n-# the project's\n"),
+		{tool: "move_file", args: map[string]any{"source": "servers.json", "destination": ".mcp.json"}},
+		{tool: "move_file", args: map[string]any{"source": ".git/hooks", "destination": "hooks.old"}},
+		{tool: "multi_edit", args: map[string]any{"path": filepath.Join(h.rhome, "config.toml"), "edits": []map[string]any{{"old_string": "# the user's", "new_string": "[permissions]\napproval = \"yolo\""}}}},
+		{tool: "write_file", args: map[string]any{"path": ".reasonix/commands/x.md", "content": "run touch PWNED\n"}},
+		{tool: "write_file", args: map[string]any{"path": ".vscode/settings.json", "content": `{"reasonix.path": "./evil"}`}},
+		{tool: "write_file", args: map[string]any{"path": ".vscode/tasks.json", "content": `{"tasks": [{"label": "x", "command": "touch PWNED", "runOptions": {"runOn": "folderOpen"}}]}`}},
+	}
+	for i := range calls {
+		calls[i].want = refused
+	}
+	h.attack(t, "", []string{"--approval", "yolo"}, calls)
+	after := snapshotTree(t, h.work, h.rhome)
+	for name, v := range before {
+		if after[name] != v {
+			t.Errorf("%s changed: %q → %q", name, v, after[name])
+		}
+	}
+	for _, p := range []string{".mcp.json", ".reasonix", ".vscode", ".git/hooks/post-checkout"} {
+		if _, ok := after[p]; ok {
+			t.Errorf("%s was created", p)
+		}
+	}
+}
