@@ -23,6 +23,7 @@ import (
 	"github.com/reasonix/reasonix/lsp"
 	"github.com/reasonix/reasonix/lsp/lsptest"
 	"github.com/reasonix/reasonix/tools/mcp/mcptest"
+	"github.com/reasonix/reasonix/tools/sandbox/sandboxtest"
 )
 
 // rawClient talks to a server over a pipe with hand-written frames, for
@@ -352,7 +353,8 @@ func TestCancel(t *testing.T) {
 // TestCancelKillsTheShellCommand: cancelling during a shell command kills
 // its whole process group.
 func TestCancelKillsTheShellCommand(t *testing.T) {
-	script := `call bash {"command": "sleep 60 & echo $! > child.pid; sleep 60"}
+	tag := sandboxtest.Tag()
+	script := `call bash {"command": "sleep ` + tag + ` & sleep ` + tag + `"}
 ---
 text never
 `
@@ -360,17 +362,29 @@ text never
 	ed := lsptest.New(t, lsptest.Options{Root: root, Events: true})
 	b, _ := json.Marshal(map[string]any{"prompt": "wait"})
 	res := execute(t, ed, protocol.Command{Command: "reasonix.start", Arguments: []protocol.LSPAny{b}})
-	pidFile := filepath.Join(root, "child.pid")
-	pid := waitPID(t, pidFile)
+	waitSleeping(t, tag, 2)
 	a, _ := json.Marshal(map[string]any{"sessionId": res["sessionId"]})
 	execute(t, ed, protocol.Command{Command: "reasonix.cancel", Arguments: []protocol.LSPAny{a}})
-	waitGone(t, pid)
+	waitSleeping(t, tag, 0)
+}
+
+// waitSleeping waits until n processes run `sleep tag`. A command's
+// processes may be in a PID namespace of their own, where the pids it
+// could report mean nothing here; they are found by their argument.
+func waitSleeping(t *testing.T, tag string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); len(sandboxtest.Running("sleep", tag)) != n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes run sleep %s, want %d", len(sandboxtest.Running("sleep", tag)), tag, n)
+		}
+	}
 }
 
 // TestVanishingClient: when the editor dies mid-turn the server exits,
 // kills the running command, and the session file records the turn.
 func TestVanishingClient(t *testing.T) {
-	script := `call bash {"command": "sleep 60 & echo $! > child.pid; sleep 60"}
+	tag := sandboxtest.Tag()
+	script := `call bash {"command": "sleep ` + tag + ` & sleep ` + tag + `"}
 ---
 text never
 `
@@ -378,11 +392,11 @@ text never
 	ed := lsptest.New(t, lsptest.Options{Root: root})
 	b, _ := json.Marshal(map[string]any{"prompt": "wait for me"})
 	execute(t, ed, protocol.Command{Command: "reasonix.start", Arguments: []protocol.LSPAny{b}})
-	pid := waitPID(t, filepath.Join(root, "child.pid"))
+	waitSleeping(t, tag, 2)
 	if code := ed.Disconnect(); code != 1 {
 		t.Errorf("exit code %d, want 1", code)
 	}
-	waitGone(t, pid)
+	waitSleeping(t, tag, 0)
 	files, _ := filepath.Glob(filepath.Join(os.Getenv("REASONIX_HOME"), "sessions", "*.jsonl"))
 	if len(files) != 1 {
 		t.Fatalf("session files %v", files)
@@ -391,40 +405,6 @@ text never
 	if !bytes.Contains(data, []byte("wait for me")) || !bytes.Contains(data, []byte("Cancelled by the user")) {
 		t.Fatalf("session file:\n%s", data)
 	}
-}
-
-func waitPID(t *testing.T, file string) int {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(file); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				return pid
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("the command never started")
-	return 0
-}
-
-// waitGone waits until pid is no longer running (a zombie counts as gone:
-// the test process may not be its reaper).
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if syscall.Kill(pid, 0) != nil {
-			return
-		}
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-			if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" {
-				return
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("process %d is still running", pid)
 }
 
 func TestConfigErrorsAreShown(t *testing.T) {
