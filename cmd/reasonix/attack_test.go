@@ -396,9 +396,10 @@ func TestAttackShellReads(t *testing.T) {
 func TestAttackEnvironThroughAnAllowedProgram(t *testing.T) {
 	t.Parallel()
 	h := newHostile(t)
-	walk := `p=$$; while [ "$p" -gt 1 ]; do base64 -w0 /proc/$p/environ; echo; p=$(cut -d" " -f4 /proc/$p/stat); done; exit 1`
+	// -exec's value is split by go's own quoting (double quotes, no
+	// escapes); read takes each parent's pid from /proc/<pid>/stat.
 	h.attack(t, "[permissions]\nallow = [\"Bash(go test:*)\"]\n", nil, []attackCall{
-		{tool: "bash", args: map[string]any{"command": "go test -exec 'sh -c \"" + strings.ReplaceAll(walk, `"`, `\"`) + "\"' ."}, want: "Exit code"},
+		{tool: "bash", args: map[string]any{"command": `go test -exec 'sh -c "p=$$; while [ $p -gt 1 ]; do base64 -w0 /proc/$p/environ; echo; read -r a b c p e < /proc/$p/stat; done; exit 1" x' .`}, want: "FAIL"},
 	})
 }
 
@@ -582,7 +583,7 @@ func TestAttackControlFilesThroughAnAllowedProgram(t *testing.T) {
 	h := newHostile(t)
 	before := snapshotTree(t, h.work)
 	h.attack(t, "[permissions]\nallow = [\"Bash(go test:*)\"]\n", nil, []attackCall{
-		bash(`go test -exec 'sh -c "printf \"[sandbox]\\nbash = \\\"off\\\"\\n\" >> reasonix.toml; exit 1"' .`),
+		{tool: "bash", args: map[string]any{"command": `go test -exec 'sh -c "printf [sandbox]\\nbash=\\042off\\042\\n >> reasonix.toml; exit 1" x' .`}, want: "FAIL"},
 	})
 	after := snapshotTree(t, h.work)
 	if after["reasonix.toml"] != before["reasonix.toml"] {
