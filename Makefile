@@ -118,7 +118,9 @@ cross:
 # trip, the prompt-cache hit ratio of a scripted session, and for the
 # language server the initialize round trip, idle RSS and codeAction
 # latency (p50/p99, alone and while a turn streams), and for the project
-# graph a warm find_references against the gopls command line.
+# graph a warm find_references against the gopls command line, and what a
+# shell command costs to start: as a bare process group, jailed, and as a
+# unit under its supervisor, unconfined and confined in its namespaces.
 bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'GrepVsRipgrep' -benchtime 5x ./tools/builtin
 	$(GO) test -run '^$$' -bench 'RoundTrip' -benchtime 500x ./agent/
@@ -127,6 +129,7 @@ bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'CodeAction' -benchtime 300x ./lsp/
 	$(GO) test -run '^$$' -bench 'ReferencesStd' -benchtime 5x ./graph/
 	$(GO) test -run '^$$' -bench 'Call' -benchtime 2000x ./tools/mcp/
+	$(GO) test -run '^$$' -bench 'ShellCommand' -benchtime 40x ./tools/sandbox/
 
 demo: build
 	@sh testdata/demo/demo.sh

@@ -136,7 +136,8 @@ type attackCall struct {
 	want string
 	// absent must not appear in the result.
 	absent []string
-	// delay holds the call back, as a slow model would.
+	// delay holds the call back, as a slow model would: the scripted
+	// server waits this long before each chunk of the step.
 	delay time.Duration
 }
 
@@ -240,22 +241,6 @@ func (h *hostile) attack(t *testing.T, extraConfig string, flags []string, calls
 		}
 	}
 	return results
-}
-
-// startServer serves script on a scripted server for the test.
-func startServer(t *testing.T, text string) (*scripted.Server, string) {
-	t.Helper()
-	sc, err := scripted.Parse([]byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := scripted.NewServer(sc, scripted.Options{})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv, url
 }
 
 // toolResults returns the tool results the model received, in order: a
@@ -425,8 +410,12 @@ func TestAttackEnvironAsAUser(t *testing.T) {
 	for _, c := range environAttacks {
 		calls = append(calls, bash(c))
 	}
-	calls = append(calls, bash(`id -u; test -O "$HOME" && echo the home is ours; echo "$(ls /proc | grep -c '^[0-9]') processes"`))
+	tag := sandboxtest.Tag()
+	calls = append(calls,
+		bash("setsid sleep "+tag+" >/dev/null 2>&1 < /dev/null & echo started"),
+		bash(`id -u; test -O "$HOME" && echo the home is ours; echo "$(ls /proc | grep -c '^[0-9]') processes"`))
 	results := h.attack(t, "", []string{"--approval", "auto"}, calls)
+	waitNoProcess(t, "sleep", tag)
 	last := results[len(results)-1]
 	if !strings.Contains(last, "65534\nthe home is ours\n") {
 		t.Errorf("the commands did not run as the user with their own home: %s", last)
@@ -522,7 +511,7 @@ func TestAttackControlFiles(t *testing.T) {
 		t.Run(fmt.Sprintf("reasonix.toml present=%v", present), func(t *testing.T) {
 			t.Parallel()
 			h := newHostile(t)
-			h.linger = time.Second
+			h.linger = 300 * time.Millisecond
 			git := exec.Command("git", "init", "-q", h.work)
 			if out, err := git.CombinedOutput(); err != nil {
 				t.Fatalf("git init: %v\n%s", err, out)
@@ -548,9 +537,9 @@ func TestAttackControlFiles(t *testing.T) {
 				// Processes left running change them after the command
 				// returned: undone before the next command, and at the
 				// end of the run.
-				bash(`(sleep 0.3; echo '{"mcpServers": {}}' > .mcp.json; mkdir -p .reasonix && echo x > .reasonix/late.md) >/dev/null 2>&1 &`),
-				{tool: "bash", args: map[string]any{"command": "true"}, delay: time.Second, want: "a process left running by an earlier command"},
-				bash(`(sleep 0.3; printf '[sandbox]\nbash = "off"\n' >> reasonix.toml) >/dev/null 2>&1 &`),
+				bash(`(sleep 0.2; echo '{"mcpServers": {}}' > .mcp.json; mkdir -p .reasonix && echo x > .reasonix/late.md) >/dev/null 2>&1 &`),
+				{tool: "bash", args: map[string]any{"command": "true"}, delay: 400 * time.Millisecond, want: "a process left running by an earlier command"},
+				bash(`(sleep 0.2; printf '[sandbox]\nbash = "off"\n' >> reasonix.toml) >/dev/null 2>&1 &`),
 			})
 			after := snapshotTree(t, h.work, h.rhome)
 			for _, p := range []string{"reasonix.toml", ".mcp.json", ".reasonix", ".git/config", ".git/config.old", ".git/hooks", "config.toml"} {

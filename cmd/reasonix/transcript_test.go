@@ -92,12 +92,11 @@ options  = { retry_base_ms = 10, max_retries = 5 }
 `, url)
 }
 
-// startScripted serves script on a fresh scripted server for the test's
-// lifetime and returns it with a config file that points the default
-// model at it.
-func startScripted(t *testing.T, script string) (*scripted.Server, string) {
+// startServer serves a script on a fresh scripted server for the test's
+// lifetime and returns it with its URL.
+func startServer(t *testing.T, text string) (*scripted.Server, string) {
 	t.Helper()
-	sc, err := scripted.Parse([]byte(script))
+	sc, err := scripted.Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +106,15 @@ func startScripted(t *testing.T, script string) (*scripted.Server, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
+	return srv, url
+}
+
+// startScripted serves script on a fresh scripted server for the test's
+// lifetime and returns it with a config file that points the default
+// model at it.
+func startScripted(t *testing.T, script string) (*scripted.Server, string) {
+	t.Helper()
+	srv, url := startServer(t, script)
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(cfg, []byte(scriptedConfig(url)), 0o644); err != nil {
 		t.Fatal(err)
