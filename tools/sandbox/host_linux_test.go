@@ -295,3 +295,44 @@ func BenchmarkShellCommand(b *testing.B) {
 		run(b, func(cmd *exec.Cmd) (tools.ShellProcess, error) { return net.Start(cmd, true) })
 	})
 }
+
+// TestHostDiesWithReasonix: when the process that started the units dies
+// outright (SIGKILL: no Close), their processes die too, whether the unit
+// is a PID namespace or a subreaper's process tree.
+func TestHostDiesWithReasonix(t *testing.T) {
+	needLandlock(t)
+	for _, confine := range []bool{true, false} {
+		t.Run(fmt.Sprintf("confine=%v", confine), func(t *testing.T) {
+			tag := sandboxtest.Tag()
+			helper := exec.Command(os.Args[0], "-test.run=^TestHostHelperProcess$")
+			helper.Env = append(os.Environ(), "REASONIX_HOST_HELPER="+tag, fmt.Sprintf("REASONIX_HOST_HELPER_CONFINE=%v", confine))
+			helper.Dir = realTempDir(t)
+			if err := helper.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, func() bool { return len(sandboxtest.Running("sleep", tag)) == 2 })
+			helper.Process.Kill()
+			helper.Wait()
+			waitFor(t, func() bool { return len(sandboxtest.Running("sleep", tag)) == 0 })
+		})
+	}
+}
+
+// TestHostHelperProcess is the process TestHostDiesWithReasonix kills: it
+// starts a command that leaves two sleeps behind, one in a session of its
+// own, and waits to be killed.
+func TestHostHelperProcess(t *testing.T) {
+	tag := os.Getenv("REASONIX_HOST_HELPER")
+	if tag == "" {
+		t.Skip("run by TestHostDiesWithReasonix")
+	}
+	dir, _ := os.Getwd()
+	h := NewHost(&Jail{Policy: New([]string{dir}, nil)})
+	bash, _ := exec.LookPath("bash")
+	cmd := exec.Command(bash, "-c", "setsid sleep "+tag+" & sleep "+tag)
+	cmd.Dir = dir
+	if _, err := h.Start(cmd, os.Getenv("REASONIX_HOST_HELPER_CONFINE") == "true"); err != nil {
+		t.Fatal(err)
+	}
+	select {}
+}
