@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -68,7 +69,43 @@ func enterJail(spec, path string, argv []string) error {
 	if err := restrictSelf(abi, plan(grants, s.Forbid), s.Network); err != nil {
 		return err
 	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
 	return syscall.Exec(path, argv, withoutVar(os.Environ(), jailEnv))
+}
+
+// jailDropsCaps are the capabilities a command run as root loses in the
+// jail: those that reach past Landlock and the namespaces rather than
+// administer files — open a file by handle through another mount (around
+// the read-only control files), read other processes' memory and
+// environment, load modules, touch raw devices and kernel settings.
+// Ordinary root work (owning files, installing packages) keeps what it
+// needs.
+var jailDropsCaps = []uintptr{
+	unix.CAP_SYS_ADMIN, unix.CAP_DAC_READ_SEARCH, unix.CAP_SYS_PTRACE, unix.CAP_SYS_MODULE,
+	unix.CAP_SYS_RAWIO, unix.CAP_SYS_BOOT, unix.CAP_MAC_ADMIN, unix.CAP_MAC_OVERRIDE,
+	unix.CAP_SYSLOG, unix.CAP_BPF, unix.CAP_PERFMON, unix.CAP_CHECKPOINT_RESTORE,
+	unix.CAP_NET_ADMIN, unix.CAP_SYS_TIME, unix.CAP_LINUX_IMMUTABLE,
+}
+
+// dropCapabilities takes jailDropsCaps out of the bounding set, so that
+// the shell about to be executed, and everything it runs, never has them.
+// Only a process holding CAP_SETPCAP can; without it there is nothing to
+// take away (an unprivileged user's command has no capabilities). A
+// capability the kernel does not know is skipped.
+func dropCapabilities() error {
+	for _, c := range jailDropsCaps {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0)
+		switch {
+		case err == nil, errors.Is(err, unix.EINVAL):
+		case errors.Is(err, unix.EPERM):
+			return nil
+		default:
+			return fmt.Errorf("dropping capability %d: %w", c, err)
+		}
+	}
+	return nil
 }
 
 // Available reports whether shell commands can be confined here, and if

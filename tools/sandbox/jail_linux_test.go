@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // needLandlock skips a test on a kernel without a usable Landlock.
@@ -211,5 +213,28 @@ func TestConfineLeavesAFailingCommandAlone(t *testing.T) {
 	}
 	if cmd.Err == nil || cmd.Args[0] != "no-such-shell-anywhere" {
 		t.Errorf("command rewritten: %v", cmd.Args)
+	}
+}
+
+// A command run as root loses the capabilities that reach past the jail.
+func TestJailDropsCapabilities(t *testing.T) {
+	needLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("only root has capabilities to lose")
+	}
+	root := realTempDir(t)
+	j := &Jail{Policy: New([]string{root}, nil)}
+	out, code := jailed(t, j, root, "grep CapBnd /proc/self/status")
+	var bnd uint64
+	if _, err := fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(out, "CapBnd:")), "%x", &bnd); code != 0 || err != nil {
+		t.Fatalf("exit %d, %q, %v", code, out, err)
+	}
+	for _, c := range []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_DAC_READ_SEARCH, unix.CAP_SYS_PTRACE} {
+		if bnd&(1<<c) != 0 {
+			t.Errorf("capability %d kept: %s", c, out)
+		}
+	}
+	if bnd&(1<<unix.CAP_CHOWN) == 0 {
+		t.Errorf("CAP_CHOWN lost: %s", out)
 	}
 }
