@@ -171,8 +171,9 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Refused:  opts.Refused,
 		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },
 	}
-	gate.Persist = recordingGrants(gate.Persist, opts.Dir, projectFile)
-	persist := gate.Persist
+	// A grant written to reasonix.toml is the user's word: the record of
+	// the configuration, and the watch over control files, take it in.
+	persist := recordingGrants(gate.Persist, opts.Dir, projectFile)
 	gate.Persist = func(rule string) error {
 		err := persist(rule)
 		env.Control.Accept(projectFile)

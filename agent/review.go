@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // A shell command the model runs, or a repository the user clones, can
@@ -202,17 +204,5 @@ func writeRecord(path string, rec securityRecord) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".record-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return tools.DiskFS{}.Apply(context.Background(), []tools.Change{{Kind: tools.Write, Path: path, Content: b, Mode: 0o600}})
 }

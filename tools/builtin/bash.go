@@ -278,7 +278,6 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 		orphaned = true
 	case <-ctx.Done():
 		// Stopped while a background process still held the output.
-		proc.Stop()
 	}
 	pr.Close() // unblocks the copy if it is still reading
 	<-copied

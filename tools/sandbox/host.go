@@ -89,6 +89,16 @@ func (h *Host) Running() bool {
 	return len(h.units) > 0
 }
 
+// trackOrStop tracks u and returns it, or stops it when the host closed
+// meanwhile.
+func (h *Host) trackOrStop(u unit) (tools.ShellProcess, error) {
+	if err := h.track(u); err != nil {
+		u.Stop()
+		return nil, err
+	}
+	return u, nil
+}
+
 // track adds u to the live units until it is done. It fails once the host
 // is closed; the caller then stops u.
 func (h *Host) track(u unit) error {

@@ -11,32 +11,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/reasonix/reasonix/tools"
 )
 
-// linuxState is what the hosts's units learned about the system.
+// linuxState is what the host's units learned about the system.
 type linuxState struct {
-	mu sync.Mutex // guards nsOff
-	// nsOff says why confined commands run without namespaces, once
-	// starting one in them failed; "" while they work or are untried.
-	nsOff string
-}
-
-func (s *linuxState) namespaces() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.nsOff == ""
-}
-
-func (s *linuxState) disableNamespaces(why string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.nsOff == "" {
-		s.nsOff = why
-	}
+	// nsOff is set once starting a command in namespaces failed: the
+	// system refuses them, and confined commands run without.
+	nsOff atomic.Bool
 }
 
 // Start starts cmd under a supervisor (see supervise_linux.go), confined
@@ -78,10 +64,10 @@ func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
 		if err != nil {
 			return nil, err
 		}
-		return g, h.trackOrStop(g)
+		return h.trackOrStop(g)
 	}
 	for {
-		ns := spec.Jail != nil && h.linux.namespaces()
+		ns := spec.Jail != nil && !h.linux.nsOff.Load()
 		sup, err := h.supervisorCmd(cmd, self, spec, ns)
 		if err != nil {
 			return nil, err
@@ -96,7 +82,7 @@ func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
 		if err != nil {
 			pr.Close()
 			if ns && namespacesRefused(err) {
-				h.linux.disableNamespaces(err.Error())
+				h.linux.nsOff.Store(true)
 				notes = appendNote(notes, h.once(fmt.Sprintf(noNamespacesNote, err)))
 				continue
 			}
@@ -108,7 +94,7 @@ func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
 		}
 		go u.wait()
 		go u.readStatus(pr)
-		return u, h.trackOrStop(u)
+		return h.trackOrStop(u)
 	}
 }
 
@@ -122,15 +108,6 @@ func appendNote(notes []string, n string) []string {
 		return notes
 	}
 	return append(notes, n)
-}
-
-// trackOrStop tracks u, or stops it when the host closed meanwhile.
-func (h *Host) trackOrStop(u unit) error {
-	if err := h.track(u); err != nil {
-		u.Stop()
-		return err
-	}
-	return nil
 }
 
 // selfExecutable returns a path that executes this very binary, even if

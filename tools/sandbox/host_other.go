@@ -30,9 +30,5 @@ func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := h.track(g); err != nil {
-		g.Stop()
-		return nil, err
-	}
-	return g, nil
+	return h.trackOrStop(g)
 }

@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/reasonix/reasonix/tools"
 )
 
 // The re-exec protocol. Confine turns `shell -c command` into
@@ -121,35 +122,27 @@ func confine(cmd *exec.Cmd, s jailSpec) (unavailable string) {
 	if _, err := landlockABI(); err != nil {
 		return err.Error()
 	}
-	// /proc/self/exe is this very binary even if the file was replaced
-	// or removed since it started (an upgrade during a session).
-	self := "/proc/self/exe"
-	if _, err := os.Stat(self); err != nil {
-		if self, err = os.Executable(); err != nil {
-			return "cannot locate the reasonix executable: " + err.Error()
-		}
-	}
-	spec, err := json.Marshal(s)
+	self, err := selfExecutable()
 	if err != nil {
-		return err.Error() // cannot happen: strings and a bool
+		return err.Error()
 	}
 	env := cmd.Env
 	if env == nil {
 		env = cmd.Environ()
 	}
-	cmd.Env = append(withoutVar(env, jailEnv), jailEnv+"="+string(spec))
-	cmd.Args = append([]string{self, jailArg, cmd.Path}, cmd.Args...)
-	cmd.Path = self
+	cmd.Path, cmd.Args, cmd.Env = jailedCommand(self, cmd.Path, cmd.Args, env, s)
 	return ""
+}
+
+// jailedCommand returns the path, arguments and environment that run path
+// with argv and env inside the jail s: self, this executable, with the
+// marker and the spec (see the package's init).
+func jailedCommand(self, path string, argv, env []string, s jailSpec) (string, []string, []string) {
+	spec, _ := json.Marshal(s) // cannot fail: strings and a bool
+	return self, append([]string{self, jailArg, path}, argv...), append(withoutVar(env, jailEnv), jailEnv+"="+string(spec))
 }
 
 // withoutVar returns env without the variable name.
 func withoutVar(env []string, name string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, name+"=") {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return tools.WithoutVars(env, []string{name})
 }

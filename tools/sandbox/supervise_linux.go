@@ -93,22 +93,14 @@ func supervise(raw, path string, argv []string) int {
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
 
-	env := withoutVar(os.Environ(), unitEnv)
-	childPath, childArgv := path, argv
+	childPath, childArgv, env := path, argv, withoutVar(os.Environ(), unitEnv)
 	if s.Jail != nil {
-		spec, err := json.Marshal(s.Jail)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "reasonix: %v\n", err)
-			return 126
-		}
 		self, err := selfExecutable()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "reasonix: shell sandbox: %v\n", err)
 			return 126
 		}
-		env = append(withoutVar(env, jailEnv), jailEnv+"="+string(spec))
-		childPath = self
-		childArgv = append([]string{self, jailArg, path}, argv...)
+		childPath, childArgv, env = jailedCommand(self, path, argv, env, *s.Jail)
 	}
 	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if s.User != nil {
