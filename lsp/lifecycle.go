@@ -8,6 +8,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/lsp/wire"
 )
 
 // clientCaps is what the server needs to know about the client.
@@ -61,7 +63,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 	if g := params.Capabilities.General; g != nil {
 		encodings = g.PositionEncodings
 	}
-	enc, encKind := chooseEncoding(encodings)
+	enc, encKind := wire.ChooseEncoding(encodings)
 
 	s.mu.Lock()
 	s.caps = caps

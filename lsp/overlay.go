@@ -10,6 +10,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/lsp/wire"
 )
 
 // An overlay holds the documents the client has open. While a document is
@@ -50,7 +52,7 @@ func (o *overlay) open(u uri.URI, languageID string, version int32, text string)
 //
 // A version that does not increase is accepted as sent; spotting it (to log
 // it) is the caller's business, by comparing with get beforehand.
-func (o *overlay) change(u uri.URI, version int32, changes []protocol.TextDocumentContentChangeEvent, enc encoding) error {
+func (o *overlay) change(u uri.URI, version int32, changes []protocol.TextDocumentContentChangeEvent, enc wire.Encoding) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	d, ok := o.docs[u]
@@ -71,7 +73,7 @@ func (o *overlay) change(u uri.URI, version int32, changes []protocol.TextDocume
 }
 
 // applyChange returns text with one content change applied.
-func applyChange(text string, c protocol.TextDocumentContentChangeEvent, enc encoding) (string, error) {
+func applyChange(text string, c protocol.TextDocumentContentChangeEvent, enc wire.Encoding) (string, error) {
 	switch c := c.(type) {
 	case *protocol.TextDocumentContentChangeWholeDocument:
 		if c != nil {
@@ -82,11 +84,11 @@ func applyChange(text string, c protocol.TextDocumentContentChangeEvent, enc enc
 			break
 		}
 		// RangeLength is deprecated and redundant with Range; trust Range.
-		start, err := offset(text, c.Range.Start, enc)
+		start, err := wire.Offset(text, c.Range.Start, enc)
 		if err != nil {
 			return "", err
 		}
-		end, err := offset(text, c.Range.End, enc)
+		end, err := wire.Offset(text, c.Range.End, enc)
 		if err != nil {
 			return "", err
 		}

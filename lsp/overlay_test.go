@@ -10,10 +10,15 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/lsp/wire"
 )
 
 func partialChange(sl, sc, el, ec uint32, text string) protocol.TextDocumentContentChangeEvent {
-	return &protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: mkPos(sl, sc), End: mkPos(el, ec)}, Text: text}
+	return &protocol.TextDocumentContentChangePartial{Range: protocol.Range{
+		Start: protocol.Position{Line: sl, Character: sc},
+		End:   protocol.Position{Line: el, Character: ec},
+	}, Text: text}
 }
 
 func wholeChange(text string) protocol.TextDocumentContentChangeEvent {
@@ -25,23 +30,23 @@ func TestOverlayChange(t *testing.T) {
 	tests := []struct {
 		name    string
 		changes []protocol.TextDocumentContentChangeEvent
-		enc     encoding
+		enc     wire.Encoding
 		want    string // the text after, or initial on error
 		wantErr bool
 	}{
-		{"none", nil, utf16, initial, false},
-		{"whole", []protocol.TextDocumentContentChangeEvent{wholeChange("x\n")}, utf16, "x\n", false},
-		{"insert", []protocol.TextDocumentContentChangeEvent{partialChange(0, 9, 0, 9, "_test")}, utf16,
+		{"none", nil, wire.UTF16, initial, false},
+		{"whole", []protocol.TextDocumentContentChangeEvent{wholeChange("x\n")}, wire.UTF16, "x\n", false},
+		{"insert", []protocol.TextDocumentContentChangeEvent{partialChange(0, 9, 0, 9, "_test")}, wire.UTF16,
 			"package a_test\n\nfunc f() {\n\treturn // 😀 here\n}\n", false},
-		{"delete a line", []protocol.TextDocumentContentChangeEvent{partialChange(1, 0, 2, 0, "")}, utf16,
+		{"delete a line", []protocol.TextDocumentContentChangeEvent{partialChange(1, 0, 2, 0, "")}, wire.UTF16,
 			"package a\nfunc f() {\n\treturn // 😀 here\n}\n", false},
-		{"after an emoji, utf-16", []protocol.TextDocumentContentChangeEvent{partialChange(3, 14, 3, 18, "there")}, utf16,
+		{"after an emoji, utf-16", []protocol.TextDocumentContentChangeEvent{partialChange(3, 14, 3, 18, "there")}, wire.UTF16,
 			"package a\n\nfunc f() {\n\treturn // 😀 there\n}\n", false},
-		{"after an emoji, utf-8", []protocol.TextDocumentContentChangeEvent{partialChange(3, 16, 3, 20, "there")}, utf8,
+		{"after an emoji, utf-8", []protocol.TextDocumentContentChangeEvent{partialChange(3, 16, 3, 20, "there")}, wire.UTF8,
 			"package a\n\nfunc f() {\n\treturn // 😀 there\n}\n", false},
-		{"after an emoji, utf-32", []protocol.TextDocumentContentChangeEvent{partialChange(3, 13, 3, 17, "there")}, utf32,
+		{"after an emoji, utf-32", []protocol.TextDocumentContentChangeEvent{partialChange(3, 13, 3, 17, "there")}, wire.UTF32,
 			"package a\n\nfunc f() {\n\treturn // 😀 there\n}\n", false},
-		{"append at the end of the document", []protocol.TextDocumentContentChangeEvent{partialChange(5, 0, 5, 0, "// end\n")}, utf16,
+		{"append at the end of the document", []protocol.TextDocumentContentChangeEvent{partialChange(5, 0, 5, 0, "// end\n")}, wire.UTF16,
 			initial + "// end\n", false},
 		{
 			// Each change applies to the text the one before it left.
@@ -53,18 +58,18 @@ func TestOverlayChange(t *testing.T) {
 				partialChange(1, 0, 1, 3, "2"),
 				partialChange(0, 0, 0, 0, "zero\n"),
 			},
-			utf16, "zero\none\n2\n", false,
+			wire.UTF16, "zero\none\n2\n", false,
 		},
-		{"line past the end", []protocol.TextDocumentContentChangeEvent{partialChange(7, 0, 7, 0, "x")}, utf16, initial, true},
-		{"end before start", []protocol.TextDocumentContentChangeEvent{partialChange(2, 0, 1, 0, "x")}, utf16, initial, true},
+		{"line past the end", []protocol.TextDocumentContentChangeEvent{partialChange(7, 0, 7, 0, "x")}, wire.UTF16, initial, true},
+		{"end before start", []protocol.TextDocumentContentChangeEvent{partialChange(2, 0, 1, 0, "x")}, wire.UTF16, initial, true},
 		{
 			// A bad change after good ones: none of them sticks.
 			"bad after good",
 			[]protocol.TextDocumentContentChangeEvent{wholeChange("a\n"), partialChange(0, 0, 0, 1, "b"), partialChange(9, 0, 9, 0, "x")},
-			utf16, initial, true,
+			wire.UTF16, initial, true,
 		},
-		{"nil change", []protocol.TextDocumentContentChangeEvent{nil}, utf16, initial, true},
-		{"nil partial", []protocol.TextDocumentContentChangeEvent{(*protocol.TextDocumentContentChangePartial)(nil)}, utf16, initial, true},
+		{"nil change", []protocol.TextDocumentContentChangeEvent{nil}, wire.UTF16, initial, true},
+		{"nil partial", []protocol.TextDocumentContentChangeEvent{(*protocol.TextDocumentContentChangePartial)(nil)}, wire.UTF16, initial, true},
 	}
 	u := uri.File(filepath.Join(t.TempDir(), "a.go"))
 	for _, tt := range tests {
@@ -100,7 +105,7 @@ func TestOverlayChange(t *testing.T) {
 func TestOverlayChangeUnknown(t *testing.T) {
 	o := newOverlay()
 	u := uri.File(filepath.Join(t.TempDir(), "a.go"))
-	if err := o.change(u, 2, []protocol.TextDocumentContentChangeEvent{wholeChange("x")}, utf16); err == nil {
+	if err := o.change(u, 2, []protocol.TextDocumentContentChangeEvent{wholeChange("x")}, wire.UTF16); err == nil {
 		t.Error("change to a document that is not open succeeded")
 	}
 	if _, ok := o.get(u); ok {
@@ -112,7 +117,7 @@ func TestOverlayVersionNotIncreasing(t *testing.T) {
 	o := newOverlay()
 	u := uri.File(filepath.Join(t.TempDir(), "a.go"))
 	o.open(u, "go", 5, "a")
-	if err := o.change(u, 3, []protocol.TextDocumentContentChangeEvent{wholeChange("b")}, utf16); err != nil {
+	if err := o.change(u, 3, []protocol.TextDocumentContentChangeEvent{wholeChange("b")}, wire.UTF16); err != nil {
 		t.Fatal(err)
 	}
 	if d, _ := o.get(u); d.Version != 3 || d.Text != "b" {
@@ -192,7 +197,7 @@ func TestOverlayConcurrent(t *testing.T) {
 		wg.Go(func() {
 			o.open(u, "go", 1, "")
 			for v := range int32(100) {
-				if err := o.change(u, v+2, []protocol.TextDocumentContentChangeEvent{partialChange(0, 0, 0, 0, "x")}, utf16); err != nil {
+				if err := o.change(u, v+2, []protocol.TextDocumentContentChangeEvent{partialChange(0, 0, 0, 0, "x")}, wire.UTF16); err != nil {
 					t.Error(err)
 					return
 				}

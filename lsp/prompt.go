@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/lsp/wire"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -80,7 +81,7 @@ func (s *Server) buildPrompt(args askArgs, path string) (prompt, title string, e
 
 // excerpt shows the lines around r, numbered, with the range's lines
 // marked.
-func excerpt(doc document, r protocol.Range, enc encoding) string {
+func excerpt(doc document, r protocol.Range, enc wire.Encoding) string {
 	lines := strings.Split(doc.Text, "\n")
 	start := int(r.Start.Line)
 	end := max(int(r.End.Line), start)
@@ -100,9 +101,9 @@ func excerpt(doc document, r protocol.Range, enc encoding) string {
 }
 
 // excerptExact shows the selected text itself, with its line numbers.
-func excerptExact(doc document, r protocol.Range, enc encoding) string {
-	startOff, err1 := offset(doc.Text, r.Start, enc)
-	endOff, err2 := offset(doc.Text, r.End, enc)
+func excerptExact(doc document, r protocol.Range, enc wire.Encoding) string {
+	startOff, err1 := wire.Offset(doc.Text, r.Start, enc)
+	endOff, err2 := wire.Offset(doc.Text, r.End, enc)
 	if err1 != nil || err2 != nil || endOff < startOff {
 		return excerpt(doc, r, enc)
 	}

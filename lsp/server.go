@@ -25,6 +25,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/lsp/wire"
 )
 
 // Options configure a server.
@@ -64,7 +65,7 @@ type Server struct {
 	mu       sync.Mutex // guards the fields below
 	state    state
 	caps     clientCaps
-	enc      encoding
+	enc      wire.Encoding
 	folders  []folder
 	settings []byte // the editor's settings as TOML, above the project file
 	spaces   map[string]*workspace
@@ -111,7 +112,7 @@ func New(opts Options) *Server {
 		log:      log,
 		docs:     newOverlay(),
 		edits:    newEditTracker(),
-		enc:      utf16,
+		enc:      wire.UTF16,
 		spaces:   map[string]*workspace{},
 		building: map[string]*workspaceBuild{},
 		exitCode: 1,
@@ -127,7 +128,7 @@ func New(opts Options) *Server {
 // exit code the protocol prescribes: 0 after shutdown, 1 otherwise.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, closer io.Closer, opts Options) int {
 	s := New(opts)
-	return s.Run(ctx, newStream(in, out, closer, func(format string, args ...any) {
+	return s.Run(ctx, wire.NewStream(in, out, closer, func(format string, args ...any) {
 		s.log.Warn(fmt.Sprintf(format, args...))
 	}))
 }
@@ -136,7 +137,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, closer io.Closer, o
 func (s *Server) Run(ctx context.Context, stream jsonrpc2.Stream) int {
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
-	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(Codec{}))
+	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(wire.Codec{}))
 	s.client = protocol.ClientDispatcher(s.conn)
 	s.conn.Go(s.ctx, s.handle)
 

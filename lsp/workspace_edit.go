@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -269,10 +270,10 @@ func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
 						TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u},
 						Version:                version,
 					},
-					Edits: textEditsAny(textEdits(old, newText, enc)),
+					Edits: textEditsAny(wire.TextEdits(old, newText, enc)),
 				})
 			case exists:
-				plain[u] = append(plain[u], textEdits(old, newText, enc)...)
+				plain[u] = append(plain[u], wire.TextEdits(old, newText, enc)...)
 			case caps.resourceOps[protocol.ResourceOperationKindCreate]:
 				docChanges = append(docChanges,
 					&protocol.CreateFile{Kind: "create", URI: u},

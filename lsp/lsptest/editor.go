@@ -24,6 +24,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/reasonix/reasonix/lsp"
+	"github.com/reasonix/reasonix/lsp/wire"
 )
 
 // Options configure an Editor.
@@ -121,7 +122,7 @@ func New(t testing.TB, opts Options) *Editor {
 		e.exit <- lsp.Serve(context.Background(), serverEnd, serverEnd, serverEnd, opts.Server)
 		serverEnd.Close()
 	}()
-	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(lsp.Codec{}))
+	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(wire.Codec{}))
 	e.server = protocol.ServerDispatcher(e.conn)
 	e.conn.Go(context.Background(), protocol.CancelHandler(callsAsync(
 		protocol.ClientHandler(&client{e: e}, e.custom))))

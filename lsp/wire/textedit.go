@@ -1,4 +1,4 @@
-package lsp
+package wire
 
 import (
 	"cmp"
@@ -9,7 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// Bounds on the line diff. Past them textEdits stops looking for a small
+// Bounds on the line diff. Past them TextEdits stops looking for a small
 // set of edits and replaces the differing lines in one edit: correct, only
 // coarser, and it keeps a pathological pair of texts from pinning the CPU.
 const (
@@ -20,7 +20,7 @@ const (
 	diffBudget = 1 << 22
 )
 
-// textEdits returns edits that turn oldText into newText, in document order
+// TextEdits returns edits that turn oldText into newText, in document order
 // and not overlapping, with positions counted in enc.
 //
 // Each edit replaces whole lines (or inserts lines at the start of one), so
@@ -32,7 +32,7 @@ const (
 // change to a large file costs little more than comparing the two texts.
 // The lines in between are diffed with Myers' algorithm, within the bounds
 // above.
-func textEdits(oldText, newText string, enc encoding) []protocol.TextEdit {
+func TextEdits(oldText, newText string, enc Encoding) []protocol.TextEdit {
 	if oldText == newText {
 		return nil
 	}
@@ -60,9 +60,9 @@ func textEdits(oldText, newText string, enc encoding) []protocol.TextEdit {
 			// The end of a last line without a terminator: there is no next
 			// line to point at the start of.
 			if k == 0 {
-				return position(oldText, len(oldText), enc)
+				return Position(oldText, len(oldText), enc)
 			}
-			return protocol.Position{Line: firstLine + uint32(k) - 1, Character: units(a[k-1], enc)}
+			return protocol.Position{Line: firstLine + uint32(k) - 1, Character: Units(a[k-1], enc)}
 		}
 		return protocol.Position{Line: firstLine + uint32(k)}
 	}
@@ -78,28 +78,32 @@ func textEdits(oldText, newText string, enc encoding) []protocol.TextEdit {
 	return edits
 }
 
-// applyEdits returns text with edits applied. The edits may come in any
-// order but must not overlap; several inserts at one position are applied
-// in the order given, before a replacement starting there.
-func applyEdits(text string, edits []protocol.TextEdit, enc encoding) (string, error) {
+// ApplyEdits returns text with edits applied, as a peer applies a
+// TextEdit array: the ranges refer to text before any edit, may come in
+// any order, and must not overlap; several inserts at one position are
+// applied in the order given, before a replacement starting there. An
+// error names an edit by its place in edits, counted from 1.
+func ApplyEdits(text string, edits []protocol.TextEdit, enc Encoding) (string, error) {
 	type span struct {
 		start, end int
 		text       string
+		n          int // the edit's number
 	}
+	t := NewText(text) // one index for all the edits' positions
 	spans := make([]span, len(edits))
 	for i, e := range edits {
-		start, err := offset(text, e.Range.Start, enc)
+		start, err := t.Offset(e.Range.Start, enc)
 		if err != nil {
-			return "", fmt.Errorf("edit %d: %w", i, err)
+			return "", fmt.Errorf("edit %d: %w", i+1, err)
 		}
-		end, err := offset(text, e.Range.End, enc)
+		end, err := t.Offset(e.Range.End, enc)
 		if err != nil {
-			return "", fmt.Errorf("edit %d: %w", i, err)
+			return "", fmt.Errorf("edit %d: %w", i+1, err)
 		}
 		if end < start {
-			return "", fmt.Errorf("edit %d: range ends before it starts", i)
+			return "", fmt.Errorf("edit %d ends before it starts", i+1)
 		}
-		spans[i] = span{start, end, e.NewText}
+		spans[i] = span{start, end, e.NewText, i + 1}
 	}
 	slices.SortStableFunc(spans, func(x, y span) int {
 		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.end, y.end))
@@ -109,7 +113,7 @@ func applyEdits(text string, edits []protocol.TextEdit, enc encoding) (string, e
 	last := 0
 	for _, sp := range spans {
 		if sp.start < last {
-			return "", fmt.Errorf("edits overlap at byte %d", sp.start)
+			return "", fmt.Errorf("edit %d overlaps another, at byte %d", sp.n, sp.start)
 		}
 		b.WriteString(text[last:sp.start])
 		b.WriteString(sp.text)

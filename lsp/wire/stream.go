@@ -1,4 +1,4 @@
-package lsp
+package wire
 
 import (
 	"bufio"
@@ -14,9 +14,9 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// Limits of the framing that newStream reads.
+// Limits of the framing that NewStream reads.
 const (
-	// maxBody is the largest message body newStream delivers. It keeps one
+	// maxBody is the largest message body NewStream delivers. It keeps one
 	// message from claiming unbounded memory while leaving ample room for
 	// whole-file contents; a frame declaring a larger body is refused, and
 	// the body is skipped as garbage without being stored.
@@ -44,11 +44,13 @@ const (
 // headerName is the one header field the framing uses, in lower case.
 const headerName = "content-length"
 
-// newStream returns a jsonrpc2.Stream that speaks the LSP base protocol
+// NewStream returns a jsonrpc2.Stream that speaks the LSP base protocol
 // (a header block with Content-Length, a blank line, then a JSON body) over
-// in and out. Unlike jsonrpc2.NewHeaderStream it survives any input. Read
-// returns an error only when the input ends or in fails, because any Read
-// error ends the connection's read loop and with it the server.
+// in and out, for either end of a connection: the server facing an editor
+// and the client of a language server. Unlike jsonrpc2.NewHeaderStream it
+// survives any input. Read returns an error only when the input ends or in
+// fails, because any Read error ends the connection's read loop and with it
+// the connection.
 //
 // Header blocks are lines ending in "\r\n" or a bare "\n", closed by a blank
 // line. The Content-Length field name is matched in any case, spaces around
@@ -98,9 +100,9 @@ const headerName = "content-length"
 //
 // An object shaped like a response (no "method"; "result" or "error") is
 // never answered. An answer could loop between two peers that both reply
-// to bad replies, and its id could be mistaken for a reply to the client's
+// to bad replies, and its id could be mistaken for a reply to the peer's
 // own request with that id. Instead, if the object carries a usable id, Read
-// returns an error Response for that id, so a server-initiated call it
+// returns an error Response for that id, so a call of this end that it
 // answers fails rather than waiting forever. Without a usable id it is only
 // logged.
 //
@@ -117,7 +119,7 @@ const headerName = "content-length"
 // calls and from Read's error responses, so frames never interleave. Close
 // closes closer (which may be nil) once; later calls return the same error.
 // A nil logf discards the log.
-func newStream(in io.Reader, out io.Writer, closer io.Closer, logf func(format string, args ...any)) jsonrpc2.Stream {
+func NewStream(in io.Reader, out io.Writer, closer io.Closer, logf func(format string, args ...any)) jsonrpc2.Stream {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -130,7 +132,7 @@ func newStream(in io.Reader, out io.Writer, closer io.Closer, logf func(format s
 	}
 }
 
-// stream is the jsonrpc2.Stream that newStream returns.
+// stream is the jsonrpc2.Stream that NewStream returns.
 //
 // It deliberately has no ReadFrame/WriteFrame methods: jsonrpc2.Conn uses
 // such a stream's raw frames instead of its Read (and accepts batches), so
@@ -155,7 +157,7 @@ type stream struct {
 
 var _ jsonrpc2.Stream = (*stream)(nil)
 
-// Read implements jsonrpc2.Stream; see newStream for its behaviour.
+// Read implements jsonrpc2.Stream; see NewStream for its behaviour.
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -397,7 +399,7 @@ func (s *stream) discard(n int) {
 // refuse answers a frame whose declared body exceeds the size limit, its
 // header block already consumed, then skips input up to the next header
 // rather than the declared number of bytes, which may never come (see
-// newStream).
+// NewStream).
 func (s *stream) refuse(length int64) error {
 	s.logf("refusing a %d-byte message: the limit is %d bytes", length, s.maxBody)
 	s.reply(jsonrpc2.ID{}, jsonrpc2.InvalidRequest,
@@ -574,7 +576,7 @@ func (s *stream) writeFrame(ctx context.Context, appendBody func([]byte) []byte)
 	buf := appendBody(append(s.wbuf[:0], make([]byte, reserve)...))
 	n := len(buf) - reserve
 	if n == 0 {
-		return 0, errors.New("lsp: cannot encode an empty or unknown message")
+		return 0, errors.New("wire: cannot encode an empty or unknown message")
 	}
 	var hdr [reserve]byte
 	h := append(strconv.AppendInt(append(hdr[:0], prefix...), int64(n), 10), "\r\n\r\n"...)

@@ -1,4 +1,4 @@
-package lsp
+package wire
 
 import (
 	"bufio"
@@ -317,7 +317,7 @@ func TestStreamRead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			var log logRecorder
-			s := newStream(strings.NewReader(tt.in), &out, nil, log.logf).(*stream)
+			s := NewStream(strings.NewReader(tt.in), &out, nil, log.logf).(*stream)
 			if tt.maxBody != 0 {
 				s.maxBody = tt.maxBody
 			}
@@ -362,7 +362,7 @@ func TestStreamRead(t *testing.T) {
 func TestStreamReadByteCount(t *testing.T) {
 	body := callJSON(1, "m", `{}`)
 	withType := "Content-Type: x\r\n" + framed(body)
-	s := newStream(strings.NewReader(withType+"junk\r\n"+framed(body)), io.Discard, nil, nil)
+	s := NewStream(strings.NewReader(withType+"junk\r\n"+framed(body)), io.Discard, nil, nil)
 	for _, want := range []int{len(withType), len(framed(body))} { // junk is not counted
 		if _, n, err := s.Read(t.Context()); err != nil || n != int64(want) {
 			t.Errorf("Read = %d, %v; want %d, nil", n, err, want)
@@ -405,7 +405,7 @@ func TestStreamReadSkipsOversizedBody(t *testing.T) {
 		io.LimitReader(&repeatReader{pattern: line}, length-int64(len(prefix)+len(suffix))),
 		strings.NewReader(suffix+framed(ping)))
 	var out bytes.Buffer
-	s := newStream(in, &out, nil, nil)
+	s := NewStream(in, &out, nil, nil)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	msg, _, err := s.Read(t.Context())
@@ -425,7 +425,7 @@ func TestStreamReadSkipsOversizedBody(t *testing.T) {
 func TestStreamReadErrorMessages(t *testing.T) {
 	var out bytes.Buffer
 	in := framed(`{"jsonrpc":`) + framed(`[]`) + framed(`{"jsonrpc":"2.0","id":7,"method":5}`)
-	s := newStream(strings.NewReader(in), &out, nil, nil)
+	s := NewStream(strings.NewReader(in), &out, nil, nil)
 	if _, _, err := s.Read(t.Context()); err != io.EOF {
 		t.Fatalf("Read: %v, want EOF", err)
 	}
@@ -450,7 +450,7 @@ func (o oneByteReader) Read(p []byte) (int, error) {
 func TestStreamReadOneByteAtATime(t *testing.T) {
 	in := "junk\n" + framed(callJSON(1, "a", `[1]`)) + "Content-Length: x\r\n\r\n" + framed(`{"jsonrpc":`) + framed(callJSON(2, "b", `[2]`))
 	var out bytes.Buffer
-	s := newStream(oneByteReader{strings.NewReader(in)}, &out, nil, nil)
+	s := NewStream(oneByteReader{strings.NewReader(in)}, &out, nil, nil)
 	var got []string
 	for {
 		msg, _, err := s.Read(t.Context())
@@ -473,7 +473,7 @@ func TestStreamReadOneByteAtATime(t *testing.T) {
 func TestStreamReadContextCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	s := newStream(strings.NewReader(framed(callJSON(1, "m", "{}"))), io.Discard, nil, nil)
+	s := NewStream(strings.NewReader(framed(callJSON(1, "m", "{}"))), io.Discard, nil, nil)
 	if _, _, err := s.Read(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Read: %v, want context.Canceled", err)
 	}
@@ -481,7 +481,7 @@ func TestStreamReadContextCanceled(t *testing.T) {
 
 func TestStreamWrite(t *testing.T) {
 	var out bytes.Buffer
-	s := newStream(strings.NewReader(""), &out, nil, nil)
+	s := NewStream(strings.NewReader(""), &out, nil, nil)
 	msgs := []jsonrpc2.Message{
 		jsonrpc2.NewCall(jsonrpc2.NewNumberID(1), "a/b", jsonrpc2.RawMessage(`{"x":"ü"}`)),
 		jsonrpc2.NewNotification("n", nil),
@@ -535,7 +535,7 @@ func TestStreamWriteConcurrent(t *testing.T) {
 	// Read's error responses share the output with concurrent writers.
 	junk := strings.Repeat(framed(`{"jsonrpc":`)+framed(`[]`), 50)
 	out := &countWriter{}
-	s := newStream(strings.NewReader(junk), out, nil, nil)
+	s := NewStream(strings.NewReader(junk), out, nil, nil)
 	const writers, each = 8, 50
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -574,17 +574,17 @@ func (c *closeCounter) Close() error {
 
 func TestStreamClose(t *testing.T) {
 	var c closeCounter
-	s := newStream(strings.NewReader(""), io.Discard, &c, nil)
+	s := NewStream(strings.NewReader(""), io.Discard, &c, nil)
 	err1, err2 := s.Close(), s.Close()
 	if c.n != 1 || err1 == nil || err2 != err1 {
 		t.Errorf("two Closes: closer called %d times, returned %v, %v", c.n, err1, err2)
 	}
-	if err := newStream(strings.NewReader(""), io.Discard, nil, nil).Close(); err != nil {
+	if err := NewStream(strings.NewReader(""), io.Discard, nil, nil).Close(); err != nil {
 		t.Errorf("Close with a nil closer: %v", err)
 	}
 }
 
-// pipeServer is a jsonrpc2.Conn served over newStream, with the client's side
+// pipeServer is a jsonrpc2.Conn served over NewStream, with the client's side
 // of the pipes: raw input written by the test and strictly parsed output.
 type pipeServer struct {
 	t      *testing.T
@@ -607,7 +607,7 @@ func startPipeServer(t *testing.T, handler jsonrpc2.Handler) *pipeServer {
 		inR.Close()
 		return outW.Close()
 	})
-	s.conn = jsonrpc2.NewConn(newStream(inR, outW, closer, s.log.logf))
+	s.conn = jsonrpc2.NewConn(NewStream(inR, outW, closer, s.log.logf))
 	s.conn.Go(t.Context(), handler)
 	pumpErr := make(chan error, 1)
 	go func() {
@@ -844,7 +844,7 @@ func TestStreamLibraryClient(t *testing.T) {
 	clientEnd, serverEnd := net.Pipe()
 	var log logRecorder
 	var srv jsonrpc2.Conn
-	srv = jsonrpc2.NewConn(newStream(serverEnd, serverEnd, serverEnd, log.logf))
+	srv = jsonrpc2.NewConn(NewStream(serverEnd, serverEnd, serverEnd, log.logf))
 	srv.Go(t.Context(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.Method() != "ask" {
 			return echoHandler(ctx, req)

@@ -1,4 +1,4 @@
-package lsp
+package wire
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// FuzzStream feeds arbitrary input to newStream and checks that Read
+// FuzzStream feeds arbitrary input to NewStream and checks that Read
 // survives it: it never panics, it ends with io.EOF or io.ErrUnexpectedEOF,
 // every message it returns is a well-formed jsonrpc2 message, and everything
 // it writes is a sequence of correctly framed error responses.
@@ -21,7 +21,7 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("junk" + framed(`{"jsonrpc":"2.0","method":"initialized"}`)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var out bytes.Buffer
-		s := newStream(bytes.NewReader(in), &out, nil, nil).(*stream)
+		s := NewStream(bytes.NewReader(in), &out, nil, nil).(*stream)
 		// A small limit lets short inputs reach the oversized-body path.
 		s.maxBody = 512
 		// Every message consumes at least a header line, so more reads than

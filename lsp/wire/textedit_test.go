@@ -1,4 +1,4 @@
-package lsp
+package wire
 
 import (
 	"fmt"
@@ -10,40 +10,40 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-var allEncodings = []encoding{utf16, utf8, utf32}
+var allEncodings = []Encoding{UTF16, UTF8, UTF32}
 
 // checkTextEdits checks that textEdits turns old into new with edits that
 // are in order, do not overlap, replace whole lines and name exact
 // positions (an editor must not need to clamp them), and returns them.
-func checkTextEdits(t *testing.T, old, new string, enc encoding) []protocol.TextEdit {
+func checkTextEdits(t *testing.T, old, new string, enc Encoding) []protocol.TextEdit {
 	t.Helper()
-	edits := textEdits(old, new, enc)
+	edits := TextEdits(old, new, enc)
 	if old == new && len(edits) != 0 {
-		t.Errorf("textEdits(%q, %q, %v): %d edits for equal texts", old, new, enc, len(edits))
+		t.Errorf("TextEdits(%q, %q, %v): %d edits for equal texts", old, new, enc, len(edits))
 	}
-	got, err := applyEdits(old, edits, enc)
+	got, err := ApplyEdits(old, edits, enc)
 	if err != nil {
-		t.Fatalf("textEdits(%q, %q, %v) = %v: applying: %v", old, new, enc, edits, err)
+		t.Fatalf("TextEdits(%q, %q, %v) = %v: applying: %v", old, new, enc, edits, err)
 	}
 	if got != new {
-		t.Fatalf("textEdits(%q, %q, %v) = %v: applied, they give %q", old, new, enc, edits, got)
+		t.Fatalf("TextEdits(%q, %q, %v) = %v: applied, they give %q", old, new, enc, edits, got)
 	}
-	end := position(old, len(old), enc)
+	end := Position(old, len(old), enc)
 	last := -1
 	for i, e := range edits {
-		start, _ := offset(old, e.Range.Start, enc)
-		stop, _ := offset(old, e.Range.End, enc)
+		start, _ := Offset(old, e.Range.Start, enc)
+		stop, _ := Offset(old, e.Range.End, enc)
 		for _, p := range []protocol.Position{e.Range.Start, e.Range.End} {
-			if off, _ := offset(old, p, enc); position(old, off, enc) != p {
-				t.Errorf("textEdits(%q, %q, %v): edit %d: position %d:%d is not exact", old, new, enc, i, p.Line, p.Character)
+			if off, _ := Offset(old, p, enc); Position(old, off, enc) != p {
+				t.Errorf("TextEdits(%q, %q, %v): edit %d: position %d:%d is not exact", old, new, enc, i, p.Line, p.Character)
 			}
 			if p.Character != 0 && p != end {
-				t.Errorf("textEdits(%q, %q, %v): edit %d: position %d:%d is inside a line", old, new, enc, i, p.Line, p.Character)
+				t.Errorf("TextEdits(%q, %q, %v): edit %d: position %d:%d is inside a line", old, new, enc, i, p.Line, p.Character)
 			}
 		}
 		if start > stop || start <= last {
 			// Touching edits would have been merged: start == last is an error too.
-			t.Errorf("textEdits(%q, %q, %v) = %v: edit %d is out of order or overlaps", old, new, enc, edits, i)
+			t.Errorf("TextEdits(%q, %q, %v) = %v: edit %d is out of order or overlaps", old, new, enc, edits, i)
 		}
 		last = stop
 	}
@@ -91,8 +91,8 @@ func TestTextEdits(t *testing.T) {
 	for _, tt := range tests {
 		for _, enc := range allEncodings {
 			edits := checkTextEdits(t, tt.old, tt.new, enc)
-			if enc == utf16 && tt.want != nil && !slices.Equal(edits, tt.want) && !(len(edits) == 0 && len(tt.want) == 0) {
-				t.Errorf("textEdits(%q, %q) = %v, want %v", tt.old, tt.new, edits, tt.want)
+			if enc == UTF16 && tt.want != nil && !slices.Equal(edits, tt.want) && !(len(edits) == 0 && len(tt.want) == 0) {
+				t.Errorf("TextEdits(%q, %q) = %v, want %v", tt.old, tt.new, edits, tt.want)
 			}
 		}
 	}
@@ -228,7 +228,7 @@ func TestTextEditsLargeFile(t *testing.T) {
 	changed := slices.Clone(lines)
 	changed[2500] = "\tx2500 := compute(2500, \"changed\") + other\n"
 	new := strings.Join(changed, "")
-	edits := checkTextEdits(t, old, new, utf16)
+	edits := checkTextEdits(t, old, new, UTF16)
 	want := []protocol.TextEdit{{Range: mkRange(2500, 0, 2501, 0), NewText: changed[2500]}}
 	if !slices.Equal(edits, want) {
 		t.Errorf("one changed line: got %v, want %v", edits, want)
@@ -241,7 +241,7 @@ func TestTextEditsLargeFile(t *testing.T) {
 		changed[i] = "// changed\n"
 	}
 	new = strings.Join(changed, "")
-	edits = checkTextEdits(t, old, new, utf16)
+	edits = checkTextEdits(t, old, new, UTF16)
 	if len(edits) != 1 {
 		t.Errorf("too many changes to diff: got %d edits, want 1", len(edits))
 	}
@@ -252,7 +252,7 @@ func TestTextEditsLargeFile(t *testing.T) {
 		changed[i] = "// changed\n"
 	}
 	new = strings.Join(changed, "")
-	edits = checkTextEdits(t, old, new, utf16)
+	edits = checkTextEdits(t, old, new, UTF16)
 	if len(edits) != 50 {
 		t.Errorf("50 changed lines: got %d edits, want 50", len(edits))
 	}
@@ -288,7 +288,7 @@ func TestApplyEdits(t *testing.T) {
 		{"past the end", []protocol.TextEdit{{Range: mkRange(4, 0, 4, 0), NewText: "x"}}, "", true},
 	}
 	for _, tt := range tests {
-		got, err := applyEdits(text, tt.edits, utf16)
+		got, err := ApplyEdits(text, tt.edits, UTF16)
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("%s: applyEdits = %q, %v; want %q, error %v", tt.name, got, err, tt.want, tt.wantErr)
 		}
@@ -314,7 +314,7 @@ func BenchmarkTextEdits(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(old)))
 	for b.Loop() {
-		if edits := textEdits(old, new, utf16); len(edits) != 2 {
+		if edits := TextEdits(old, new, UTF16); len(edits) != 2 {
 			b.Fatal(fmt.Sprint("got ", len(edits), " edits, want 2"))
 		}
 	}
