@@ -12,6 +12,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/lsp/wire"
 )
 
 // initialize runs the protocol's handshake.
@@ -54,7 +56,7 @@ func clientCapabilities() map[string]any {
 		kinds[i] = i + 1
 	}
 	return map[string]any{
-		"general": map[string]any{"positionEncodings": []encoding{utf8Enc, utf16Enc}},
+		"general": map[string]any{"positionEncodings": []protocol.PositionEncodingKind{wire.UTF8.Kind(), wire.UTF16.Kind()}},
 		"workspace": map[string]any{
 			"workspaceFolders":      true,
 			"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true},
@@ -96,9 +98,8 @@ func (s *server) readCapabilities(raw []byte) error {
 		return fmt.Errorf("reading the initialize result: %w", err)
 	}
 	c := res.Capabilities
-	switch encoding(c.PositionEncoding) {
-	case utf8Enc, utf32Enc:
-		s.enc = encoding(c.PositionEncoding)
+	if enc, ok := wire.EncodingOf(protocol.PositionEncodingKind(c.PositionEncoding)); ok {
+		s.enc = enc
 	}
 	s.caps.pullDiagnostics = present(c.DiagnosticProvider)
 	var rename struct {
@@ -187,36 +188,4 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "%s is not supported by this client", req.Method())
 	}
 	return nil, nil
-}
-
-// codec marshals payloads with the protocol package's union-aware encoder
-// and passes raw messages through untouched.
-type codec struct{}
-
-var _ jsonrpc2.Codec = codec{}
-
-func (codec) Marshal(v any) ([]byte, error) {
-	switch m := v.(type) {
-	case jsonrpc2.RawMessage:
-		if m == nil {
-			return []byte("null"), nil
-		}
-		return m, nil
-	case *jsonrpc2.RawMessage:
-		if m == nil || *m == nil {
-			return []byte("null"), nil
-		}
-		return *m, nil
-	case []any, map[string]any, []map[string]any:
-		return json.Marshal(v)
-	}
-	return protocol.Marshal(v)
-}
-
-func (codec) Unmarshal(data []byte, v any) error {
-	if p, ok := v.(*jsonrpc2.RawMessage); ok {
-		*p = append(jsonrpc2.RawMessage(nil), data...)
-		return nil
-	}
-	return protocol.Unmarshal(data, v)
 }

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -115,10 +116,10 @@ func (m *Manager) resolve(ctx context.Context, src *source, q tools.GraphQuery) 
 			_, err := src.read(q.Path)
 			return nil, fmt.Errorf("cannot read %s: %w", m.rel(q.Path), err)
 		}
-		if q.Line > len(t.lines) {
-			return nil, fmt.Errorf("%s has %d lines; line %d is past its end", m.rel(q.Path), len(t.lines), q.Line)
+		if q.Line > t.Lines() {
+			return nil, fmt.Errorf("%s has %d lines; line %d is past its end", m.rel(q.Path), t.Lines(), q.Line)
 		}
-		name := wordAt(t.line(q.Line-1), q.Column)
+		name := wordAt(t.Line(q.Line-1), q.Column)
 		return &target{sv: sv, path: q.Path, line: q.Line, column: q.Column, name: name}, nil
 	}
 	if q.Symbol == "" {
@@ -147,7 +148,7 @@ func (m *Manager) resolve(ctx context.Context, src *source, q tools.GraphQuery) 
 	pos := best.namePosition(src)
 	line, col := int(pos.Line)+1, int(pos.Character)+1
 	if t := src.text(best.path); t != nil {
-		line, col = t.fromServer(pos, best.srv.enc)
+		line, col = fromServer(t, pos, best.srv.enc)
 	}
 	tg := &target{sv: sv, path: best.path, line: line, column: col, name: best.short, sym: best}
 	for _, s := range syms[1:] {
@@ -160,14 +161,14 @@ func (m *Manager) resolve(ctx context.Context, src *source, q tools.GraphQuery) 
 }
 
 // position returns the target's position in the server's encoding.
-func (tg *target) position(src *source, enc encoding) protocol.Position {
+func (tg *target) position(src *source, enc wire.Encoding) protocol.Position {
 	if t := src.text(tg.path); t != nil {
-		return t.toServer(tg.line, tg.column, enc)
+		return toServer(t, tg.line, tg.column, enc)
 	}
 	return protocol.Position{Line: uint32(tg.line - 1), Character: uint32(tg.column - 1)}
 }
 
-func (tg *target) docPosition(src *source, enc encoding) protocol.TextDocumentPositionParams {
+func (tg *target) docPosition(src *source, enc wire.Encoding) protocol.TextDocumentPositionParams {
 	return protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(tg.path)},
 		Position:     tg.position(src, enc),

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -18,7 +19,7 @@ func (m *Manager) references(ctx context.Context, src *source, q tools.GraphQuer
 		return "", err
 	}
 	var refs, defs []protocol.Location
-	var enc encoding
+	var enc wire.Encoding
 	err = m.withServer(ctx, tg.sv, func(s *server) error {
 		if err := s.sync(ctx, src, []string{tg.path}); err != nil {
 			return err
@@ -133,7 +134,7 @@ func (m *Manager) definition(ctx context.Context, src *source, q tools.GraphQuer
 		return encode(res)
 	}
 	var defs []protocol.Location
-	var enc encoding
+	var enc wire.Encoding
 	err = m.withServer(ctx, tg.sv, func(s *server) error {
 		if err := s.sync(ctx, src, []string{tg.path}); err != nil {
 			return err

@@ -13,13 +13,14 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
 
 // A renamePlan is what a server would do to rename a symbol.
 type renamePlan struct {
 	server string
-	enc    encoding
+	enc    wire.Encoding
 	old    string // the name being replaced
 	edit   *protocol.WorkspaceEdit
 	// refused is the server's reason not to rename (an invalid name, a
@@ -272,7 +273,7 @@ func plural(n int, what string) string {
 // buffer, else the FS), and resource operations become file operations,
 // in the edit's order. It returns the changes, the number of text edits,
 // and the number of files edited.
-func (m *Manager) workspaceChanges(src *source, we *protocol.WorkspaceEdit, enc encoding) ([]tools.Change, int, int, error) {
+func (m *Manager) workspaceChanges(src *source, we *protocol.WorkspaceEdit, enc wire.Encoding) ([]tools.Change, int, int, error) {
 	state := map[string]*string{} // the text of each file so far; nil once gone
 	get := func(p string) (string, bool, error) {
 		if t, ok := state[p]; ok {
@@ -298,7 +299,7 @@ func (m *Manager) workspaceChanges(src *source, we *protocol.WorkspaceEdit, enc 
 		if !ok {
 			return fmt.Errorf("%s does not exist", m.rel(p))
 		}
-		next, err := applyEdits(cur, tes, enc)
+		next, err := wire.ApplyEdits(cur, tes, enc)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.rel(p), err)
 		}

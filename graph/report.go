@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/reasonix/reasonix/lsp/wire"
 )
 
 // maxResults caps the entries of one result; the total is always given.
@@ -29,11 +31,11 @@ type place struct {
 
 // place converts a server location to a place, reading the file for its
 // columns and snippet.
-func (m *Manager) place(src *source, enc encoding, path string, pos protocol.Position) place {
+func (m *Manager) place(src *source, enc wire.Encoding, path string, pos protocol.Position) place {
 	p := place{Path: m.rel(path), Line: int(pos.Line) + 1, Column: int(pos.Character) + 1}
 	if t := src.text(path); t != nil {
-		p.Line, p.Column = t.fromServer(pos, enc)
-		p.Snippet = snippet(t.line(int(pos.Line)))
+		p.Line, p.Column = fromServer(t, pos, enc)
+		p.Snippet = snippet(t.Line(int(pos.Line)))
 	}
 	return p
 }

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -47,7 +48,7 @@ type server struct {
 	stderr     *tail
 	stderrDone chan struct{} // closed when stderr has been read to its end
 
-	enc  encoding // how the server counts characters
+	enc  wire.Encoding // how the server counts characters
 	caps capabilities
 
 	// warm is set once the server has answered a request that needed its
@@ -102,7 +103,7 @@ func startServer(ctx context.Context, cfg config.GraphServer, root string, hideE
 		stderr:     &tail{max: 20},
 		hideEnv:    hideEnv,
 		stderrDone: make(chan struct{}),
-		enc:        utf16Enc,
+		enc:        wire.UTF16,
 		docs:       map[string]*document{},
 		pending:    map[string]bool{},
 		diags:      map[string]*published{},
@@ -172,7 +173,9 @@ func (s *server) spawn(prog string) error {
 	s.pipes = &pipes{r: outR, w: inW}
 	go s.logStderr(errR)
 
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(s.pipes), jsonrpc2.WithCodec(codec{}))
+	s.conn = jsonrpc2.NewConn(wire.NewStream(s.pipes, s.pipes, s.pipes, func(format string, args ...any) {
+		s.log.Warn(fmt.Sprintf(format, args...))
+	}), jsonrpc2.WithCodec(wire.Codec{}))
 	// The handler answers at once and never calls back, so it can run on
 	// the read loop, which also keeps publications in the order sent.
 	s.conn.Go(context.Background(), s.handle)

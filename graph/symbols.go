@@ -375,17 +375,17 @@ func (sym *symbol) namePosition(src *source) protocol.Position {
 	if t == nil {
 		return sym.rng.Start
 	}
-	start, err := t.offset(sym.rng.Start, sym.srv.enc)
+	start, err := t.Offset(sym.rng.Start, sym.srv.enc)
 	if err != nil {
 		return sym.rng.Start
 	}
-	end, err := t.offset(sym.rng.End, sym.srv.enc)
+	end, err := t.Offset(sym.rng.End, sym.srv.enc)
 	if err != nil || end <= start {
-		end = min(start+4096, len(t.s))
+		end = min(start+4096, len(t.String()))
 	}
 	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(sym.short) + `\b`)
-	if loc := re.FindStringIndex(t.s[start:end]); loc != nil {
-		return t.position(start+loc[0], sym.srv.enc)
+	if loc := re.FindStringIndex(t.String()[start:end]); loc != nil {
+		return t.Position(start+loc[0], sym.srv.enc)
 	}
 	return sym.rng.Start
 }

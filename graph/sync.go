@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -45,12 +46,12 @@ type source struct {
 	fs      tools.FS
 	overlay map[string]string // absolute path → text of the editor's documents; read-only
 
-	mu    sync.Mutex       // guards cache
-	cache map[string]*text // texts read so far, for positions and snippets
+	mu    sync.Mutex            // guards cache
+	cache map[string]*wire.Text // texts read so far, for positions and snippets
 }
 
 func newSource(fsys tools.FS, docs tools.DocumentSource) *source {
-	src := &source{fs: fsys, overlay: map[string]string{}, cache: map[string]*text{}}
+	src := &source{fs: fsys, overlay: map[string]string{}, cache: map[string]*wire.Text{}}
 	if docs != nil {
 		for _, d := range docs.OpenDocuments() {
 			src.overlay[filepath.Clean(d.Path)] = d.Text
@@ -73,16 +74,16 @@ func (src *source) read(path string) (string, error) {
 
 // text returns a file's current text, indexed by line; nil when it cannot
 // be read.
-func (src *source) text(path string) *text {
+func (src *source) text(path string) *wire.Text {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	if t, ok := src.cache[path]; ok {
 		return t
 	}
 	s, err := src.read(path)
-	var t *text
+	var t *wire.Text
 	if err == nil {
-		t = newText(s)
+		t = wire.NewText(s)
 	}
 	src.cache[path] = t
 	return t

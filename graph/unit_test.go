@@ -2,81 +2,48 @@ package graph
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
 
 func TestPositionEncodings(t *testing.T) {
 	// "Σ" is 2 bytes and 1 UTF-16 unit; "🎉" 4 bytes and 2 units.
-	tx := newText("ab\r\nxΣ🎉y = 1\n")
+	tx := wire.NewText("ab\r\nxΣ🎉y = 1\n")
 	for _, c := range []struct {
 		line, col int
-		enc       encoding
+		enc       wire.Encoding
 		want      uint32
 	}{
-		{2, 1, utf8Enc, 0}, {2, 2, utf8Enc, 1}, {2, 3, utf8Enc, 3}, {2, 4, utf8Enc, 7},
-		{2, 4, utf16Enc, 4}, {2, 5, utf16Enc, 5}, {2, 5, utf32Enc, 4},
-		{2, 99, utf16Enc, 9}, // past the end: the line's end
-		{1, 3, utf16Enc, 2},  // the \r is not part of the line
+		{2, 1, wire.UTF8, 0}, {2, 2, wire.UTF8, 1}, {2, 3, wire.UTF8, 3}, {2, 4, wire.UTF8, 7},
+		{2, 4, wire.UTF16, 4}, {2, 5, wire.UTF16, 5}, {2, 5, wire.UTF32, 4},
+		{2, 99, wire.UTF16, 9}, // past the end: the line's end
+		{1, 3, wire.UTF16, 2},  // the \r is not part of the line
 	} {
-		p := tx.toServer(c.line, c.col, c.enc)
+		p := toServer(tx, c.line, c.col, c.enc)
 		if p.Line != uint32(c.line-1) || p.Character != c.want {
 			t.Errorf("toServer(%d, %d, %s) = %v, want character %d", c.line, c.col, c.enc, p, c.want)
 		}
 		if c.col > 90 {
 			continue
 		}
-		if l, col := tx.fromServer(p, c.enc); l != c.line || col != min(c.col, 9) {
+		if l, col := fromServer(tx, p, c.enc); l != c.line || col != min(c.col, 9) {
 			t.Errorf("fromServer(%v, %s) = %d:%d, want %d:%d", p, c.enc, l, col, c.line, c.col)
 		}
 	}
 	// A UTF-16 position inside the surrogate pair rounds down.
-	if _, col := tx.fromServer(protocol.Position{Line: 1, Character: 3}, utf16Enc); col != 3 {
+	if _, col := fromServer(tx, protocol.Position{Line: 1, Character: 3}, wire.UTF16); col != 3 {
 		t.Errorf("inside a surrogate pair: column %d, want 3", col)
 	}
-	if off, err := tx.offset(protocol.Position{Line: 2, Character: 0}, utf16Enc); err != nil || off != len(tx.s) {
+	if off, err := tx.Offset(protocol.Position{Line: 2, Character: 0}, wire.UTF16); err != nil || off != len(tx.String()) {
 		t.Errorf("offset just past the final newline = %d, %v", off, err)
 	}
-	if _, err := tx.offset(protocol.Position{Line: 5}, utf16Enc); err == nil {
+	if _, err := tx.Offset(protocol.Position{Line: 5}, wire.UTF16); err == nil {
 		t.Error("offset past the end: no error")
-	}
-}
-
-func TestApplyEdits(t *testing.T) {
-	pos := func(l, c uint32) protocol.Position { return protocol.Position{Line: l, Character: c} }
-	edit := func(a, b protocol.Position, s string) protocol.TextEdit {
-		return protocol.TextEdit{Range: protocol.Range{Start: a, End: b}, NewText: s}
-	}
-	for _, c := range []struct {
-		name  string
-		in    string
-		edits []protocol.TextEdit
-		enc   encoding
-		want  string
-		err   string
-	}{
-		{"replace in order given backwards", "Add(Add(1))\n", []protocol.TextEdit{edit(pos(0, 4), pos(0, 7), "Sum"), edit(pos(0, 0), pos(0, 3), "Sum")}, utf16Enc, "Sum(Sum(1))\n", ""},
-		{"after an emoji in utf-16", "s := \"🎉\" + Add()\n", []protocol.TextEdit{edit(pos(0, 12), pos(0, 15), "Sum")}, utf16Enc, "s := \"🎉\" + Sum()\n", ""},
-		{"after an emoji in utf-8", "s := \"🎉\" + Add()\n", []protocol.TextEdit{edit(pos(0, 14), pos(0, 17), "Sum")}, utf8Enc, "s := \"🎉\" + Sum()\n", ""},
-		{"inserts at one place keep their order", "x\n", []protocol.TextEdit{edit(pos(0, 0), pos(0, 0), "a"), edit(pos(0, 0), pos(0, 0), "b")}, utf16Enc, "abx\n", ""},
-		{"append at the end", "x\n", []protocol.TextEdit{edit(pos(1, 0), pos(1, 0), "y\n")}, utf16Enc, "x\ny\n", ""},
-		{"overlap", "abcdef", []protocol.TextEdit{edit(pos(0, 0), pos(0, 3), "x"), edit(pos(0, 2), pos(0, 4), "y")}, utf16Enc, "", "overlaps"},
-	} {
-		got, err := applyEdits(c.in, c.edits, c.enc)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%s: err %v, want %q", c.name, err, c.err)
-			}
-			continue
-		}
-		if err != nil || got != c.want {
-			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
-		}
 	}
 }
 

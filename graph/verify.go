@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -130,7 +131,7 @@ func (m *Manager) diagnostics(ctx context.Context, src *source, q tools.GraphQue
 type found struct {
 	server string
 	path   string
-	enc    encoding
+	enc    wire.Encoding
 	d      protocol.Diagnostic
 }
 
@@ -169,7 +170,7 @@ func (m *Manager) collect(ctx context.Context, src *source, paths []string, quic
 	for _, sv := range order {
 		files := groups[sv]
 		var got map[string][]protocol.Diagnostic
-		var enc encoding
+		var enc wire.Encoding
 		err := m.withServer(ctx, sv, func(s *server) error {
 			wait := coldWait
 			if s.warm.Load() {

@@ -248,6 +248,10 @@ func NewText(s string) *Text {
 // String returns the whole text.
 func (t *Text) String() string { return t.s }
 
+// Lines returns the number of lines. A text that ends with a terminator
+// has an empty last line after it, as in Offset.
+func (t *Text) Lines() int { return len(t.starts) }
+
 // Line returns line n (0-based) without its terminator, or "" when there
 // is no such line.
 func (t *Text) Line(n int) string {

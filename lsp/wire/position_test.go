@@ -205,6 +205,9 @@ func TestTextMatchesScan(t *testing.T) {
 			}
 			i = next
 		}
+		if tx.Lines() != len(lines) {
+			t.Errorf("NewText(%q).Lines() = %d, want %d", text, tx.Lines(), len(lines))
+		}
 		for n := -1; n <= len(lines); n++ {
 			want := ""
 			if n >= 0 && n < len(lines) {

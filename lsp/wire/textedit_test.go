@@ -295,6 +295,41 @@ func TestApplyEdits(t *testing.T) {
 	}
 }
 
+// TestApplyEditsEncodings applies edits as language servers send them in
+// a rename, in the encodings they count in.
+func TestApplyEditsEncodings(t *testing.T) {
+	pos := func(l, c uint32) protocol.Position { return protocol.Position{Line: l, Character: c} }
+	edit := func(a, b protocol.Position, s string) protocol.TextEdit {
+		return protocol.TextEdit{Range: protocol.Range{Start: a, End: b}, NewText: s}
+	}
+	for _, c := range []struct {
+		name  string
+		in    string
+		edits []protocol.TextEdit
+		enc   Encoding
+		want  string
+		err   string
+	}{
+		{"replace in order given backwards", "Add(Add(1))\n", []protocol.TextEdit{edit(pos(0, 4), pos(0, 7), "Sum"), edit(pos(0, 0), pos(0, 3), "Sum")}, UTF16, "Sum(Sum(1))\n", ""},
+		{"after an emoji in utf-16", "s := \"🎉\" + Add()\n", []protocol.TextEdit{edit(pos(0, 12), pos(0, 15), "Sum")}, UTF16, "s := \"🎉\" + Sum()\n", ""},
+		{"after an emoji in utf-8", "s := \"🎉\" + Add()\n", []protocol.TextEdit{edit(pos(0, 14), pos(0, 17), "Sum")}, UTF8, "s := \"🎉\" + Sum()\n", ""},
+		{"inserts at one place keep their order", "x\n", []protocol.TextEdit{edit(pos(0, 0), pos(0, 0), "a"), edit(pos(0, 0), pos(0, 0), "b")}, UTF16, "abx\n", ""},
+		{"append at the end", "x\n", []protocol.TextEdit{edit(pos(1, 0), pos(1, 0), "y\n")}, UTF16, "x\ny\n", ""},
+		{"overlap", "abcdef", []protocol.TextEdit{edit(pos(0, 0), pos(0, 3), "x"), edit(pos(0, 2), pos(0, 4), "y")}, UTF16, "", "overlaps"},
+	} {
+		got, err := ApplyEdits(c.in, c.edits, c.enc)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err %v, want %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}
+
 // FuzzTextEdits checks the round trip on arbitrary texts, not just valid
 // UTF-8 with tidy lines. Its seeds are in testdata/fuzz/FuzzTextEdits.
 func FuzzTextEdits(f *testing.F) {
