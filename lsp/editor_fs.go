@@ -383,65 +383,6 @@ func textEditsAny(edits []protocol.TextEdit) []protocol.TextDocumentEditElement 
 	return out
 }
 
-// beforeShell runs before every shell command: what the agent changed must
-// be on disk first. Clients that implement reasonix/saveDocuments save the
-// documents themselves; for others the server writes only files the editor
-// does not have open (writing an open one would put its buffer in conflict
-// with the disk) and tells the model which edits the command cannot see.
-func (s *Server) beforeShell(ctx context.Context, w *workspace) (string, error) {
-	paths := s.edits.dirtyUnder(w.root)
-	if len(paths) == 0 {
-		return "", nil
-	}
-	s.mu.Lock()
-	saveDocs := s.caps.saveDocuments
-	s.mu.Unlock()
-
-	var unsaved []string
-	if saveDocs {
-		params := saveDocumentsParams{}
-		for _, p := range paths {
-			params.URIs = append(params.URIs, string(uri.File(p)))
-		}
-		var res saveDocumentsResult
-		if _, err := s.conn.Call(ctx, methodSaveDocuments, params, &res); err != nil {
-			return "", fmt.Errorf("saving the edited files before the command: %w", err)
-		}
-		for _, u := range res.Saved {
-			s.edits.saved(pathOf(uri.URI(u)))
-		}
-		for _, fail := range res.Failed {
-			unsaved = append(unsaved, s.relPath(pathOf(uri.URI(fail.URI)))+" ("+fail.Reason+")")
-		}
-	} else {
-		for _, p := range paths {
-			if _, open := s.docs.byPath(p); open {
-				unsaved = append(unsaved, s.relPath(p))
-				continue
-			}
-			c, ok := s.edits.lookup(p)
-			if !ok {
-				continue
-			}
-			var change tools.Change
-			if c == nil {
-				change = tools.Change{Kind: tools.Delete, Path: p}
-			} else {
-				change = tools.Change{Kind: tools.Write, Path: p, Content: []byte(*c)}
-			}
-			if err := w.agent.Disk.Apply(ctx, []tools.Change{change}); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return "", fmt.Errorf("writing %s before the command: %w", s.relPath(p), err)
-			}
-			s.edits.saved(p)
-		}
-	}
-	if len(unsaved) == 0 {
-		return "", nil
-	}
-	return "Note: the editor holds unsaved edits to " + strings.Join(unsaved, ", ") +
-		"; this command sees the versions on disk.", nil
-}
-
 // relPath shows a path relative to its workspace folder.
 func (s *Server) relPath(path string) string {
 	s.mu.Lock()
