@@ -165,7 +165,7 @@ var roundTripTexts = []string{
 	strings.Repeat("ab\r\ncd\ref\n", 3),
 }
 
-// TestPositionRoundTrip checks that offset inverts position at every byte
+// TestPositionRoundTrip checks that Offset inverts Position at every byte
 // of a few texts: exactly where the byte starts a character outside a
 // "\r\n", and by rounding down elsewhere.
 func TestPositionRoundTrip(t *testing.T) {
@@ -278,7 +278,7 @@ func TestOffsetDoesNotAllocate(t *testing.T) {
 		Position(text, len(text)-10, UTF16)
 	})
 	if allocs != 0 {
-		t.Errorf("offset and position allocate %v times per call, want 0", allocs)
+		t.Errorf("Offset and Position allocate %v times per call, want 0", allocs)
 	}
 }
 

@@ -290,7 +290,7 @@ func TestApplyEdits(t *testing.T) {
 	for _, tt := range tests {
 		got, err := ApplyEdits(text, tt.edits, UTF16)
 		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("%s: applyEdits = %q, %v; want %q, error %v", tt.name, got, err, tt.want, tt.wantErr)
+			t.Errorf("%s: ApplyEdits = %q, %v; want %q, error %v", tt.name, got, err, tt.want, tt.wantErr)
 		}
 	}
 }
