@@ -11,7 +11,7 @@ PLATFORMS := darwin/amd64 darwin/arm64 linux/amd64 linux/arm64 windows/amd64 win
 
 export CGO_ENABLED = 0
 
-.PHONY: all build test test-editors vet fmt fmt-check cross bench demo demo-editor vsix deps peers graph-servers mcp-servers clean
+.PHONY: all build test test-build test-editors vet fmt fmt-check cross bench demo demo-editor vsix deps peers graph-servers mcp-servers clean
 
 all: build
 
@@ -23,41 +23,18 @@ build:
 # deps installs the peers the benchmarks compare against, when they are
 # missing. Nothing is installed when everything is present.
 deps:
-	@command -v rg >/dev/null 2>&1 || { \
-		echo "installing ripgrep (the grep benchmark's reference)"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq ripgrep >/dev/null; }
+	@command -v rg >/dev/null 2>&1 || sh .ci/peers.sh apt ripgrep
 
-# peers installs the real LSP clients that lsp/clients_test.go drives
-# (Neovim, Emacs with eglot, and the Node client library) and the language
-# servers the project graph drives (gopls, pyright,
-# typescript-language-server) and the MCP reference servers, each only
-# when it is missing. apt-get update runs once, and only if something is.
-NODE_CLIENT := lsp/testdata/clients/node
-VSCODE      := editors/vscode
+# peers installs, each only when it is missing, the real LSP clients that
+# lsp/clients_test.go and the editor tests drive (Neovim, Emacs with eglot,
+# Chromium, the Node client library, the VS Code extension's packages), the
+# language servers the project graph drives (gopls, pyright,
+# typescript-language-server) and the MCP reference servers. apt, npm and
+# go install run at the same time; a failure shows the tail of its log.
+VSCODE := editors/vscode
 
 peers:
-	@pkgs=; \
-	nvim --version >/dev/null 2>&1 || pkgs="$$pkgs neovim"; \
-	emacs --version >/dev/null 2>&1 || pkgs="$$pkgs emacs-nox"; \
-	emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$$pkgs elpa-eglot"; \
-	command -v npm >/dev/null 2>&1 || pkgs="$$pkgs nodejs npm"; \
-	[ -x /usr/bin/chromium ] || pkgs="$$pkgs chromium"; \
-	if [ -n "$$pkgs" ]; then \
-		echo "installing$$pkgs (real LSP clients for the editor tests)"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$pkgs >/dev/null || exit 1; \
-	fi; \
-	if [ ! -d $(NODE_CLIENT)/node_modules ]; then \
-		echo "installing the Node LSP client in $(NODE_CLIENT)"; \
-		(cd $(NODE_CLIENT) && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
-	fi; \
-	if [ ! -d $(VSCODE)/node_modules ]; then \
-		echo "installing the VS Code extension's packages in $(VSCODE)"; \
-		(cd $(VSCODE) && npm ci --no-audit --no-fund --loglevel=error) || exit 1; \
-	fi
-	@$(MAKE) --no-print-directory graph-servers mcp-servers
+	@sh .ci/peers.sh
 
 # mcp-servers installs the MCP reference servers (server-everything,
 # server-filesystem) the plugin tests connect to, when missing.
@@ -81,10 +58,15 @@ fmt:
 
 # Tests run under the race detector (which needs cgo); the binaries they
 # build are still static. The editor tests must not skip here: peers
-# installs what they drive.
-test: vet peers build
+# installs what they drive, while test-build compiles the binaries and the
+# test binaries, so the downloads and the compiler overlap.
+test: fmt-check
+	@$(MAKE) --no-print-directory -j2 peers test-build
 	REASONIX_REQUIRE_PEERS=1 CGO_ENABLED=1 $(GO) test -count=1 -race ./...
 	$(MAKE) --no-print-directory test-editors
+
+test-build: vet build
+	@d=$$(mktemp -d); CGO_ENABLED=1 $(GO) test -race -c -o $$d ./... >/dev/null; s=$$?; rm -rf $$d; exit $$s
 
 # test-editors runs the editor clients against the built binaries: the VS
 # Code extension (mocked vscode, real languageclient), its chat panel in

@@ -4,6 +4,7 @@
 # package graph looks for it), and pyright, typescript-language-server and
 # typescript with npm, into node_modules/ beside this script, pinned by
 # package-lock.json. Safe to run again: what is there is left alone.
+# With the argument `gopls`, only gopls is installed.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -19,6 +20,9 @@ else
 	GOFLAGS= go install "golang.org/x/tools/gopls@$gopls_version"
 fi
 
+if [ "${1:-}" = gopls ]; then
+	exit 0
+fi
 if ! command -v npm >/dev/null 2>&1; then
 	echo "npm: missing; pyright and typescript-language-server are not installed (their tests skip)" >&2
 	exit 0

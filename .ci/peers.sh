@@ -1,0 +1,125 @@
+#!/bin/sh
+# Installs the real peers the tests drive, each only when it is missing:
+#
+#   Debian packages  neovim, emacs-nox, elpa-eglot, chromium (and nodejs,
+#                    npm where the machine has no npm)
+#   npm packages     the Node LSP client, the VS Code extension's packages,
+#                    pyright and typescript-language-server, the MCP
+#                    reference servers (each pinned by its package-lock.json)
+#   Go               gopls, with `go install`
+#
+# The three kinds install at the same time, each into its own log under
+# $PEERS_LOG (default: a temporary directory). Nothing is printed for what
+# is present but one line; a failure prints the tail of its log. apt waits
+# for another apt's lock instead of failing, and is retried once.
+#
+#   sh .ci/peers.sh              install every peer
+#   sh .ci/peers.sh apt PKG...   install Debian packages (used by make deps)
+set -eu
+cd "$(dirname "$0")/.."
+logs=${PEERS_LOG:-$(mktemp -d "${TMPDIR:-/tmp}/reasonix-peers.XXXXXX")}
+mkdir -p "$logs"
+
+# fail NAME LOG prints why NAME failed: the tail of its log.
+fail() {
+	echo "peers: $1 failed; the last lines of $2:" >&2
+	tail -n 30 "$2" | sed 's/^/  | /' >&2
+}
+
+# apt_install PKG... installs Debian packages, quietly, waiting up to five
+# minutes for a lock another apt holds. One retry covers the failures a
+# second try fixes: a lock taken between update and install, an
+# interrupted dpkg, a mirror that answered badly once.
+apt_install() {
+	[ $# -gt 0 ] || return 0
+	if [ "$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi
+	log=$logs/apt.log
+	echo "installing $* with apt-get"
+	for try in 1 2; do
+		if {
+			$sudo apt-get -o DPkg::Lock::Timeout=300 update -qq &&
+				DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=300 \
+					install -y -qq --no-install-recommends "$@"
+		} >"$log.$try" 2>&1; then
+			return 0
+		fi
+		if [ "$try" = 1 ] && ! grep -q "Unable to locate package" "$log.1"; then
+			echo "apt-get failed; retrying once (log: $log.1)" >&2
+			if grep -q 'dpkg was interrupted' "$log.1"; then
+				DEBIAN_FRONTEND=noninteractive $sudo dpkg --configure -a >>"$log.1" 2>&1 || true
+			fi
+			sleep 5
+		fi
+	done
+	fail "apt-get install $*" "$log.2"
+	return 1
+}
+
+# npm_ci DIR installs DIR's pinned packages when DIR has none yet.
+npm_ci() {
+	if [ -d "$1/node_modules" ]; then
+		return 0
+	fi
+	log=$logs/npm-$(echo "$1" | tr / -).log
+	echo "installing the npm packages of $1"
+	if ! (cd "$1" && npm ci --no-audit --no-fund --prefer-offline --loglevel=error) >"$log" 2>&1; then
+		fail "npm ci in $1" "$log"
+		return 1
+	fi
+}
+
+if [ "${1:-}" = apt ]; then
+	shift
+	apt_install "$@"
+	exit
+fi
+
+pkgs=
+nvim --version >/dev/null 2>&1 || pkgs="$pkgs neovim"
+emacs --version >/dev/null 2>&1 || pkgs="$pkgs emacs-nox"
+emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$pkgs elpa-eglot"
+[ -x /usr/bin/chromium ] || pkgs="$pkgs chromium"
+have_npm=yes
+command -v npm >/dev/null 2>&1 || { pkgs="$pkgs nodejs npm"; have_npm=; }
+
+npm_dirs="lsp/testdata/clients/node editors/vscode graph/testdata/servers tools/mcp/testdata/servers"
+
+# npm_all installs every npm peer, in parallel.
+npm_all() {
+	pids=
+	for d in $npm_dirs; do
+		npm_ci "$d" &
+		pids="$pids $!"
+	done
+	status=0
+	for p in $pids; do wait "$p" || status=1; done
+	return $status
+}
+
+# Each kind runs in the background; npm waits for apt only when apt is
+# what brings npm.
+apt_install $pkgs &
+apt_pid=$!
+if [ -n "$have_npm" ]; then
+	npm_all &
+	npm_pid=$!
+fi
+go_pid=
+gobin=$(go env GOBIN)
+[ -n "$gobin" ] || gobin=$(go env GOPATH | cut -d: -f1)/bin
+if ! command -v gopls >/dev/null 2>&1 && [ ! -x "$gobin/gopls" ]; then
+	echo "installing gopls with go install"
+	(sh graph/testdata/servers/install.sh gopls >"$logs/gopls.log" 2>&1 ||
+		{ fail "go install gopls" "$logs/gopls.log"; exit 1; }) &
+	go_pid=$!
+fi
+
+status=0
+wait "$apt_pid" || status=1
+if [ -z "$have_npm" ]; then
+	if [ $status = 0 ]; then npm_all || status=1; fi
+else
+	wait "$npm_pid" || status=1
+fi
+[ -z "$go_pid" ] || wait "$go_pid" || status=1
+exit $status
