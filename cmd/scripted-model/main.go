@@ -5,7 +5,7 @@
 // Usage:
 //
 //	scripted-model -script FILE [-addr 127.0.0.1:0] [-key KEY] [-model NAME]
-//	               [-url-file PATH] [-no-reasoning-check] [-v]
+//	               [-url-file PATH] [-no-reasoning-check] [-fallback TEXT] [-v]
 //	scripted-model -script FILE -extract DIR
 //	scripted-model -script FILE -section NAME
 //
@@ -13,7 +13,8 @@
 // script; see package scripted for the format. The first line on stdout is
 // "scripted-model listening on <base URL>". With -url-file the base URL is
 // also written to PATH (atomically, without a newline) and removed on exit,
-// so a test can wait for the file. With -v every request is logged to
+// so a test can wait for the file. With -fallback, requests the script
+// has no step left for are answered with TEXT instead of an error. With -v every request is logged to
 // stderr. SIGINT and SIGTERM stop the server cleanly.
 //
 // For scripts that stage a scenario: -extract writes the scenario's
@@ -58,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	model := fs.String("model", "", "the only model name to accept (default: any)")
 	urlFile := fs.String("url-file", "", "write the base URL to this file once listening")
 	noReasoningCheck := fs.Bool("no-reasoning-check", false, "do not require reasoning_content to be passed back in tool-call turns")
+	fallback := fs.String("fallback", "", "answer with this text once the script has no step left, instead of an error")
 	verbose := fs.Bool("v", false, "log every request to stderr")
 	extract := fs.String("extract", "", "write the scenario's files/ sections under this directory and exit")
 	section := fs.String("section", "", "print this section of the scenario and exit")
@@ -76,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := scripted.Options{APIKey: *key, Model: *model, NoReasoningCheck: *noReasoningCheck}
+	opts := scripted.Options{APIKey: *key, Model: *model, NoReasoningCheck: *noReasoningCheck, Fallback: *fallback}
 	if *verbose {
 		log := slog.New(slog.NewTextHandler(stderr, nil))
 		opts.Logf = func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }

@@ -3,7 +3,9 @@
 # package whose test fails) to a directory, starts the scripted model server
 # that plays fix-failing-test.txtar, points the module's reasonix.toml at it,
 # and waits. Open the module in an editor with Reasonix and fix the test;
-# no API key is needed. Ctrl-C stops the server.
+# no API key is needed. Once the script has played, the server keeps
+# answering with a note that the demo is over. Ctrl-C stops the server and
+# removes the reasonix.toml it wrote, which would point at a dead port.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,12 +17,24 @@ server=
 cleanup() {
 	[ -n "$server" ] && kill "$server" 2>/dev/null || true
 	rm -f "$dir/.reasonix-demo-url"
+	if head -n 1 "$dir/reasonix.toml" 2>/dev/null | grep -q '^# Written by make demo-editor'; then
+		rm -f "$dir/reasonix.toml"
+	fi
 }
-trap cleanup EXIT INT TERM
+# Ctrl-C is how the demo ends: it is not a failure.
+stopped() {
+	cleanup
+	echo
+	echo "The demo server stopped; $dir keeps the module (run make demo-editor again to play the fix again)."
+	exit 0
+}
+trap cleanup EXIT
+trap stopped INT TERM
 
 mkdir -p "$dir"
 "$bin/scripted-model" -script "$scenario" -extract "$dir"
-"$bin/scripted-model" -script "$scenario" -url-file "$dir/.reasonix-demo-url" >/dev/null &
+over="The demo script has played to its end, so this is the scripted server's canned answer, not a model. Stop make demo-editor and run it again to play the fix again (it restores the failing test), or point reasonix.toml at a real model."
+"$bin/scripted-model" -script "$scenario" -url-file "$dir/.reasonix-demo-url" -fallback "$over" >/dev/null &
 server=$!
 i=0
 while [ ! -s "$dir/.reasonix-demo-url" ]; do
@@ -52,12 +66,14 @@ Make sure $bin is on your PATH (the editor starts 'reasonix lsp'), then:
     cd $dir && nvim calc_test.go
     :set makeprg=go\\ test\\ ./...
     :make                      (the failing test becomes a quickfix entry)
-    :Reasonix fix              (on the failing line; answer the prompts)
+    :cfirst                    (the cursor goes to the failing line)
+    :Reasonix fix              (answer the four prompts with "Allow once":
+                                go test, the edit of calc.go twice, go test)
 
   VS Code (with the Reasonix extension): open $dir and ask in the Reasonix
   chat panel: "make the failing test pass".
 
-The scripted model plays one fix; restart this command to play it again.
-Ctrl-C stops the server.
+The scripted model plays one fix, then answers that the demo is over;
+restart this command to play it again. Ctrl-C stops the server.
 TEXT
 wait "$server"

@@ -111,28 +111,10 @@ func (s *Server) decide(rec *Request, req *chatRequest, body []byte, authMsg str
 			return rep
 		}
 	}
-	i := s.nextStep(req)
-	if i < 0 {
-		msg := fmt.Sprintf("scripted model: no scripted step left for this request (request %d)", rec.Seq)
-		if left := len(s.consumed) - s.nConsumed; left > 0 {
-			msg += fmt.Sprintf("; %d unconsumed steps remain but none matches its last user message", left)
-		}
-		return fail(http.StatusBadRequest, msg)
-	}
-	st := &s.script.steps[i]
-	for _, e := range st.expects {
-		if why := e.check(req, body); why != "" {
-			return fail(http.StatusBadRequest, fmt.Sprintf("scripted model: step %d: expectation failed: %s (script line %d)", st.num, why, e.line))
-		}
-	}
-	s.consumed[i] = true
-	s.nConsumed++
-	rec.Step, rec.Fault = st.num, st.fault.String()
-
-	if st.fault.kind == faultStatus {
-		e := faultError(st.fault, authMsg)
-		rec.Status, rec.Error = st.fault.status, e.Message
-		return reply{status: st.fault.status, err: e, retryAfter: st.fault.retryAfter}
+	st, rep, ok := s.take(req, rec, body, authMsg)
+	if !ok {
+		rec.Status, rec.Error = rep.status, rep.err.Message
+		return rep
 	}
 
 	hit := s.cache.hit(hashes)
@@ -159,6 +141,41 @@ func (s *Server) decide(rec *Request, req *chatRequest, body []byte, authMsg str
 		created: time.Now().Unix(),
 		usage:   usage,
 	}
+}
+
+// take consumes the step that answers req: the first unconsumed step that
+// applies, or, when none is left, the fallback answer if the server has
+// one. Without a step it returns the error reply instead.
+func (s *Server) take(req *chatRequest, rec *Request, body []byte, authMsg string) (*step, reply, bool) {
+	fail := func(status int, msg string) (*step, reply, bool) {
+		return nil, reply{status: status, err: apiError{Message: msg, Type: "invalid_request_error"}}, false
+	}
+	i := s.nextStep(req)
+	if i < 0 {
+		if s.opts.Fallback != "" {
+			return &step{text: []string{s.opts.Fallback}}, reply{}, true
+		}
+		msg := fmt.Sprintf("scripted model: no scripted step left for this request (request %d)", rec.Seq)
+		if left := len(s.consumed) - s.nConsumed; left > 0 {
+			msg += fmt.Sprintf("; %d unconsumed steps remain but none matches its last user message", left)
+		}
+		return fail(http.StatusBadRequest, msg)
+	}
+	st := &s.script.steps[i]
+	for _, e := range st.expects {
+		if why := e.check(req, body); why != "" {
+			return fail(http.StatusBadRequest, fmt.Sprintf("scripted model: step %d: expectation failed: %s (script line %d)", st.num, why, e.line))
+		}
+	}
+	s.consumed[i] = true
+	s.nConsumed++
+	rec.Step, rec.Fault = st.num, st.fault.String()
+
+	if st.fault.kind == faultStatus {
+		e := faultError(st.fault, authMsg)
+		return nil, reply{status: st.fault.status, err: e, retryAfter: st.fault.retryAfter}, false
+	}
+	return st, reply{}, true
 }
 
 // nextStep is the index of the first unconsumed step that applies to req,

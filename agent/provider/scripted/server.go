@@ -29,6 +29,10 @@ type Options struct {
 	// assistant message with tool calls must carry back the
 	// reasoning_content produced with them.
 	NoReasoningCheck bool
+	// Fallback, when set, answers every request the script has no step
+	// left for, as plain text, instead of the 400 that says the script is
+	// exhausted. A demo that outlives its script keeps answering.
+	Fallback string
 	// Logf, when set, receives one line per request. It is called from
 	// the server's handler goroutines, so it must be safe for concurrent use.
 	Logf func(format string, args ...any)

@@ -265,6 +265,21 @@ func TestExhausted(t *testing.T) {
 	}
 }
 
+func TestFallback(t *testing.T) {
+	srv, url := start(t, "text only one\n", Options{Fallback: "The script is over."})
+	if a := streamOK(t, url, body(t, true, msg("user", "hi"))); a.content != "only one" {
+		t.Errorf("first answer = %q, want the script's step", a.content)
+	}
+	for _, prompt := range []string{"again", "and again"} {
+		if a := streamOK(t, url, body(t, true, msg("user", prompt))); a.content != "The script is over." {
+			t.Errorf("answer to %q = %q, want the fallback", prompt, a.content)
+		}
+	}
+	if recs := srv.Requests(); len(recs) != 3 || recs[2].Status != http.StatusOK || recs[2].Step != 0 {
+		t.Errorf("records = %+v, want three answered requests, the last with no step", recs)
+	}
+}
+
 func TestRecord(t *testing.T) {
 	srv, url := start(t, "text a\n---\nfault 503\n", Options{APIKey: "sk-secret"})
 	streamOK2 := post(t, url, body(t, true, msg("user", "first")), "Authorization", "Bearer sk-secret")
