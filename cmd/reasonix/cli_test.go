@@ -52,19 +52,63 @@ func TestConfigErrorsReachTheUser(t *testing.T) {
 	}
 }
 
+// TestUsageErrors: a wrong use of the command line exits 64 (2 is the
+// token budget's) with the project's own usage for that command.
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
-	if r := runReasonix(t, dir, t.TempDir(), nil, "run"); r.exit != 2 || !strings.Contains(r.stderr, "a prompt is required") {
-		t.Fatalf("no prompt: %+v", r)
+	type usageCase struct{ args, want []string }
+	tests := []usageCase{
+		{[]string{}, []string{"Usage:\n  reasonix lsp"}},
+		{[]string{"run"}, []string{"reasonix run: a prompt is required", "usage: reasonix run [--model REF]"}},
+		{[]string{"frobnicate"}, []string{`unknown command "frobnicate"`}},
+		{[]string{"run", "--approval", "reckless", "hello"}, []string{`--approval must be ask, auto or yolo, not "reckless"`}},
+		{[]string{"help", "frobnicate"}, []string{`unknown command "frobnicate"`}},
+		{[]string{"mcp"}, []string{"reasonix mcp: a subcommand is required", "usage: reasonix mcp list"}},
+		{[]string{"mcp", "lst"}, []string{`unknown subcommand "lst"`}},
+		{[]string{"sessions", "extra"}, []string{`unexpected argument "extra"`}},
 	}
-	if r := runReasonix(t, dir, t.TempDir(), nil, "frobnicate"); r.exit != 2 || !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
-		t.Fatalf("unknown command: %+v", r)
+	// Every subcommand's flag error prints its own usage, not Go's.
+	for _, c := range commands {
+		if c.name != "version" {
+			args := append(strings.Fields(c.name), "--bogus")
+			tests = append(tests, usageCase{args, []string{"reasonix " + c.name + ": unknown flag --bogus", "Usage: reasonix " + c.synopsis + "\n"}})
+		}
 	}
-	if r := runReasonix(t, dir, t.TempDir(), nil, "run", "--approval", "reckless", "hello"); r.exit != 2 || !strings.Contains(r.stderr, `--approval must be ask, auto or yolo, not "reckless"`) {
-		t.Fatalf("bad --approval: %+v", r)
+	for _, tt := range tests {
+		r := runReasonix(t, dir, t.TempDir(), nil, tt.args...)
+		if r.exit != exitUsage || strings.Contains(r.stderr, "Usage of") {
+			t.Errorf("%q: exit %d, want %d; stderr:\n%s", tt.args, r.exit, exitUsage, r.stderr)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("%q: stderr does not say %q:\n%s", tt.args, w, r.stderr)
+			}
+		}
 	}
 	if r := runReasonix(t, dir, t.TempDir(), nil, "version"); r.exit != 0 || !strings.HasPrefix(r.stdout, "reasonix ") {
 		t.Fatalf("version: %+v", r)
+	}
+}
+
+// TestHelp: --help and `help COMMAND` print a command's usage on stdout
+// and succeed.
+func TestHelp(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"run", "--help"}, {"help", "run"}, {"run", "-h"}} {
+		r := runReasonix(t, dir, t.TempDir(), nil, args...)
+		if r.exit != 0 || !strings.HasPrefix(r.stdout, "Usage: reasonix run [--model REF]") || !strings.Contains(r.stdout, "  --approval ask|auto|yolo  ") {
+			t.Errorf("%q: %+v", args, r)
+		}
+	}
+	for _, args := range [][]string{{"mcp", "--help"}, {"mcp", "list", "--help"}, {"help", "mcp"}} {
+		r := runReasonix(t, dir, t.TempDir(), nil, args...)
+		if r.exit != 0 || !strings.HasPrefix(r.stdout, "Usage: reasonix mcp list [--verbose] [--json] [--config FILE]") || !strings.Contains(r.stdout, "  --verbose ") {
+			t.Errorf("%q: %+v", args, r)
+		}
+	}
+	r := runReasonix(t, dir, t.TempDir(), nil, "--help")
+	if r.exit != 0 || !strings.Contains(r.stdout, "reasonix lsp") || !strings.Contains(r.stdout, "64 usage error") {
+		t.Errorf("--help: %+v", r)
 	}
 }
 
@@ -317,9 +361,5 @@ enabled = false
 	}
 	if len(out.Servers) != 4 || out.Servers[2].Name != "example" || out.Servers[2].Tools != 3 || out.Servers[1].State != "failed" || out.Servers[1].Error == "" {
 		t.Errorf("--json servers: %+v", out.Servers)
-	}
-
-	if r := runReasonix(t, dir, t.TempDir(), nil, "mcp"); r.exit != 2 || !strings.Contains(r.stderr, "usage: reasonix mcp list") {
-		t.Errorf("mcp without a subcommand: %+v", r)
 	}
 }

@@ -15,12 +15,10 @@ import (
 // lspCmd serves the Language Server Protocol on stdin and stdout. The log
 // goes to stderr, which editors show in their language-server log.
 func lspCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lsp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Bool("stdio", true, "serve on stdin and stdout (the only transport; accepted for editors that pass it)")
-	cfgFile := fs.String("config", "", "config file above the project and user files")
+	fs := newFlagSet("lsp")
+	cfgFile := lspFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return flagError("lsp", err, stdout, stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -33,6 +31,11 @@ func lspCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Version:    version,
 		Logger:     slog.Default(),
 	})
+}
+
+func lspFlags(fs *flag.FlagSet) (cfgFile *string) {
+	fs.Bool("stdio", true, "serve on stdin and stdout (the only transport; accepted for editors that pass it)")
+	return fs.String("config", "", configFlagUsage)
 }
 
 type nopCloser struct{}

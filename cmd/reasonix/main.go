@@ -4,11 +4,14 @@
 // Usage:
 //
 //	reasonix lsp [--stdio] [--config FILE]
-//	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] PROMPT
+//	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] PROMPT
 //	reasonix sessions [--json]
-//	reasonix mcp list [--json] [--config FILE]
+//	reasonix mcp list [--verbose] [--json] [--config FILE]
 //	reasonix setup [--force]
 //	reasonix version
+//
+// `reasonix help COMMAND` describes one command; the table behind every
+// usage text is in usage.go.
 package main
 
 import (
@@ -37,7 +40,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	setupLogging(stderr)
 	if len(args) == 0 {
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
 	switch args[0] {
 	case "run":
@@ -53,40 +56,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "reasonix %s %s/%s %s\n", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
 		return 0
-	case "help", "-h", "--help":
+	case "help":
+		return helpCmd(args[1:], stdout, stderr)
+	case "-h", "--help":
 		usage(stdout)
-		return 0
+		return exitOK
 	}
 	fmt.Fprintf(stderr, "reasonix: unknown command %q\n\n", args[0])
 	usage(stderr)
-	return 2
-}
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, `Reasonix is a coding agent for your editor and your terminal.
-
-Usage:
-  reasonix lsp [--config FILE]  serve the Language Server Protocol on stdin/stdout (for editors)
-  reasonix run [flags] PROMPT   run one task in the current directory
-  reasonix sessions [--json]    list saved sessions
-  reasonix mcp list [--json]    start the configured MCP servers and show what each offers
-  reasonix setup [--force]      write a commented config to ~/.reasonix/config.toml
-  reasonix version              print the version
-
-Run flags:
-  --model REF      provider, model, or provider/model (default: default_model)
-  --config FILE    a config file above ./reasonix.toml and the user config
-  --approval A     ask, auto or yolo, above [permissions] approval (default ask):
-                     ask   edits and commands need a yes on the terminal; with no
-                           terminal (a script, CI) they are refused
-                     auto  they run, unless an ask or deny rule names them
-                     yolo  everything runs that no deny rule refuses
-  --resume ID      continue a saved session (an id or a unique prefix)
-  --verbose        also show the model's reasoning on stderr
-  --plan           plan mode: read-only tools only until you approve the plan
-
-Exit codes of run: 0 done, 1 error, 2 token budget exceeded, 130 interrupted.
-`)
+	return exitUsage
 }
 
 // setupLogging sends library logs to stderr; REASONIX_LOG picks the level.

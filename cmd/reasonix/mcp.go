@@ -18,19 +18,24 @@ import (
 // session would, reports what each offers or why it failed, and stops
 // them. It needs no model and no API key.
 func mcpCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "list" {
-		fmt.Fprintln(stderr, "usage: reasonix mcp list [--verbose] [--json] [--config FILE]")
-		return 2
+	switch {
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help"):
+		commandUsage(stdout, "mcp list")
+		return exitOK
+	case len(args) == 0:
+		return usageError("mcp list", stderr, "a subcommand is required")
+	case args[0] != "list":
+		return usageError("mcp list", stderr, "unknown subcommand %q", args[0])
 	}
-	fs := flag.NewFlagSet("mcp list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON")
-	verbose := fs.Bool("verbose", false, "list each server's tools, prompts and resources")
-	cfgFile := fs.String("config", "", "a config file above ./reasonix.toml and the user config")
+	fs := newFlagSet("mcp list")
+	f := mcpListFlags(fs)
 	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+		return flagError("mcp list", err, stdout, stderr)
 	}
-	dir, cfg, err := loadConfig(*cfgFile, stderr)
+	if fs.NArg() > 0 {
+		return usageError("mcp list", stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	dir, cfg, err := loadConfig(*f.cfgFile, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "reasonix: %v\n", err)
 		return exitError
@@ -41,21 +46,34 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
 	})
 	defer m.Close()
-	if *asJSON {
+	st := m.Status()
+	if *f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		st := m.Status()
 		if st == nil {
 			st = []mcp.Status{}
 		}
 		enc.Encode(map[string]any{"servers": st})
-		return exitOK
-	}
-	fmt.Fprintln(stdout, agent.PluginStatus(m))
-	if *verbose {
-		if d := agent.PluginDetails(m); d != "" {
-			fmt.Fprintln(stdout, d)
+	} else {
+		fmt.Fprintln(stdout, agent.PluginStatus(m))
+		if *f.verbose {
+			if d := agent.PluginDetails(m); d != "" {
+				fmt.Fprintln(stdout, d)
+			}
 		}
 	}
 	return exitOK
+}
+
+type mcpListOptions struct {
+	asJSON, verbose *bool
+	cfgFile         *string
+}
+
+func mcpListFlags(fs *flag.FlagSet) *mcpListOptions {
+	return &mcpListOptions{
+		verbose: fs.Bool("verbose", false, "also list each server's tools, prompts and resources"),
+		asJSON:  fs.Bool("json", false, "print JSON: {\"servers\": [{name, transport, state, error, tools, prompts, resources}]}"),
+		cfgFile: fs.String("config", "", configFlagUsage),
+	}
 }

@@ -19,31 +19,40 @@ import (
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
-// Exit codes of `reasonix run`.
-const (
-	exitOK          = 0
-	exitError       = 1
-	exitBudget      = 2
-	exitInterrupted = 130
-)
+// runOptions are the flags of `reasonix run`.
+type runOptions struct {
+	model, cfgFile, resume, approval *string
+	verbose, plan                    *bool
+}
+
+func runFlags(fs *flag.FlagSet) *runOptions {
+	return &runOptions{
+		model:   fs.String("model", "", "provider, model, or provider/model (default: default_model)"),
+		cfgFile: fs.String("config", "", configFlagUsage),
+		approval: fs.String("approval", "", `what runs without asking, above [permissions] approval (default ask):
+  ask   edits and commands need a yes on the terminal; with no
+        terminal (a script, CI) they are refused
+  auto  they run, unless an ask or deny rule names them
+  yolo  everything runs that no deny rule refuses`),
+		resume:  fs.String("resume", "", "continue a saved session (an id or a unique prefix)"),
+		plan:    fs.Bool("plan", false, "plan mode: read-only tools only until you approve the plan"),
+		verbose: fs.Bool("verbose", false, "also show the model's reasoning on stderr"),
+	}
+}
+
+// configFlagUsage is the usage of --config, the same for every command.
+const configFlagUsage = "a config file above ./reasonix.toml and the user config"
 
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	model := fs.String("model", "", "provider, model, or provider/model")
-	cfgFile := fs.String("config", "", "config file above the project and user files")
-	resume := fs.String("resume", "", "continue a saved session")
-	verbose := fs.Bool("verbose", false, "show the model's reasoning on stderr")
-	plan := fs.Bool("plan", false, "plan mode: only read-only tools until the plan is approved")
-	approval := fs.String("approval", "", "ask, auto or yolo: what runs without asking, above [permissions] approval")
+	fs := newFlagSet("run")
+	f := runFlags(fs)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return 2
+		return flagError("run", err, stdout, stderr)
 	}
-	if *approval != "" {
-		if _, err := permission.ParsePosture(*approval); err != nil {
-			fmt.Fprintf(stderr, "reasonix run: --approval must be ask, auto or yolo, not %q\n", *approval)
-			return 2
+	if *f.approval != "" {
+		if _, err := permission.ParsePosture(*f.approval); err != nil {
+			return usageError("run", stderr, "--approval must be ask, auto or yolo, not %q", *f.approval)
 		}
 	}
 	prompt := strings.TrimSpace(strings.Join(positional, " "))
@@ -56,17 +65,16 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		prompt = strings.TrimSpace(string(b))
 	}
 	if prompt == "" {
-		fmt.Fprintln(stderr, "reasonix run: a prompt is required, e.g. reasonix run \"make the failing test pass\"")
-		return 2
+		return usageError("run", stderr, "a prompt is required, e.g. reasonix run \"make the failing test pass\"")
 	}
 
-	dir, cfg, err := loadConfig(*cfgFile, stderr)
+	dir, cfg, err := loadConfig(*f.cfgFile, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "reasonix: %v\n", err)
 		return exitError
 	}
-	if *approval != "" {
-		cfg.Permissions.Approval = *approval
+	if *f.approval != "" {
+		cfg.Permissions.Approval = *f.approval
 	}
 
 	// Interrupts are caught from here on, so that Ctrl-C while the MCP
@@ -76,11 +84,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 
 	interactive := isTerminal(stdin) && isTerminal(stderr)
-	r := newRenderer(stdout, stderr, isTerminal(stderr), isTerminal(stdout), *verbose)
+	r := newRenderer(stdout, stderr, isTerminal(stderr), isTerminal(stdout), *f.verbose)
 	opts := agent.Options{
 		Context: ctx,
 		Dir:     dir,
-		Model:   *model,
+		Model:   *f.model,
 		Sink:    r.event,
 		Notify:  func(msg string) { r.notice(msg) },
 		Warn:    func(msg string) { r.warning(msg) },
@@ -101,8 +109,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer a.Close()
 
 	var s *agent.Session
-	if *resume != "" {
-		s, err = a.Resume(*resume)
+	if *f.resume != "" {
+		s, err = a.Resume(*f.resume)
 	} else {
 		s, err = a.NewSession()
 	}
@@ -112,7 +120,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer s.Close()
 	r.model = a.ModelRef
-	if *plan {
+	if *f.plan {
 		s.SetPlanMode(true)
 	}
 

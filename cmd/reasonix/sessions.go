@@ -14,11 +14,13 @@ import (
 )
 
 func sessionsCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON")
+	fs := newFlagSet("sessions")
+	asJSON := sessionsFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return flagError("sessions", err, stdout, stderr)
+	}
+	if fs.NArg() > 0 {
+		return usageError("sessions", stderr, "unexpected argument %q", fs.Arg(0))
 	}
 	home, err := config.Home()
 	if err != nil {
@@ -52,6 +54,10 @@ func sessionsCmd(args []string, stdout, stderr io.Writer) int {
 	tw.Flush()
 	fmt.Fprintln(stdout, "\nResume one with: reasonix run --resume ID \"next instruction\"")
 	return 0
+}
+
+func sessionsFlags(fs *flag.FlagSet) (asJSON *bool) {
+	return fs.Bool("json", false, "print JSON: id, created, updated, root, model, title, turns, messages, cost")
 }
 
 // ago renders a past time relative to now, coarsely.

@@ -9,11 +9,13 @@ import (
 )
 
 func setupCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	force := fs.Bool("force", false, "overwrite an existing config")
+	fs := newFlagSet("setup")
+	force := setupFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return flagError("setup", err, stdout, stderr)
+	}
+	if fs.NArg() > 0 {
+		return usageError("setup", stderr, "unexpected argument %q", fs.Arg(0))
 	}
 	path, err := config.UserFile()
 	if err != nil {
@@ -26,4 +28,8 @@ func setupCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Wrote %s.\nSet your key (export DEEPSEEK_API_KEY=...) and try: reasonix run \"explain this project\"\n", path)
 	return 0
+}
+
+func setupFlags(fs *flag.FlagSet) (force *bool) {
+	return fs.Bool("force", false, "overwrite an existing config")
 }

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// Exit codes. `reasonix run` promises 2 for an exceeded token budget, so
+// a usage error takes 64, EX_USAGE of BSD's sysexits.h, and no command
+// exits 2 for anything else.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitBudget      = 2
+	exitUsage       = 64
+	exitInterrupted = 130
+)
+
+// A command is one subcommand as the help describes it. The overview
+// (`reasonix --help`), a subcommand's own usage (`reasonix run --help`,
+// `reasonix help run`, or after a wrong flag) and the synopsis in
+// docs/SPEC.md are all checked against this table, and the flags listed
+// come from the flag set the subcommand itself parses with.
+type command struct {
+	// name is what follows "reasonix", subcommand words included.
+	name string
+	// synopsis is the whole command line: name, flags, operands. A flag's
+	// argument is named here (`--model REF`), its meaning in its usage.
+	synopsis string
+	summary  string
+	// flags defines the subcommand's flags, as the subcommand does.
+	flags func(*flag.FlagSet)
+}
+
+var commands = []command{
+	{"lsp", "lsp [--stdio] [--config FILE]",
+		"serve the Language Server Protocol on stdin/stdout (for editors)",
+		func(fs *flag.FlagSet) { lspFlags(fs) }},
+	{"run", "run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] PROMPT",
+		"run one task in the current directory; a PROMPT of - is read from stdin",
+		func(fs *flag.FlagSet) { runFlags(fs) }},
+	{"sessions", "sessions [--json]",
+		"list saved sessions, newest first",
+		func(fs *flag.FlagSet) { sessionsFlags(fs) }},
+	{"mcp list", "mcp list [--verbose] [--json] [--config FILE]",
+		"start the configured MCP servers and show what each offers",
+		func(fs *flag.FlagSet) { mcpListFlags(fs) }},
+	{"setup", "setup [--force]",
+		"write a commented config to ~/.reasonix/config.toml",
+		func(fs *flag.FlagSet) { setupFlags(fs) }},
+	{"version", "version", "print the version", func(*flag.FlagSet) {}},
+}
+
+// exitCodes is the table the overview prints; docs/SPEC.md §1 and the
+// README say the same.
+const exitCodes = `Exit codes: 0 done, 1 error, 2 token budget exceeded (run),
+64 usage error (a wrong flag or a missing argument), 130 interrupted.
+`
+
+// usage prints the overview: every command, the flags of run, the exit
+// codes.
+func usage(w io.Writer) {
+	fmt.Fprint(w, "Reasonix is a coding agent for your editor and your terminal.\n\nUsage:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  reasonix %s\n      %s\n", c.synopsis, c.summary)
+	}
+	fmt.Fprint(w, "\nRun flags:\n")
+	printFlags(w, lookupCommand("run"))
+	fmt.Fprint(w, "\n"+exitCodes)
+	fmt.Fprint(w, "`reasonix help COMMAND` or `reasonix COMMAND --help` describes one command.\n")
+}
+
+// commandUsage prints one command's synopsis, summary and flags.
+func commandUsage(w io.Writer, name string) {
+	c := lookupCommand(name)
+	fmt.Fprintf(w, "Usage: reasonix %s\n\n%s.\n", c.synopsis, upperFirst(c.summary))
+	if strings.Contains(c.synopsis, "--") {
+		fmt.Fprint(w, "\nFlags:\n")
+		printFlags(w, c)
+	}
+}
+
+// helpCmd is `reasonix help [COMMAND]`.
+func helpCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	name := strings.Join(args, " ")
+	if name == "mcp" {
+		name = "mcp list"
+	}
+	if !slices.ContainsFunc(commands, func(c command) bool { return c.name == name }) {
+		fmt.Fprintf(stderr, "reasonix help: unknown command %q\n\n", name)
+		usage(stderr)
+		return exitUsage
+	}
+	commandUsage(stdout, name)
+	return exitOK
+}
+
+func lookupCommand(name string) command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	panic("reasonix: no usage for command " + name)
+}
+
+// printFlags lists a command's flags in the order its synopsis names
+// them, each with the argument the synopsis gives it.
+func printFlags(w io.Writer, c command) {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.flags(fs)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, f := range synopsisFlags(c.synopsis) {
+		fl := fs.Lookup(f.name)
+		if fl == nil {
+			continue // TestUsageMatchesFlags catches this
+		}
+		lines := strings.Split(fl.Usage, "\n")
+		fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace("--"+f.name+" "+f.arg), lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(tw, "  \t%s\n", l)
+		}
+	}
+	tw.Flush()
+}
+
+// A synopsisFlag is one `[--name ARG]` of a synopsis.
+type synopsisFlag struct{ name, arg string }
+
+func synopsisFlags(synopsis string) []synopsisFlag {
+	var out []synopsisFlag
+	for _, field := range strings.Split(synopsis, "[")[1:] {
+		field, _, _ = strings.Cut(field, "]")
+		name, arg, _ := strings.Cut(strings.TrimPrefix(field, "--"), " ")
+		out = append(out, synopsisFlag{name, arg})
+	}
+	return out
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// newFlagSet makes the flag set of a subcommand. It prints nothing by
+// itself: parse errors are reported by flagError, in the project's words.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// flagError reports a failed parse of a subcommand's flags and returns
+// the exit code: -h or --help prints the command's usage on stdout and
+// succeeds; a wrong flag prints the error and the usage on stderr.
+func flagError(name string, err error, stdout, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		commandUsage(stdout, name)
+		return exitOK
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag --" + f
+	}
+	fmt.Fprintf(stderr, "reasonix %s: %s\n\n", name, msg)
+	commandUsage(stderr, name)
+	return exitUsage
+}
+
+// usageError reports a wrong use that the flag parser cannot see, such as
+// a missing operand, with a pointer to the command's usage.
+func usageError(name string, stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "reasonix %s: %s\n", strings.Fields(name)[0], fmt.Sprintf(format, args...))
+	fmt.Fprintf(stderr, "usage: reasonix %s\n", lookupCommand(name).synopsis)
+	return exitUsage
+}
