@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/reasonix/reasonix/agent"
@@ -16,7 +17,8 @@ import (
 
 // mcpCmd is `reasonix mcp list`: it starts the configured MCP servers as a
 // session would, reports what each offers or why it failed, and stops
-// them. It needs no model and no API key.
+// them. It needs no model and no API key. It fails (exit 1) when a
+// configured server could not start, so a script can check its set-up.
 func mcpCmd(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help"):
@@ -42,10 +44,16 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	m := agent.StartPlugins(ctx, cfg, dir, version, func(w string) {
-		fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
-	})
+	var warnings []string
+	m := agent.StartPlugins(ctx, cfg, dir, version, func(w string) { warnings = append(warnings, w) })
 	defer m.Close()
+	// A server that failed to start is a row of the report, with its
+	// reason; the same failure as a warning would say it twice.
+	for _, w := range warnings {
+		if !slices.Contains(m.Warnings(), w) {
+			fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
+		}
+	}
 	st := m.Status()
 	if *f.asJSON {
 		enc := json.NewEncoder(stdout)
@@ -61,6 +69,12 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stdout, d)
 			}
 		}
+	}
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
+	if slices.ContainsFunc(st, func(s mcp.Status) bool { return s.State == "failed" }) {
+		return exitError
 	}
 	return exitOK
 }
