@@ -27,8 +27,9 @@ type renderer struct {
 	// in a redirected file.
 	pending strings.Builder
 
-	// atLineStart tracks whether stdout ended with a newline, so stderr
-	// lines never glue onto a half-written answer line in a terminal.
+	// atLineStart tracks whether the answer streamed to a terminal ended
+	// with a newline, so stderr lines never glue onto a half-written
+	// answer line. Held text needs no tracking: flush ends its line.
 	atLineStart bool
 	// transient is set while a "running…" status line is shown on a
 	// terminal and must be cleared before anything else is written.
@@ -43,20 +44,23 @@ func newRenderer(out, err io.Writer, tty, outTTY, verbose bool) *renderer {
 // write sends answer text to stdout, or holds it until the step's response
 // is complete; callers hold mu.
 func (r *renderer) write(text string) {
-	if r.outTTY {
-		fmt.Fprint(r.out, text)
-	} else {
+	if !r.outTTY {
 		r.pending.WriteString(text)
+		return
 	}
+	fmt.Fprint(r.out, text)
 	r.atLineStart = strings.HasSuffix(text, "\n")
 }
 
-// flush writes held answer text; callers hold mu.
+// flush writes the held answer text of a complete response as whole
+// lines: it ends with exactly one newline, so in a file (or a pipe that
+// merges stderr) the next tool row or the next step's text starts a line
+// of its own, with no blank line between; callers hold mu.
 func (r *renderer) flush() {
-	if r.pending.Len() > 0 {
-		fmt.Fprint(r.out, r.pending.String())
-		r.pending.Reset()
+	if text := strings.TrimRight(r.pending.String(), "\n"); text != "" {
+		fmt.Fprintln(r.out, text)
 	}
+	r.pending.Reset()
 }
 
 const (
@@ -92,7 +96,7 @@ func (r *renderer) line(s string) {
 // endAnswerLine finishes a half-written answer line so stderr output does
 // not glue onto it in a terminal; callers hold mu.
 func (r *renderer) endAnswerLine() {
-	if !r.atLineStart {
+	if r.outTTY && !r.atLineStart {
 		r.write("\n")
 	}
 }
@@ -131,7 +135,6 @@ func (r *renderer) event(e agent.Event) {
 			r.line(r.color(dim, "! "+e.Text+" (the answer starts over)"))
 		} else {
 			r.pending.Reset()
-			r.atLineStart = true
 			r.line(r.color(dim, "! "+e.Text))
 		}
 	case agent.EventUsage:

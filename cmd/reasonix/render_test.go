@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/reasonix/reasonix/agent"
+)
+
+// TestRenderPiped: with stdout and stderr not terminals and merged into
+// one stream (`reasonix run … 2>&1 | cat`), each step's text ends its
+// line before the next tool row, with no blank lines, and stdout alone
+// holds just the answer, one line per step.
+func TestRenderPiped(t *testing.T) {
+	tool := func(kind agent.EventKind) agent.Event {
+		return agent.Event{Kind: kind, Tool: &agent.ToolEvent{Title: "read_file a.go", Summary: "3 lines"}}
+	}
+	events := []agent.Event{
+		{Kind: agent.EventText, Text: "I'll read "},
+		{Kind: agent.EventText, Text: "the file."},
+		{Kind: agent.EventUsage},
+		tool(agent.EventToolStart),
+		tool(agent.EventToolResult),
+		{Kind: agent.EventText, Text: "Second thoughts.\n\n"},
+		{Kind: agent.EventUsage},
+		tool(agent.EventToolStart),
+		{Kind: agent.EventNotice, Text: "something to know"},
+		tool(agent.EventToolResult),
+		{Kind: agent.EventText, Text: "\n"},
+		{Kind: agent.EventUsage},
+		{Kind: agent.EventText, Text: "Half an answer"},
+		{Kind: agent.EventRetry, Text: "the model's response broke off; retrying"},
+		{Kind: agent.EventText, Text: "Done."},
+		{Kind: agent.EventUsage},
+	}
+
+	var merged bytes.Buffer
+	r := newRenderer(&merged, &merged, false, false, false)
+	for _, e := range events {
+		r.event(e)
+	}
+	r.finish(agent.TurnResult{})
+	want := "I'll read the file.\n" +
+		"✓ read_file a.go — 3 lines\n" +
+		"Second thoughts.\n" +
+		"note: something to know\n" +
+		"✓ read_file a.go — 3 lines\n" +
+		"! the model's response broke off; retrying\n" +
+		"Done.\n"
+	if merged.String() != want {
+		t.Errorf("merged output:\n%q\nwant\n%q", merged.String(), want)
+	}
+
+	var out, errb bytes.Buffer
+	r = newRenderer(&out, &errb, false, false, false)
+	for _, e := range events {
+		r.event(e)
+	}
+	r.finish(agent.TurnResult{})
+	if want := "I'll read the file.\nSecond thoughts.\nDone.\n"; out.String() != want {
+		t.Errorf("stdout:\n%q\nwant\n%q", out.String(), want)
+	}
+}
+
+// TestRenderTerminal: on a terminal the answer streams as it comes, and a
+// tool row after a half-written line starts a line of its own.
+func TestRenderTerminal(t *testing.T) {
+	var merged bytes.Buffer
+	r := newRenderer(&merged, &merged, false, true, false)
+	r.event(agent.Event{Kind: agent.EventText, Text: "Reading"})
+	if merged.String() != "Reading" {
+		t.Fatalf("text is not streamed: %q", merged.String())
+	}
+	r.event(agent.Event{Kind: agent.EventUsage})
+	r.event(agent.Event{Kind: agent.EventToolResult, Tool: &agent.ToolEvent{Title: "ls"}})
+	r.event(agent.Event{Kind: agent.EventText, Text: "Done.\n"})
+	r.finish(agent.TurnResult{})
+	if want := "Reading\n✓ ls\nDone.\n"; merged.String() != want {
+		t.Errorf("terminal output:\n%q\nwant\n%q", merged.String(), want)
+	}
+}
