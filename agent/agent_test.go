@@ -424,6 +424,7 @@ func TestResumeRepairsAnInterruptedCall(t *testing.T) {
 	} {
 		f.append(record{Type: "message", Message: &m})
 	}
+	f.keep() // no usage record: kept as a killed process leaves it
 	f.close()
 	// A torn last line, as a killed process leaves it.
 	fh, _ := os.OpenFile(filepath.Join(dir, "x1.jsonl"), os.O_APPEND|os.O_WRONLY, 0)

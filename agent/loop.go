@@ -248,6 +248,9 @@ func (t *turn) skipCalls(calls []provider.ToolCall, why string) {
 // closeCancelled ends a cancelled turn with an assistant note so the next
 // turn starts from a well-formed log.
 func (t *turn) closeCancelled(ctx context.Context) error {
+	if t.s.file != nil {
+		t.s.file.keep() // the user may resume it
+	}
 	t.s.append(provider.Message{Role: provider.RoleAssistant, Content: "[interrupted by the user]"})
 	return ctx.Err()
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -52,9 +53,16 @@ type record struct {
 
 // sessionFile appends records to one session's file.
 type sessionFile struct {
-	mu   sync.Mutex // guards f
+	mu   sync.Mutex // guards f and kept
 	f    *os.File
 	path string
+	// fresh is set when this process created the file. A fresh file is
+	// removed on close unless it was kept: a run that failed before the
+	// model answered once leaves no empty session to list or resume.
+	fresh bool
+	// kept is set once the session holds something worth resuming: a
+	// model response (its usage record) or a turn the user interrupted.
+	kept bool
 }
 
 // newID returns a sortable, unique session id: creation time plus
@@ -77,7 +85,7 @@ func (st *Store) create(m Meta) (*sessionFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	sf := &sessionFile{f: f, path: p}
+	sf := &sessionFile{f: f, path: p, fresh: true}
 	if err := sf.append(record{Type: "meta", Meta: &m}); err != nil {
 		f.Close()
 		return nil, err
@@ -109,9 +117,20 @@ func (sf *sessionFile) append(r record) error {
 	if _, err := sf.f.Write(b); err != nil {
 		return fmt.Errorf("session store: %w", err)
 	}
+	if r.Type == "usage" {
+		sf.kept = true
+	}
 	return nil
 }
 
+// keep marks the session worth keeping even without a model response.
+func (sf *sessionFile) keep() {
+	sf.mu.Lock()
+	sf.kept = true
+	sf.mu.Unlock()
+}
+
+// close closes the file, and removes it when it is fresh and was not kept.
 func (sf *sessionFile) close() error {
 	sf.mu.Lock()
 	defer sf.mu.Unlock()
@@ -120,6 +139,9 @@ func (sf *sessionFile) close() error {
 	}
 	err := sf.f.Close()
 	sf.f = nil
+	if sf.fresh && !sf.kept {
+		err = cmp.Or(os.Remove(sf.path), err)
+	}
 	return err
 }
 
@@ -205,6 +227,11 @@ func (st *Store) Load(id string) (*Loaded, error) {
 	}
 	if l.Meta.ID == "" {
 		return nil, fmt.Errorf("session %s: no header record", id)
+	}
+	// The file system stamps a write with a coarse clock, which can read
+	// a few milliseconds earlier than the one that dated the header.
+	if l.Updated.Before(l.Meta.Created) {
+		l.Updated = l.Meta.Created
 	}
 	return l, nil
 }

@@ -171,6 +171,20 @@ func TestSessionsAndResume(t *testing.T) {
 	}
 }
 
+// TestFailedRunLeavesNoSession: a run whose model request fails has no
+// turn to resume, so it leaves no session behind.
+func TestFailedRunLeavesNoSession(t *testing.T) {
+	_, cfg := startScripted(t, "fault 401 invalid api key\n")
+	home, work := t.TempDir(), t.TempDir()
+	if r := runReasonix(t, work, home, nil, "run", "--config", cfg, "hello"); r.exit != exitError {
+		t.Fatalf("run: %+v", r)
+	}
+	r := runReasonix(t, work, home, nil, "sessions", "--json")
+	if strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("sessions after a failed run:\n%s", r.stdout)
+	}
+}
+
 // TestInterrupt sends SIGINT while the model is still streaming: the run
 // stops at once with exit code 130 and says how to resume, and the saved
 // session ends with a note rather than a dangling request.
