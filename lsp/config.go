@@ -184,6 +184,11 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 // and builds its agent.
 func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error) {
 	cfg, err := config.Load(config.Options{Dir: root, File: s.opts.ConfigFile})
+	if ce := (*config.Error)(nil); errors.As(err, &ce) {
+		for _, w := range ce.Warnings {
+			s.log.Warn("config", "warning", w)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -230,6 +230,10 @@ func (p *Pos) UnmarshalText(b []byte) error {
 type Error struct {
 	At  Pos
 	Msg string
+	// Warnings are those of the layers read before the problem was found.
+	// They may explain it: a misspelt key is ignored with a warning, and
+	// the error is then about the setting it was meant to be.
+	Warnings []string
 }
 
 func (e *Error) Error() string { return e.At.String() + ": " + e.Msg }

@@ -132,7 +132,12 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"no model", "[[providers]]\nname = \"a\"\nbase_url = \"u\"\n", `reasonix.toml:1: provider "a" declares no model`},
 		{"bad mode", "[permissions]\nmode = \"sometimes\"\n", `reasonix.toml:2: [permissions] mode must be ask, allow or deny`},
 		{"bad posture", "[permissions]\n\napproval = \"always\"\n", `reasonix.toml:3: [permissions] approval must be ask, auto or yolo`},
-		{"wrong type", "[agent]\nmax_steps = \"ten\"\n", `reasonix.toml`},
+		{"wrong type", "[agent]\nmax_steps = \"ten\"\n", `reasonix.toml:2: "agent.max_steps" must be an integer, not a string`},
+		{"wrong type in a list", "[permissions]\nmode = \"ask\"\n\nallow = \"Bash\"\n", `reasonix.toml:4: "permissions.allow" must be an array, not a string`},
+		// The decoder names the last entry that sets the key; the error
+		// is in the first.
+		{"wrong type in an entry", "[[providers]]\nname = \"a\"\nbase_url = \"u\"\nmodel = \"m\"\ncontext_window = \"big\"\n\n[[providers]]\nname = \"b\"\nbase_url = \"u\"\nmodel = \"m\"\ncontext_window = 5\n",
+			`reasonix.toml:5: "providers.context_window" must be an integer, not a string`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,6 +201,31 @@ func TestUnknownKeysWarn(t *testing.T) {
 	}
 	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], `reasonix.toml:2: unknown setting "agent.max_step"`) {
 		t.Fatalf("warnings = %v", c.Warnings)
+	}
+}
+
+// TestErrorsCarryTheWarnings: a misspelt key is only a warning, and the
+// error that follows from it (here, no model) must come with it.
+func TestErrorsCarryTheWarnings(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "reasonix.toml", "[[providers]]\nname = \"x\"\nbase_url = \"u\"\nmodell = \"m\"\n")
+	_, err := Load(Options{Dir: dir})
+	var ce *Error
+	if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "declares no model") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(ce.Warnings) != 1 || !strings.Contains(ce.Warnings[0], `reasonix.toml:4: unknown setting "providers.modell"`) {
+		t.Fatalf("warnings = %q", ce.Warnings)
+	}
+
+	c, err := Load(Options{Dir: dir + "/none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.OverlayTOML("editor settings", "[agent]\nmax_stepz = 3\n[permissions]\nmode = \"never\"\n")
+	if !errors.As(err, &ce) || len(ce.Warnings) != 1 || !strings.Contains(ce.Warnings[0], "max_stepz") {
+		t.Fatalf("overlay: err = %v, warnings %q", err, ce.Warnings)
 	}
 }
 

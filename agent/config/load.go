@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -23,35 +26,40 @@ type Options struct {
 	SkipUser bool
 }
 
-// Load reads and merges every layer.
+// Load reads and merges every layer. A configuration error carries the
+// warnings gathered before it (see Error.Warnings).
 func Load(opts Options) (*Config, error) {
 	c := Defaults()
+	if err := c.load(opts); err != nil {
+		return nil, c.withWarnings(err)
+	}
+	return c, nil
+}
+
+func (c *Config) load(opts Options) error {
 	if !opts.SkipUser {
 		user, err := UserFile()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := c.loadFile(user, true); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if opts.Dir != "" {
 		if err := c.loadFile(filepath.Join(opts.Dir, ProjectFileName), true); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if opts.File != "" {
 		if err := c.loadFile(opts.File, false); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if opts.Dir != "" {
 		c.loadMCPJSON(opts.Dir)
 	}
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return c.validate()
 }
 
 // loadFile overlays one file. A missing file is skipped when optional.
@@ -74,28 +82,27 @@ func (c *Config) loadFile(path string, optional bool) error {
 // used in error messages. Editors' settings arrive this way.
 func (c *Config) OverlayTOML(name, src string) error {
 	if err := c.overlaySource(name, src); err != nil {
-		return err
+		return c.withWarnings(err)
 	}
-	return c.validate()
+	return c.withWarnings(c.validate())
+}
+
+// withWarnings attaches c's warnings to a configuration error.
+func (c *Config) withWarnings(err error) error {
+	var ce *Error
+	if errors.As(err, &ce) && len(c.Warnings) > 0 {
+		ce.Warnings = slices.Clone(c.Warnings)
+	}
+	return err
 }
 
 func (c *Config) overlaySource(path, src string) error {
 	var layer Config
 	md, err := toml.Decode(src, &layer)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			// Count lines up to the offending byte: the decoder reports an
-			// error at a line's end as being on the next line.
-			line := pe.Position.Line
-			if start := pe.Position.Start; start > 0 && start <= len(src) {
-				line = 1 + strings.Count(src[:start], "\n")
-			}
-			return &Error{At: Pos{File: path, Line: line}, Msg: "invalid TOML: " + pe.Message}
-		}
-		return &Error{At: Pos{File: path}, Msg: "invalid config: " + strings.TrimPrefix(err.Error(), "toml: ")}
-	}
 	loc := newLocator(src)
+	if err != nil {
+		return decodeError(path, src, loc, err)
+	}
 	for _, k := range md.Undecoded() {
 		table, key := splitKey(k)
 		at := Pos{File: path, Line: loc.find(table, 0, key)}
@@ -104,6 +111,84 @@ func (c *Config) overlaySource(path, src string) error {
 	c.overlay(&layer, md, path, loc)
 	c.Files = append(c.Files, path)
 	return nil
+}
+
+// decodeError places an error of the TOML decoder at its line: a syntax
+// error, or a value of the wrong type for its setting.
+func decodeError(path, src string, loc *locator, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		// Count lines up to the offending byte: the decoder reports an
+		// error at a line's end as being on the next line.
+		line := pe.Position.Line
+		if start := pe.Position.Start; start > 0 && start <= len(src) {
+			line = 1 + strings.Count(src[:start], "\n")
+		}
+		return &Error{At: Pos{File: path, Line: line}, Msg: "invalid TOML: " + pe.Message}
+	}
+	// A type mismatch is a plain error whose text alone names the key
+	// and, when the decoder knows it, the line.
+	m := typeError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &Error{At: Pos{File: path}, Msg: "invalid config: " + strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	line, _ := strconv.Atoi(m[1])
+	key := m[2]
+	parts := strings.Split(key, ".")
+	if n := entryLine(src, loc, parts, m[3]); n > 0 {
+		line = n
+	} else if line == 0 {
+		table, last := splitKey(parts)
+		line = loc.find(table, 0, last)
+	}
+	return &Error{At: Pos{File: path, Line: line},
+		Msg: fmt.Sprintf("%q must be %s, not %s", key, tomlType(m[4]), tomlType(m[3]))}
+}
+
+// typeError matches the decoder's error for a value of the wrong type:
+// the line (when known), the key, the value's Go type and the setting's.
+var typeError = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): incompatible types: TOML value has type (.+); destination has type (.+)$`)
+
+// entryLine finds the line of a setting of an array of tables
+// ([[providers]] name = …) whose value has the Go type valueType. The
+// decoder names the line of the key's last definition, which is another
+// entry's when several define it. It returns 0 for other keys.
+func entryLine(src string, loc *locator, key []string, valueType string) int {
+	if len(key) != 2 {
+		return 0
+	}
+	var raw map[string]any
+	if _, err := toml.Decode(src, &raw); err != nil {
+		return 0
+	}
+	entries, _ := raw[key[0]].([]map[string]any)
+	for i, e := range entries {
+		if v, ok := e[key[1]]; ok && strings.ReplaceAll(fmt.Sprintf("%T", v), "interface {}", "any") == valueType {
+			return loc.find(key[0], i, key[1])
+		}
+	}
+	return 0
+}
+
+// tomlType names a type of the decoder's messages as the TOML spec does.
+func tomlType(goType string) string {
+	switch {
+	case goType == "int64" || goType == "integer":
+		return "an integer"
+	case goType == "float64" || goType == "float":
+		return "a float"
+	case goType == "bool" || goType == "boolean":
+		return "a boolean"
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "[]") || goType == "slice":
+		return "an array"
+	case strings.HasPrefix(goType, "map[") || goType == "map":
+		return "a table"
+	case strings.HasPrefix(goType, "time.") || strings.HasPrefix(goType, "toml.Local"):
+		return "a date or time"
+	}
+	return goType
 }
 
 // splitKey separates a key into its table and last component.

@@ -36,6 +36,10 @@ func TestConfigErrorsReachTheUser(t *testing.T) {
 			`reasonix.toml:4: provider "x" has unknown kind "grpc"`, nil},
 		{"missing key", "", "set the environment variable DEEPSEEK_API_KEY", nil},
 		{"unresolvable model", "default_model = \"gpt-7\"\n", `reasonix.toml:1: model "gpt-7" matches no provider`, nil},
+		// The warning about the misspelt key comes with the error it causes.
+		{"misspelt model key", "default_model = \"x\"\n[[providers]]\nname = \"x\"\nbase_url = \"u\"\nmodell = \"m\"\n",
+			"reasonix: warning: " + `PROJECT:5: unknown setting "providers.modell" (ignored)` + "\nreasonix: " + `PROJECT:2: provider "x" declares no model`, nil},
+		{"wrong type", "[agent]\nmax_steps = \"ten\"\n", `reasonix.toml:2: "agent.max_steps" must be an integer, not a string`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,8 +48,9 @@ func TestConfigErrorsReachTheUser(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, "reasonix.toml"), []byte(tt.project), 0o644)
 			}
 			r := runReasonix(t, dir, t.TempDir(), tt.env, "run", "hello")
-			if r.exit != 1 || !strings.Contains(r.stderr, tt.want) {
-				t.Fatalf("exit %d, stderr:\n%s\nwant %q", r.exit, r.stderr, tt.want)
+			want := strings.ReplaceAll(tt.want, "PROJECT", filepath.Join(dir, "reasonix.toml"))
+			if r.exit != 1 || !strings.Contains(r.stderr, want) {
+				t.Fatalf("exit %d, stderr:\n%s\nwant %q", r.exit, r.stderr, want)
 			}
 			noTrace(t, r)
 		})

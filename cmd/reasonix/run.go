@@ -195,10 +195,20 @@ func loadConfig(file string, stderr io.Writer) (dir string, cfg *config.Config, 
 		return "", nil, err
 	}
 	if cfg, err = config.Load(config.Options{Dir: dir, File: file}); err != nil {
+		// The warnings come first: an unknown (misspelt) setting is often
+		// what the error is about.
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			printWarnings(stderr, ce.Warnings)
+		}
 		return "", nil, err
 	}
-	for _, w := range append(cfg.Warnings, agent.ReviewConfig(cfg, dir)...) {
+	printWarnings(stderr, append(cfg.Warnings, agent.ReviewConfig(cfg, dir)...))
+	return dir, cfg, nil
+}
+
+func printWarnings(stderr io.Writer, warnings []string) {
+	for _, w := range warnings {
 		fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
 	}
-	return dir, cfg, nil
 }
