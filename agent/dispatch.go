@@ -61,7 +61,6 @@ func (t *turn) readOnly(c provider.ToolCall) bool {
 // call runs one tool call to a tool message. Nothing in it can fail the
 // turn: every problem becomes a result the model reads.
 func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
-	start := time.Now()
 	ev := &ToolEvent{CallID: c.ID, Name: c.Name, Arguments: rawOrString(c.Arguments)}
 	ev.Title = DescribeCall(c.Name, ev.Arguments)
 	tool, known := t.s.tools.Get(c.Name)
@@ -74,7 +73,6 @@ func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 	out := *ev
 	out.Summary, out.IsError, out.Changed = res.Summary, res.IsError, res.Changed
 	out.Result = res.Content
-	out.DurationMs = time.Since(start).Milliseconds()
 	t.event(Event{Kind: EventToolResult, Tool: &out})
 
 	content := res.Content
@@ -154,6 +152,10 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	if watch {
 		before = t.a.Env.Control.Snapshot()
 	}
+	// The duration is the tool's own: the clock starts once the call is
+	// allowed, not while the user reads the question.
+	start := time.Now()
+	defer func() { ev.DurationMs = time.Since(start).Milliseconds() }()
 	res, err := safeExecute(tctx, tool, t.a.Env, args)
 	if watch {
 		t.a.Env.Control.Undo(ctx, before, &res, t.a.Env.Rel)

@@ -67,7 +67,7 @@ type ToolEvent struct {
 	IsError    bool     `json:"isError,omitempty"`
 	Denied     bool     `json:"denied,omitempty"`
 	Changed    []string `json:"changed,omitempty"`
-	DurationMs int64    `json:"durationMs,omitempty"`
+	DurationMs int64    `json:"durationMs,omitempty"` // the run once allowed, not the time spent asking
 }
 
 // UsageEvent is the accounting after one model request.
