@@ -190,6 +190,24 @@ func TestFailedRunLeavesNoSession(t *testing.T) {
 	}
 }
 
+// TestLSPWithoutAClient: standard input that ends before any message is
+// no client at all: the server says so and exits 0. A client that goes
+// away mid-message has left without shutdown and exit: 1.
+func TestLSPWithoutAClient(t *testing.T) {
+	r := runReasonix(t, t.TempDir(), t.TempDir(), nil, "lsp") // stdin is /dev/null
+	if r.exit != 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "standard input ended before any message") {
+		t.Fatalf("lsp with empty stdin: %+v", r)
+	}
+	cmd := exec.Command(reasonixBin, "lsp")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "REASONIX_HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader("Content-Length: 50\r\n\r\n{")
+	var ee *exec.ExitError
+	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("lsp with a client that vanished: %v", err)
+	}
+}
+
 // TestInterrupt sends SIGINT while the model is still streaming: the run
 // stops at once with exit code 130 and says how to resume, and the saved
 // session ends with a note rather than a dangling request.

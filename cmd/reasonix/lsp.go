@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/reasonix/reasonix/lsp"
@@ -26,11 +28,32 @@ func lspCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c, ok := stdin.(io.Closer); ok {
 		closer = c
 	}
-	return lsp.Serve(ctx, stdin, stdout, closer, lsp.Options{
+	in := &countingReader{r: stdin}
+	code := lsp.Serve(ctx, in, stdout, closer, lsp.Options{
 		ConfigFile: *cfgFile,
 		Version:    version,
 		Logger:     slog.Default(),
 	})
+	if in.n.Load() == 0 && ctx.Err() == nil {
+		// No client ever spoke: nothing was served, so nothing failed.
+		// (A client that leaves without shutdown and exit still gets 1.)
+		fmt.Fprintln(stderr, "reasonix lsp: standard input ended before any message; an editor starts this command and speaks LSP on its stdin")
+		return exitOK
+	}
+	return code
+}
+
+// countingReader counts the bytes read through it, to tell a client that
+// never spoke from one that left.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 func lspFlags(fs *flag.FlagSet) (cfgFile *string) {
