@@ -16,18 +16,22 @@ import (
 	"github.com/reasonix/reasonix/agent/provider"
 )
 
-// The workspace/executeCommand commands (docs/PROTOCOL.md).
-const (
-	// cmdAsk runs a turn and answers when it ends.
-	cmdAsk = "reasonix.ask"
-	// cmdStart starts a turn and answers at once; code actions use it so
-	// no editor waits on a request for minutes.
-	cmdStart = "reasonix.start"
-	// cmdCancel stops a session's running turn.
-	cmdCancel = "reasonix.cancel"
-)
+// cmdStart starts a turn and answers at once; code actions use it so no
+// editor waits on a request for minutes.
+const cmdStart = "reasonix.start"
 
-func commandNames() []string { return []string{cmdAsk, cmdStart, cmdCancel} }
+// commands is every workspace/executeCommand command, in the order of
+// docs/PROTOCOL.md (a test keeps them, and the editors' tables, in step).
+// reasonix.ask's turn calls back into the client (dialogs, edits), and
+// reasonix.start may build the workspace's agent, starting its MCP
+// servers: both release the read loop.
+var commands = []endpoint{
+	{name: "reasonix.ask", dir: clientToServer, async: true, serve: handler((*Server).ask)},
+	{name: cmdStart, dir: clientToServer, async: true, serve: handler((*Server).start)},
+	{name: "reasonix.cancel", dir: clientToServer, serve: handler((*Server).cancelTurn)},
+}
+
+func commandNames() []string { return names(commands) }
 
 // askArgs is the argument object of reasonix.ask and reasonix.start.
 type askArgs struct {
@@ -71,47 +75,38 @@ type cancelResult struct {
 }
 
 func (s *Server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
-	switch params.Command {
-	case cmdAsk:
-		var args askArgs
-		if err := firstArg(params.Arguments, &args); err != nil {
-			return nil, err
-		}
-		// The turn calls back into the client (dialogs, edits); release
-		// the read loop so their answers, and everything else, can be read.
-		jsonrpc2.Async(ctx)
-		return s.ask(ctx, args)
-	case cmdStart:
-		var args askArgs
-		if err := firstArg(params.Arguments, &args); err != nil {
-			return nil, err
-		}
-		// Building the workspace's agent on first use starts its MCP
-		// servers; the connection goes on meanwhile.
-		jsonrpc2.Async(ctx)
-		return s.start(args)
-	case cmdCancel:
-		var args cancelArgs
-		if err := firstArg(params.Arguments, &args); err != nil {
-			return nil, err
-		}
-		if args.SessionID == "" {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "reasonix.cancel needs a sessionId")
-		}
-		return marshalAny(cancelResult{Cancelled: s.sessions.cancel(args.SessionID)})
+	c, ok := served(commands, params.Command)
+	if !ok {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q; this server runs %s", params.Command, strings.Join(commandNames(), ", ")))
 	}
-	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q; this server runs %s", params.Command, strings.Join(commandNames(), ", ")))
+	var arg protocol.LSPAny
+	if len(params.Arguments) > 0 {
+		arg = params.Arguments[0]
+	}
+	b, err := c.call(ctx, s, arg, decodeArg)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.LSPAny(b), nil
 }
 
-// firstArg decodes the first command argument into v.
-func firstArg(args []protocol.LSPAny, v any) error {
-	if len(args) == 0 {
+// decodeArg decodes a command's first argument, which every command needs.
+func decodeArg(arg protocol.LSPAny, v any) error {
+	if arg == nil {
 		return jsonrpc2.NewError(jsonrpc2.InvalidParams, "the command needs an argument object")
 	}
-	if err := json.Unmarshal(args[0], v); err != nil {
+	if err := json.Unmarshal(arg, v); err != nil {
 		return jsonrpc2.NewError(jsonrpc2.InvalidParams, "bad command argument: "+err.Error())
 	}
 	return nil
+}
+
+// cancelTurn stops a session's running turn.
+func (s *Server) cancelTurn(_ context.Context, args cancelArgs) (cancelResult, error) {
+	if args.SessionID == "" {
+		return cancelResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, "reasonix.cancel needs a sessionId")
+	}
+	return cancelResult{Cancelled: s.sessions.cancel(args.SessionID)}, nil
 }
 
 // prepare resolves a request to its session and the prompt to send.
@@ -147,17 +142,17 @@ func (s *Server) prepare(args askArgs) (*liveSession, string, string, error) {
 }
 
 // ask runs a turn and returns its result.
-func (s *Server) ask(ctx context.Context, args askArgs) (protocol.LSPAny, error) {
+func (s *Server) ask(ctx context.Context, args askArgs) (askResult, error) {
 	ls, prompt, title, err := s.prepare(args)
 	if err != nil {
-		return nil, err
+		return askResult{}, err
 	}
 	res, err := s.sessions.run(ctx, ls, prompt, title)
 	if errors.Is(err, errBusy) {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
+		return askResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
 	}
 	if err != nil && ctx.Err() != nil {
-		return nil, protocol.ErrRequestCancelled
+		return askResult{}, protocol.ErrRequestCancelled
 	}
 	out := askResult{
 		SessionID: ls.id, Turn: res.Turn, Text: res.Text, Stop: string(res.Stop),
@@ -167,18 +162,18 @@ func (s *Server) ask(ctx context.Context, args askArgs) (protocol.LSPAny, error)
 	if err != nil && res.Stop != agent.StopCancelled {
 		out.Error = err.Error()
 	}
-	return marshalAny(out)
+	return out, nil
 }
 
 // start runs a turn in the background and returns its session at once.
-func (s *Server) start(args askArgs) (protocol.LSPAny, error) {
+func (s *Server) start(_ context.Context, args askArgs) (startResult, error) {
 	ls, prompt, title, err := s.prepare(args)
 	if err != nil {
-		return nil, err
+		return startResult{}, err
 	}
 	ctx, ts, err := s.sessions.begin(context.Background(), ls, title)
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
+		return startResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
 	}
 	go func() {
 		defer s.sessions.end(ls, ts)
@@ -194,7 +189,7 @@ func (s *Server) start(args askArgs) (protocol.LSPAny, error) {
 			s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: " + clip(res.Text, 1000)})
 		}
 	}()
-	return marshalAny(startResult{SessionID: ls.id})
+	return startResult{SessionID: ls.id}, nil
 }
 
 // reportTurnError shows a failed turn's error with what to do about it.
@@ -211,15 +206,6 @@ func (s *Server) reportTurnError(err error, ws *workspace) {
 		msg += " — is the model endpoint reachable?"
 	}
 	s.showError(s.ctx, msg)
-}
-
-// marshalAny encodes a result object.
-func marshalAny(v any) (protocol.LSPAny, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return protocol.LSPAny(b), nil
 }
 
 // docFor returns the open document at path, or the file from disk.

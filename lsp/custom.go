@@ -15,80 +15,45 @@ import (
 	"github.com/reasonix/reasonix/tools/mcp"
 )
 
-// Every custom method lives in this table and in docs/PROTOCOL.md; a test
-// keeps the two in step.
+// Names of the custom methods the server sends; the table below names
+// the ones it serves.
 const (
-	methodListSessions  = "reasonix/listSessions"
-	methodNewSession    = "reasonix/newSession"
-	methodResumeSession = "reasonix/resumeSession"
 	methodSaveDocuments = "reasonix/saveDocuments"
 	methodApprove       = "reasonix/approve"
 	methodEvent         = "reasonix/event"
-	methodMCPServers    = "reasonix/mcpServers"
 )
 
-// customMethod describes one extension method.
-type customMethod struct {
-	name string
-	// fromClient is true for methods the client sends.
-	fromClient bool
-	// notification is true when no response is expected.
-	notification bool
+// customMethods is every reasonix/... method, in the order of
+// docs/PROTOCOL.md, which a test keeps in step with this table and with the
+// editors' tables (editors/vscode/src/protocol.ts,
+// editors/nvim/lua/reasonix/protocol.lua). The server announces their
+// names in experimental.reasonix.methods.
+//
+// The served ones are async: each may wait for the workspace's agent to be
+// built (its MCP servers to start), and the connection goes on meanwhile.
+// The server sends the others with saveDocumentsParams, approveParams and
+// agent events (progress.go).
+var customMethods = []endpoint{
+	{name: "reasonix/listSessions", dir: clientToServer, async: true, serve: handler((*Server).listSessions)},
+	{name: "reasonix/newSession", dir: clientToServer, async: true, serve: handler((*Server).newSession)},
+	{name: "reasonix/resumeSession", dir: clientToServer, async: true, serve: handler((*Server).resumeSession)},
+	{name: methodSaveDocuments, dir: serverToClient},
+	{name: methodApprove, dir: serverToClient},
+	{name: "reasonix/mcpServers", dir: clientToServer, async: true, serve: handler((*Server).mcpServers)},
+	{name: methodEvent, dir: serverToClient, notification: true},
 }
 
-var customMethods = []customMethod{
-	{name: methodListSessions, fromClient: true},
-	{name: methodNewSession, fromClient: true},
-	{name: methodResumeSession, fromClient: true},
-	{name: methodSaveDocuments},
-	{name: methodApprove},
-	{name: methodEvent, notification: true},
-	{name: methodMCPServers, fromClient: true},
-}
-
-func customMethodNames() []string {
-	var out []string
-	for _, m := range customMethods {
-		out = append(out, m.name)
-	}
-	return out
-}
+func customMethodNames() []string { return names(customMethods) }
 
 // Request handles the methods that are not standard LSP.
 func (s *Server) Request(ctx context.Context, method string, raw any) (any, error) {
 	params, _ := raw.(protocol.LSPAny)
-	for _, m := range customMethods {
-		if m.name == method && m.fromClient {
-			// Each may wait for the workspace's agent to be built (its
-			// MCP servers to start); the connection goes on meanwhile.
-			jsonrpc2.Async(ctx)
-		}
-	}
-	switch method {
-	case methodListSessions:
-		var p listSessionsParams
-		if err := decodeParams(params, &p); err != nil {
+	if m, ok := served(customMethods, method); ok {
+		b, err := m.call(ctx, s, params, decodeParams)
+		if err != nil {
 			return nil, err
 		}
-		return s.listSessions(p)
-	case methodNewSession:
-		var p newSessionParams
-		if err := decodeParams(params, &p); err != nil {
-			return nil, err
-		}
-		return s.newSession(p)
-	case methodResumeSession:
-		var p resumeSessionParams
-		if err := decodeParams(params, &p); err != nil {
-			return nil, err
-		}
-		return s.resumeSession(p)
-	case methodMCPServers:
-		var p mcpServersParams
-		if err := decodeParams(params, &p); err != nil {
-			return nil, err
-		}
-		return s.mcpServers(p)
+		return rawJSON(b), nil
 	}
 	if strings.HasPrefix(method, "$/") {
 		// Optional protocol notifications ($/setTrace, ...) may be ignored.
@@ -97,6 +62,7 @@ func (s *Server) Request(ctx context.Context, method string, raw any) (any, erro
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported", method))
 }
 
+// decodeParams decodes a method's params; none, or null, leave v zero.
 func decodeParams(raw protocol.LSPAny, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -125,14 +91,14 @@ type listSessionsResult struct {
 	Sessions []sessionInfo `json:"sessions"`
 }
 
-func (s *Server) listSessions(p listSessionsParams) (any, error) {
+func (s *Server) listSessions(_ context.Context, p listSessionsParams) (listSessionsResult, error) {
 	ws, err := s.workspaceFor(s.anchor(p.Folder))
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		return listSessionsResult{}, internalError(err)
 	}
 	list, err := ws.agent.Store.List()
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		return listSessionsResult{}, internalError(err)
 	}
 	out := listSessionsResult{Sessions: []sessionInfo{}}
 	folder := ""
@@ -145,7 +111,7 @@ func (s *Server) listSessions(p listSessionsParams) (any, error) {
 		}
 		out.Sessions = append(out.Sessions, sessionInfo{Summary: sum, Running: s.sessions.progressFor(sum.ID) != nil})
 	}
-	return jsonResult(out)
+	return out, nil
 }
 
 type newSessionParams struct {
@@ -157,16 +123,16 @@ type newSessionResult struct {
 	Model     string `json:"model"`
 }
 
-func (s *Server) newSession(p newSessionParams) (any, error) {
+func (s *Server) newSession(_ context.Context, p newSessionParams) (newSessionResult, error) {
 	ws, err := s.workspaceFor(s.anchor(p.Folder))
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		return newSessionResult{}, internalError(err)
 	}
 	ls, err := s.sessions.get(ws, "")
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		return newSessionResult{}, internalError(err)
 	}
-	return jsonResult(newSessionResult{SessionID: ls.id, Model: ws.agent.ModelRef})
+	return newSessionResult{SessionID: ls.id, Model: ws.agent.ModelRef}, nil
 }
 
 type resumeSessionParams struct {
@@ -183,24 +149,24 @@ type resumeSessionResult struct {
 
 // resumeSession opens a saved session and returns its conversation, so a
 // panel can show it and continue it with reasonix.ask.
-func (s *Server) resumeSession(p resumeSessionParams) (any, error) {
+func (s *Server) resumeSession(_ context.Context, p resumeSessionParams) (resumeSessionResult, error) {
 	if p.SessionID == "" {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "sessionId is required")
+		return resumeSessionResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, "sessionId is required")
 	}
 	ws, err := s.workspaceFor(s.anchor(""))
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		return resumeSessionResult{}, internalError(err)
 	}
 	ls, err := s.sessions.get(ws, p.SessionID)
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		return resumeSessionResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
 	usage, cost := ls.sess.Usage()
 	msgs := ls.sess.Messages()
 	if len(msgs) > 0 && msgs[0].Role == provider.RoleSystem {
 		msgs = msgs[1:] // the system prompt is not part of the conversation
 	}
-	return jsonResult(resumeSessionResult{SessionID: ls.id, Model: ws.agent.ModelRef, Messages: msgs, Usage: usage, Cost: cost})
+	return resumeSessionResult{SessionID: ls.id, Model: ws.agent.ModelRef, Messages: msgs, Usage: usage, Cost: cost}, nil
 }
 
 // anchor is a path that selects a workspace: the folder URI given, else
@@ -217,13 +183,9 @@ func (s *Server) anchor(folderURI string) string {
 	return ""
 }
 
-// jsonResult encodes a result with encoding/json semantics.
-func jsonResult(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return rawJSON(b), nil
+// internalError reports a failure of the server, not of the request.
+func internalError(err error) error {
+	return jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 }
 
 // saveDocumentsParams asks a client to save documents (server → client).
@@ -257,10 +219,10 @@ type mcpServersResult struct {
 
 // mcpServers reports the workspace's MCP servers: their state and what
 // they offer, with the prompts a panel can offer as slash commands.
-func (s *Server) mcpServers(p mcpServersParams) (any, error) {
+func (s *Server) mcpServers(_ context.Context, p mcpServersParams) (mcpServersResult, error) {
 	ws, err := s.workspaceFor(s.anchor(p.Folder))
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		return mcpServersResult{}, internalError(err)
 	}
 	out := mcpServersResult{Servers: []mcp.Status{}, Prompts: []mcp.Prompt{}, Resources: []mcp.Resource{}, Text: ws.agent.PluginStatus()}
 	if m := ws.agent.Plugins; m != nil {
@@ -268,5 +230,5 @@ func (s *Server) mcpServers(p mcpServersParams) (any, error) {
 		out.Prompts = append(out.Prompts, m.Prompts()...)
 		out.Resources = append(out.Resources, m.Resources()...)
 	}
-	return jsonResult(out)
+	return out, nil
 }
