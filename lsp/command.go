@@ -177,35 +177,9 @@ func (s *Server) start(_ context.Context, args askArgs) (startResult, error) {
 	}
 	go func() {
 		defer s.sessions.end(ls, ts)
-		ts.progress.start(ctx)
-		res, err := ls.ws.agent.Run(ctx, ls.sess, prompt)
-		defer ts.progress.finish(res, err)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.reportTurnError(err, ls.ws)
-		case err == nil && res.Text != "":
-			// The answer of a background turn has no request to return
-			// to; show it.
-			s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: " + clip(res.Text, 1000)})
-		}
+		s.sessions.turn(ctx, ls, ts, prompt, true)
 	}()
 	return startResult{SessionID: ls.id}, nil
-}
-
-// reportTurnError shows a failed turn's error with what to do about it.
-func (s *Server) reportTurnError(err error, ws *workspace) {
-	msg := "Reasonix: " + err.Error()
-	var ae *provider.APIError
-	switch {
-	case errors.Is(err, agent.ErrMaxSteps), errors.Is(err, agent.ErrBudgetExceeded):
-		s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
-		return
-	case provider.IsAuth(err):
-		msg += " — check the API key for " + ws.agent.ModelRef
-	case errors.As(err, &ae) && ae.Status == 0:
-		msg += " — is the model endpoint reachable?"
-	}
-	s.showError(s.ctx, msg)
 }
 
 // docFor returns the open document at path, or the file from disk.

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"sync"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/provider"
 )
 
 // sessions holds the agent sessions of one connection and the turns they
@@ -128,13 +131,42 @@ func (m *sessions) run(parent context.Context, ls *liveSession, prompt, title st
 		return agent.TurnResult{SessionID: ls.id}, err
 	}
 	defer m.end(ls, ts)
+	return m.turn(ctx, ls, ts, prompt, false)
+}
+
+// turn runs prompt in ls, which begin reserved as ts; reasonix.ask and
+// reasonix.start both run their turns here, and the caller ends ts. It
+// reports the turn as it goes: progress from start to end, and before the
+// end a failure the user must see (a cancelled turn is none) or, for a
+// background turn, whose answer has no request to return to, the answer.
+// A client that waits for the progress to end has the outcome by then.
+func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, prompt string, background bool) (agent.TurnResult, error) {
 	ts.progress.start(ctx)
 	res, err := ls.ws.agent.Run(ctx, ls.sess, prompt)
-	ts.progress.finish(res, err)
-	if err != nil && ctx.Err() == nil {
+	switch {
+	case err != nil && ctx.Err() == nil:
 		m.s.reportTurnError(err, ls.ws)
+	case err == nil && background && res.Text != "":
+		m.s.client.ShowMessage(m.s.ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: " + clip(res.Text, 1000)})
 	}
+	ts.progress.finish(res, err)
 	return res, err
+}
+
+// reportTurnError shows a failed turn's error with what to do about it.
+func (s *Server) reportTurnError(err error, ws *workspace) {
+	msg := "Reasonix: " + err.Error()
+	var ae *provider.APIError
+	switch {
+	case errors.Is(err, agent.ErrMaxSteps), errors.Is(err, agent.ErrBudgetExceeded):
+		s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+		return
+	case provider.IsAuth(err):
+		msg += " — check the API key for " + ws.agent.ModelRef
+	case errors.As(err, &ae) && ae.Status == 0:
+		msg += " — is the model endpoint reachable?"
+	}
+	s.showError(s.ctx, msg)
 }
 
 // progressFor returns the progress of a session's running turn.
