@@ -1,8 +1,11 @@
 // The custom part of the Reasonix language server protocol, as
 // docs/PROTOCOL.md defines it: every `reasonix/...` method and every
 // command this extension uses, in one typed table, with the shapes of
-// their params and results. Keep it in step with docs/PROTOCOL.md and
-// lsp/custom.go; nothing else in the extension spells a method name.
+// their params and results. It mirrors the server's tables (customMethods
+// in lsp/custom.go, commands in lsp/command.go); nothing else in the
+// extension spells a method or command name. lsp/protocol_tables_test.go
+// reads `Methods` and `Commands` below with a regular expression: keep
+// each entry on one line, its name a single-quoted literal.
 
 // Plain LSP shapes, kept here so that the webview (which cannot import
 // vscode-languageclient) can share these types.
@@ -16,6 +19,16 @@ export interface Range {
   end: Position;
 }
 
+/** An LSP Diagnostic, as much of it as the extension sends. */
+export interface Diagnostic {
+  range: Range;
+  /** 1 error, 2 warning, 3 information, 4 hint. */
+  severity?: 1 | 2 | 3 | 4;
+  code?: number | string;
+  source?: string;
+  message: string;
+}
+
 /** Token accounting as the server reports it (provider.Usage). */
 export interface Usage {
   prompt_tokens: number;
@@ -27,11 +40,16 @@ export interface Usage {
 
 // ---- commands (workspace/executeCommand) ----
 
+/** The argument of reasonix.ask and reasonix.start. */
 export interface AskArgs {
   prompt: string;
   uri?: string;
   range?: Range;
   sessionId?: string;
+  /** Makes the turn a fix for this diagnostic (the quick fix). */
+  diagnostic?: Diagnostic;
+  /** Plan mode: read-only tools until the user approves the agent's plan. */
+  plan?: boolean;
 }
 
 export type StopReason = 'done' | 'max_steps' | 'token_budget' | 'cancelled' | 'error';
