@@ -1,6 +1,7 @@
 --- The :Reasonix command and the actions behind the public API.
 local config = require('reasonix.config')
 local lsp = require('reasonix.lsp')
+local protocol = require('reasonix.protocol')
 local state = require('reasonix.state')
 
 local api = vim.api
@@ -84,7 +85,7 @@ end
 ---@param client table
 ---@param fn fun(session: string)|nil
 function M.new_session(client, fn)
-  lsp.request(client, 'reasonix/newSession', { folder = folder_of(client) }, function(err, result)
+  lsp.request(client, protocol.to_server.newSession, { folder = folder_of(client) }, function(err, result)
     if err or type(result) ~= 'table' then
       notify('cannot start a session: ' .. error_text(err), vim.log.levels.ERROR)
       return
@@ -178,7 +179,7 @@ function M.ask(prompt, opts)
       if config.get().chat.auto_open then
         chat().open()
       end
-      local params = { command = 'reasonix.ask', arguments = { args } }
+      local params = { command = protocol.commands.ask, arguments = { args } }
       lsp.request(client, 'workspace/executeCommand', params, function(err, result)
         if err then
           chat().note('**Error:** ' .. error_text(err))
@@ -290,7 +291,7 @@ function M.fix(extra)
         if extra and vim.trim(extra) ~= '' then
           args.prompt = extra
         end
-        local params = { command = 'reasonix.start', arguments = { args } }
+        local params = { command = protocol.commands.start, arguments = { args } }
         lsp.request(client, 'workspace/executeCommand', params, function(err)
           if err then
             notify(error_text(err), vim.log.levels.ERROR)
@@ -323,7 +324,7 @@ function M.cancel()
     notify('nothing to cancel', vim.log.levels.WARN)
     return
   end
-  local params = { command = 'reasonix.cancel', arguments = { { sessionId = state.session } } }
+  local params = { command = protocol.commands.cancel, arguments = { { sessionId = state.session } } }
   lsp.request(client, 'workspace/executeCommand', params, function(err, result)
     if err then
       notify(error_text(err), vim.log.levels.ERROR)
@@ -341,7 +342,7 @@ end
 --- Picks a saved session of the workspace with vim.ui.select and resumes it.
 function M.sessions()
   with_client(target_buffer(), function(client)
-    lsp.request(client, 'reasonix/listSessions', { folder = folder_of(client) }, function(err, result)
+    lsp.request(client, protocol.to_server.listSessions, { folder = folder_of(client) }, function(err, result)
       if err then
         notify(error_text(err), vim.log.levels.ERROR)
         return
@@ -377,7 +378,7 @@ function M.resume(id)
     return
   end
   with_client(target_buffer(), function(client)
-    lsp.request(client, 'reasonix/resumeSession', { sessionId = id }, function(err, result)
+    lsp.request(client, protocol.to_server.resumeSession, { sessionId = id }, function(err, result)
       if err or type(result) ~= 'table' then
         notify('cannot resume ' .. id .. ': ' .. error_text(err), vim.log.levels.ERROR)
         return
@@ -402,7 +403,7 @@ end
 --- they offer, then the error of each that failed, as the server words it.
 function M.mcp()
   with_client(target_buffer(), function(client)
-    lsp.request(client, 'reasonix/mcpServers', { folder = folder_of(client) }, function(err, result)
+    lsp.request(client, protocol.to_server.mcpServers, { folder = folder_of(client) }, function(err, result)
       if err or type(result) ~= 'table' then
         notify('cannot list the MCP servers: ' .. error_text(err), vim.log.levels.ERROR)
         return
@@ -458,7 +459,7 @@ local function session_ids()
   if not client then
     return {}
   end
-  local res = lsp.request_sync(client, 'reasonix/listSessions', { folder = folder_of(client) }, 1000)
+  local res = lsp.request_sync(client, protocol.to_server.listSessions, { folder = folder_of(client) }, 1000)
   local ids = {}
   for _, s in ipairs((res and res.result or {}).sessions or {}) do
     table.insert(ids, s.id)
@@ -475,7 +476,7 @@ local function slash_commands()
   if not client then
     return out
   end
-  local res = lsp.request_sync(client, 'reasonix/mcpServers', { folder = folder_of(client) }, 1000)
+  local res = lsp.request_sync(client, protocol.to_server.mcpServers, { folder = folder_of(client) }, 1000)
   for _, p in ipairs((res and res.result or {}).prompts or {}) do
     if type(p.command) == 'string' then
       table.insert(out, '/' .. p.command)

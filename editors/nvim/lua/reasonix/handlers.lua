@@ -4,6 +4,7 @@
 --- behaviour ($/progress, window/showMessage) it calls whatever global
 --- handler is installed when the message arrives.
 local async = require('reasonix.async')
+local protocol = require('reasonix.protocol')
 local state = require('reasonix.state')
 
 local M = {}
@@ -207,9 +208,9 @@ function M.table()
     async.enable_request_coroutines()
   end
   return {
-    ['reasonix/approve'] = M.approve,
-    ['reasonix/saveDocuments'] = M.save_documents,
-    ['reasonix/event'] = M.event,
+    [protocol.to_client.approve] = M.approve,
+    [protocol.to_client.saveDocuments] = M.save_documents,
+    [protocol.to_client.event] = M.event,
     ['window/showMessageRequest'] = M.show_message_request,
     ['$/progress'] = M.progress,
     ['window/showMessage'] = M.show_message,

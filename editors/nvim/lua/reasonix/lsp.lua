@@ -80,7 +80,7 @@ end
 function M.capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
-  caps.experimental.reasonix = { saveDocuments = true, events = true, approvals = true }
+  caps.experimental.reasonix = require('reasonix.protocol').client_features()
   return caps
 end
 
