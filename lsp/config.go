@@ -118,10 +118,14 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 // servers, which may take seconds; the connection goes on meanwhile.
 func (s *Server) warmUp() {
 	s.mu.Lock()
-	folders := append([]folder(nil), s.folders...)
-	s.mu.Unlock()
-	for _, f := range folders {
+	defer s.mu.Unlock()
+	if s.tornDown {
+		return
+	}
+	for _, f := range s.folders {
+		s.warming.Add(1)
 		go func() {
+			defer s.warming.Done()
 			if _, err := s.workspaceFor(f.path); err != nil {
 				s.showError(s.ctx, "Reasonix configuration: "+err.Error())
 			}

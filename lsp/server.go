@@ -82,6 +82,11 @@ type Server struct {
 	// servers of the workspaces across agent rebuilds; teardown closes
 	// them.
 	services *agent.Services
+	// warming counts the background builds warmUp started; teardown
+	// waits for them, so none starts servers after services are closed
+	// or writes into the Reasonix home after Run returns.
+	warming  sync.WaitGroup
+	tornDown bool // set by teardown, under mu: no more warm-ups
 	inflight inflight
 	exited   chan struct{}
 	exitOnce sync.Once
@@ -162,9 +167,13 @@ func (s *Server) Run(ctx context.Context, stream jsonrpc2.Stream) int {
 // closes the session files.
 func (s *Server) teardown() {
 	s.cancel()
+	s.mu.Lock()
+	s.tornDown = true
+	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		s.sessions.wait()
+		s.warming.Wait()
 		close(done)
 	}()
 	select {
