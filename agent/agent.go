@@ -132,7 +132,7 @@ func (a *Agent) NewSession() (*Session, error) {
 	if a.Store != nil {
 		f, err := a.Store.create(Meta{
 			ID: s.ID, Created: now, Root: a.Env.Root, Model: a.ModelRef,
-			PrefixHash: PrefixHash(system, s.tools.Schemas()),
+			PrefixHash: PrefixHash(system, toolSchemas(s.tools)),
 		})
 		if err != nil {
 			return nil, err
@@ -174,7 +174,7 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
 			Text: fmt.Sprintf("this session started in %s; its tools now work in %s", l.Meta.Root, a.Env.Root)})
 	}
-	if PrefixHash(l.Messages[0].Content, s.tools.Schemas()) != l.Meta.PrefixHash {
+	if PrefixHash(l.Messages[0].Content, toolSchemas(s.tools)) != l.Meta.PrefixHash {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
 			Text: "the tool set changed since this session started; the first request will miss the prompt cache"})
 	}

@@ -124,7 +124,7 @@ func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 	if err := s.append(provider.Message{Role: provider.RoleUser, Content: content}); err != nil {
 		return TurnResult{}, err
 	}
-	schemas := s.tools.Schemas()
+	schemas := toolSchemas(s.tools)
 	for {
 		if a.MaxSteps > 0 && t.steps >= a.MaxSteps {
 			msg := fmt.Sprintf("stopped after %d model requests (max_steps = %d); the task may be unfinished — continue the session to go on", t.steps, a.MaxSteps)

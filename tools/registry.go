@@ -1,11 +1,10 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
-
-	"github.com/reasonix/reasonix/agent/provider"
 )
 
 var (
@@ -100,12 +99,20 @@ func (r *Registry) Get(name string) (Tool, bool) {
 // Names lists the tool names in registry order.
 func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
 
+// Schema describes one tool to the model: its name, what it does, and the
+// JSON Schema of its arguments. The agent hands it to the provider as is.
+type Schema struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
 // Schemas describes every tool to the model, in registry order.
-func (r *Registry) Schemas() []provider.ToolSchema {
-	out := make([]provider.ToolSchema, 0, len(r.order))
+func (r *Registry) Schemas() []Schema {
+	out := make([]Schema, 0, len(r.order))
 	for _, name := range r.order {
 		t := r.tools[name]
-		out = append(out, provider.ToolSchema{
+		out = append(out, Schema{
 			Name:        t.Name(),
 			Description: t.Description(),
 			Parameters:  t.Schema(),
