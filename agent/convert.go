@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/mcp"
 )
 
 // The packages below agent (tools, tools/mcp, graph) keep their own small
@@ -17,4 +19,37 @@ func toolSchemas(reg *tools.Registry) []provider.ToolSchema {
 		out[i] = provider.ToolSchema{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
 	}
 	return out
+}
+
+// mcpServers turns [[plugins]] entries into the MCP servers to start.
+func mcpServers(plugins []config.PluginConfig) []mcp.ServerConfig {
+	out := make([]mcp.ServerConfig, len(plugins))
+	for i, p := range plugins {
+		out[i] = mcp.ServerConfig{
+			Name:                 p.Name,
+			Disabled:             !p.On(),
+			Type:                 p.Type,
+			Command:              p.Command,
+			Args:                 p.Args,
+			Env:                  p.Env,
+			URL:                  p.URL,
+			Headers:              p.Headers,
+			StartTimeoutSeconds:  p.StartTimeoutSeconds,
+			CallTimeoutSeconds:   p.CallTimeoutSeconds,
+			ToolTimeoutSeconds:   p.ToolTimeoutSeconds,
+			TrustedReadOnlyTools: p.TrustedReadOnlyTools,
+			EnabledTools:         p.EnabledTools,
+			DisabledTools:        p.DisabledTools,
+			At:                   declaredAt(p.At),
+		}
+	}
+	return out
+}
+
+// declaredAt renders where an entry was declared, "" for none.
+func declaredAt(p config.Pos) string {
+	if p.File == "" {
+		return ""
+	}
+	return p.String()
 }

@@ -178,7 +178,7 @@ func StartPlugins(ctx context.Context, cfg *config.Config, root, version string,
 		warn(w)
 	}
 	m := mcp.Start(ctx, mcp.Options{
-		Servers:       plugins,
+		Servers:       mcpServers(plugins),
 		Dir:           root,
 		HideEnv:       providerKeys(cfg),
 		CallTimeout:   time.Duration(cfg.Tools.MCPCallTimeoutSeconds) * time.Second,

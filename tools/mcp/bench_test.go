@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -29,7 +28,7 @@ func BenchmarkCall(b *testing.B) {
 	args := json.RawMessage(`{"text": "to be or not to be"}`)
 
 	b.Run("reasonix", func(b *testing.B) {
-		m := start(b, Options{Servers: []config.PluginConfig{{Name: "example", Command: bin}}})
+		m := start(b, Options{Servers: []ServerConfig{{Name: "example", Command: bin}}})
 		tl := findTool(b, m, "mcp__example__wordcount")
 		env := &tools.Env{}
 		for b.Loop() {

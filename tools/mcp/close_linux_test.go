@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/reasonix/reasonix/agent/config"
 )
 
 // TestCloseStopsProcessGroup starts server-everything from a shell that
@@ -17,7 +15,7 @@ import (
 func TestCloseStopsProcessGroup(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	m := start(t, Options{Servers: []config.PluginConfig{{
+	m := start(t, Options{Servers: []ServerConfig{{
 		Name:    "tree",
 		Command: "sh",
 		Args:    []string{"-c", `sleep 600 & echo $! > "$PIDFILE"; exec "$SERVER"`},

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -25,7 +24,7 @@ func TestStartFailures(t *testing.T) {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 	}))
 	defer locked.Close()
-	m := start(t, Options{Servers: []config.PluginConfig{
+	m := start(t, Options{Servers: []ServerConfig{
 		everything(t),
 		{Name: "locked", Type: "http", URL: locked.URL + "/mcp", Headers: map[string]string{"Authorization": "Bearer expired"}},
 		{Name: "boom", Command: "sh", Args: []string{"-c", "echo starting >&2; echo boom >&2; exit 3"}},
@@ -86,7 +85,7 @@ func TestStartHang(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	m := start(t, Options{
 		StartTimeout: 500 * time.Millisecond,
-		Servers: []config.PluginConfig{
+		Servers: []ServerConfig{
 			{Name: "hang", Command: "sh", Args: []string{"-c", `echo $$ > "$PIDFILE"; exec sleep 600`}, Env: map[string]string{"PIDFILE": pidFile}},
 		},
 	})
@@ -106,7 +105,7 @@ func TestStartHang(t *testing.T) {
 // calls: every call after a death restarts it, up to the restart budget.
 func TestStopAndRestart(t *testing.T) {
 	t.Parallel()
-	m := start(t, Options{Servers: []config.PluginConfig{everything(t)}})
+	m := start(t, Options{Servers: []ServerConfig{everything(t)}})
 	ctx := t.Context()
 
 	// The long operation reports progress every 100 ms, which shows it is
@@ -176,7 +175,7 @@ func TestToolTimeout(t *testing.T) {
 	ev := everything(t)
 	ev.CallTimeoutSeconds = 600
 	ev.ToolTimeoutSeconds = map[string]int{"trigger-long-running-operation": 1}
-	m := start(t, Options{Servers: []config.PluginConfig{ev}})
+	m := start(t, Options{Servers: []ServerConfig{ev}})
 	ctx := t.Context()
 	res := call(t, ctx, m, "mcp__everything__trigger-long-running-operation", map[string]any{"duration": 60, "steps": 1})
 	wantError(t, res, "did not finish within 1s", `tool_timeout_seconds = { "trigger-long-running-operation" = N }`, "call_timeout_seconds")
@@ -194,9 +193,8 @@ func TestToolTimeout(t *testing.T) {
 func TestDisabled(t *testing.T) {
 	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "started")
-	off := false
-	m := start(t, Options{Servers: []config.PluginConfig{{
-		Name: "off", Enabled: &off, Command: "sh", Args: []string{"-c", `touch "$MARKER"; exec sleep 600`},
+	m := start(t, Options{Servers: []ServerConfig{{
+		Name: "off", Disabled: true, Command: "sh", Args: []string{"-c", `touch "$MARKER"; exec sleep 600`},
 		Env: map[string]string{"MARKER": marker},
 	}}})
 	if w := m.Warnings(); len(w) > 0 {

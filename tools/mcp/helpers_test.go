@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp/mcptest"
 )
@@ -26,8 +25,8 @@ func requireServer(t testing.TB, bin string) string {
 }
 
 // everything returns the configuration of server-everything over stdio.
-func everything(t testing.TB) config.PluginConfig {
-	return config.PluginConfig{Name: "everything", Command: requireServer(t, "mcp-server-everything")}
+func everything(t testing.TB) ServerConfig {
+	return ServerConfig{Name: "everything", Command: requireServer(t, "mcp-server-everything")}
 }
 
 // freePort returns a loopback TCP port nobody listens on right now.

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools/mcp/mcptest"
 )
 
@@ -54,7 +53,7 @@ func TestStreamableHTTP(t *testing.T) {
 	t.Parallel()
 	base, cmd := mcptest.ServeEverything(t, "streamableHttp")
 	rec, proxied := recordHeader(t, base, "X-Reasonix-Test")
-	m := start(t, Options{Servers: []config.PluginConfig{
+	m := start(t, Options{Servers: []ServerConfig{
 		{
 			Name:    "remote",
 			Type:    "streamableHttp",
@@ -119,7 +118,7 @@ func TestStreamableHTTP(t *testing.T) {
 func TestSSE(t *testing.T) {
 	t.Parallel()
 	base, _ := mcptest.ServeEverything(t, "sse")
-	m := start(t, Options{Servers: []config.PluginConfig{{Name: "legacy", Type: "sse", URL: base + "/sse"}}})
+	m := start(t, Options{Servers: []ServerConfig{{Name: "legacy", Type: "sse", URL: base + "/sse"}}})
 	if w := m.Warnings(); len(w) > 0 {
 		t.Fatalf("warnings: %q", w)
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-
-	"github.com/reasonix/reasonix/agent/config"
 )
 
 func TestMessageLines(t *testing.T) {
@@ -45,7 +43,7 @@ func TestBannerOnStdout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := start(t, Options{Servers: []config.PluginConfig{{
+	m := start(t, Options{Servers: []ServerConfig{{
 		Name:    "chatty",
 		Command: "sh",
 		Args:    []string{"-c", `echo "chatty server 1.0 ready"; exec "$EXE"`},

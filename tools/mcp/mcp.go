@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -39,9 +38,44 @@ const (
 	restartWindow = 5 * time.Minute
 )
 
+// ServerConfig is one MCP server to connect to: a [[plugins]] entry, with
+// its settings expanded.
+type ServerConfig struct {
+	Name string
+	// Disabled keeps the server configured but not started.
+	Disabled bool
+	// Type is the transport: "stdio" (also when empty), "http" (or
+	// "streamable-http") or "sse".
+	Type    string
+	Command string // stdio
+	Args    []string
+	Env     map[string]string // added to the inherited environment
+	URL     string            // http and sse
+	Headers map[string]string // sent with every HTTP request
+
+	// StartTimeoutSeconds bounds connecting and the first listings;
+	// CallTimeoutSeconds a request; ToolTimeoutSeconds a call of the
+	// named tool. Zero means Options' bound.
+	StartTimeoutSeconds int
+	CallTimeoutSeconds  int
+	ToolTimeoutSeconds  map[string]int
+	// TrustedReadOnlyTools are tools whose readOnlyHint the user vouches
+	// for, by the server's own names.
+	TrustedReadOnlyTools []string
+	// EnabledTools, when set, are the only tools of the server offered to
+	// the model; DisabledTools are never offered. Both by the server's
+	// own tool names.
+	EnabledTools  []string
+	DisabledTools []string
+
+	// At is where the server was configured ("file:line"), for messages;
+	// empty when it is not from a file.
+	At string
+}
+
 // Options configures Start.
 type Options struct {
-	Servers []config.PluginConfig
+	Servers []ServerConfig
 	// Dir is the working directory of stdio servers: the workspace root.
 	Dir string
 	// HideEnv names environment variables stdio servers must not inherit,
@@ -162,11 +196,11 @@ func Start(ctx context.Context, opts Options) *Manager {
 }
 
 // at returns " (file:line)" for a plugin configured in a file.
-func at(cfg config.PluginConfig) string {
-	if cfg.At.File == "" {
+func at(cfg ServerConfig) string {
+	if cfg.At == "" {
 		return ""
 	}
-	return " (" + cfg.At.String() + ")"
+	return " (" + cfg.At + ")"
 }
 
 // listen routes the progress notifications of token to report until the

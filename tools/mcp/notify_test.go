@@ -7,8 +7,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/reasonix/reasonix/agent/config"
 )
 
 // TestToolsListChanged drives growServer, which lists its tools in pages
@@ -21,7 +19,7 @@ func TestToolsListChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := start(t, Options{Servers: []config.PluginConfig{
+	m := start(t, Options{Servers: []ServerConfig{
 		{Name: "grow", Command: exe, Env: map[string]string{growServerEnv: "1"}},
 	}})
 	if w := m.Warnings(); len(w) > 0 {

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/reasonix/reasonix/agent/config"
 )
 
 // Grace periods for stopping a stdio server. The MCP specification asks
@@ -53,7 +51,7 @@ type process struct {
 
 // startProcess starts the stdio server cfg describes, in dir, with the
 // environment of this process minus hideEnv plus cfg.Env.
-func startProcess(cfg config.PluginConfig, dir string, hideEnv []string, log *slog.Logger) (*process, error) {
+func startProcess(cfg ServerConfig, dir string, hideEnv []string, log *slog.Logger) (*process, error) {
 	name, args, err := resolveCommand(cfg.Command, cfg.Args)
 	if err != nil {
 		return nil, err

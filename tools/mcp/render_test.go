@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reasonix/reasonix/agent/config"
 )
 
 func TestRenderContent(t *testing.T) {
@@ -81,8 +80,8 @@ func TestDescribeTool(t *testing.T) {
 
 func TestAdaptTool(t *testing.T) {
 	m := &Manager{opts: Options{CallTimeout: 7 * time.Second}}
-	s := newServer(m, config.PluginConfig{Name: "srv", TrustedReadOnlyTools: []string{"trusted"}})
-	s2 := newServer(m, config.PluginConfig{
+	s := newServer(m, ServerConfig{Name: "srv", TrustedReadOnlyTools: []string{"trusted"}})
+	s2 := newServer(m, ServerConfig{
 		Name:               "srv",
 		CallTimeoutSeconds: 20,
 		ToolTimeoutSeconds: map[string]int{"slow": 90},
@@ -163,7 +162,7 @@ func TestEnabledAndDisabledTools(t *testing.T) {
 		{nil, []string{"b"}, "mcp__srv__a mcp__srv__c"},
 		{[]string{"a", "b"}, []string{"b"}, "mcp__srv__a"},
 	} {
-		s := newServer(m, config.PluginConfig{Name: "srv", EnabledTools: c.enabled, DisabledTools: c.disabled})
+		s := newServer(m, ServerConfig{Name: "srv", EnabledTools: c.enabled, DisabledTools: c.disabled})
 		s.setTools(list)
 		var names []string
 		for _, tl := range s.tools {

@@ -19,13 +19,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/reasonix/reasonix/agent/config"
 )
 
 // A server is one configured MCP server and its current session, if any.
 type server struct {
 	m         *Manager
-	cfg       config.PluginConfig
+	cfg       ServerConfig
 	name      string
 	transport string          // kindStdio, kindHTTP, kindSSE, or "" when the type is unknown
 	trusted   map[string]bool // raw names of tools whose readOnlyHint the user vouches for
@@ -52,7 +51,7 @@ type server struct {
 	restarts  []time.Time // restarts within the last restartWindow
 }
 
-func newServer(m *Manager, cfg config.PluginConfig) *server {
+func newServer(m *Manager, cfg ServerConfig) *server {
 	s := &server{
 		m:         m,
 		cfg:       cfg,
@@ -61,7 +60,7 @@ func newServer(m *Manager, cfg config.PluginConfig) *server {
 		trusted:   make(map[string]bool),
 		state:     stateFailed,
 	}
-	if !cfg.On() {
+	if cfg.Disabled {
 		s.state = stateDisabled
 	}
 	for _, t := range cfg.TrustedReadOnlyTools {

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -27,8 +26,8 @@ func TestStdio(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(shared, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fs := config.PluginConfig{Name: "files", Command: requireServer(t, "mcp-server-filesystem"), Args: []string{shared}}
-	m := start(t, Options{Servers: []config.PluginConfig{ev, fs}, ClientVersion: "test"})
+	fs := ServerConfig{Name: "files", Command: requireServer(t, "mcp-server-filesystem"), Args: []string{shared}}
+	m := start(t, Options{Servers: []ServerConfig{ev, fs}, ClientVersion: "test"})
 	if w := m.Warnings(); len(w) > 0 {
 		t.Fatalf("warnings: %q", w)
 	}
