@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
 )
@@ -41,6 +42,22 @@ func mcpServers(plugins []config.PluginConfig) []mcp.ServerConfig {
 			EnabledTools:         p.EnabledTools,
 			DisabledTools:        p.DisabledTools,
 			At:                   declaredAt(p.At),
+		}
+	}
+	return out
+}
+
+// graphServers turns [[graph.servers]] entries into the language servers
+// the project graph merges over its built-in ones.
+func graphServers(servers []config.GraphServer) []graph.ServerSpec {
+	out := make([]graph.ServerSpec, len(servers))
+	for i, s := range servers {
+		out[i] = graph.ServerSpec{
+			Name:                  s.Name,
+			Command:               s.Command,
+			Extensions:            s.Extensions,
+			RootMarkers:           s.RootMarkers,
+			InitializationOptions: s.InitializationOptions,
 		}
 	}
 	return out

@@ -46,3 +46,15 @@ func TestMCPServersCarryEveryField(t *testing.T) {
 		t.Errorf("a bare entry: %+v", on)
 	}
 }
+
+func TestGraphServersCarryEveryField(t *testing.T) {
+	got := graphServers([]config.GraphServer{{
+		Name:                  "rust-analyzer",
+		Command:               []string{"rust-analyzer"},
+		Extensions:            []string{".rs"},
+		RootMarkers:           []string{"Cargo.toml"},
+		InitializationOptions: map[string]any{"k": true},
+		At:                    config.Pos{File: "reasonix.toml", Line: 3},
+	}})
+	allSet(t, got[0])
+}

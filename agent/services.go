@@ -160,7 +160,7 @@ func newNavigator(root string, fsys tools.FS, g config.GraphConfig, hideEnv []st
 		Root:       root,
 		FS:         fsys,
 		Docs:       docs,
-		Servers:    g.Servers,
+		Servers:    graphServers(g.Servers),
 		SettleTime: time.Duration(g.SettleMS) * time.Millisecond,
 		Logger:     slog.Default().With("component", "graph"),
 		HideEnv:    hideEnv,

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/reasonix/reasonix/agent/config"
 )
 
 // Servers learn of changes on disk only from their client: language
@@ -32,7 +30,7 @@ const maxScan = 200_000
 // scanDisk returns the picture of the files under root that matter to
 // the server: the ones it handles and its root markers. Hidden
 // directories and node_modules are skipped.
-func scanDisk(root string, cfg config.GraphServer) map[string]stamp {
+func scanDisk(root string, cfg ServerSpec) map[string]stamp {
 	out := map[string]stamp{}
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

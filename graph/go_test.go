@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -297,7 +296,7 @@ func onlyServer(t *testing.T, m *Manager) *server {
 func TestCancelledContext(t *testing.T) {
 	t.Parallel()
 	mc := loadMarkerCase(t, filepath.Join("testdata", "go", "calc.txtar"))
-	mute := config.GraphServer{Name: "gopls", Command: []string{"sleep", "3600"}}
+	mute := ServerSpec{Name: "gopls", Command: []string{"sleep", "3600"}}
 	m := newManager(t, mc.root, nil, nil, mute)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 	defer cancel()
@@ -352,7 +351,7 @@ func TestRestartBudget(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "a.fake")
 	os.WriteFile(path, nil, 0o644)
-	m := newManager(t, root, nil, nil, config.GraphServer{Name: "fake", Command: []string{"sh", "-c", "echo dying >&2; exit 3"}, Extensions: []string{".fake"}})
+	m := newManager(t, root, nil, nil, ServerSpec{Name: "fake", Command: []string{"sh", "-c", "echo dying >&2; exit 3"}, Extensions: []string{".fake"}})
 	q := tools.GraphQuery{Action: "definition", Path: path, Line: 1, Column: 1}
 	for i := range restartLimit + 1 {
 		_, err := m.Graph(t.Context(), q)

@@ -23,7 +23,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -46,7 +45,7 @@ type Options struct {
 	// instead of the disk.
 	Docs tools.DocumentSource
 	// Servers are merged over DefaultServers by name.
-	Servers []config.GraphServer
+	Servers []ServerSpec
 	// SettleTime bounds the wait for diagnostics after an edit; zero means
 	// DefaultSettleTime.
 	SettleTime time.Duration
@@ -65,7 +64,7 @@ type Manager struct {
 	realRoot string // root with symbolic links resolved, as servers may report it
 	fs       tools.FS
 	docs     tools.DocumentSource
-	servers  []config.GraphServer
+	servers  []ServerSpec
 	settle   time.Duration
 	log      *slog.Logger
 	hideEnv  []string
@@ -174,7 +173,7 @@ func (m *Manager) DiskChanged() {
 }
 
 // config returns the server configuration for a file.
-func (m *Manager) config(path string) (config.GraphServer, error) {
+func (m *Manager) config(path string) (ServerSpec, error) {
 	for _, s := range m.servers {
 		if handles(s, path) {
 			return s, nil
@@ -188,7 +187,7 @@ func (m *Manager) config(path string) (config.GraphServer, error) {
 	for _, s := range m.servers {
 		have = append(have, fmt.Sprintf("%s for %s", s.Name, strings.Join(s.Extensions, " ")))
 	}
-	return config.GraphServer{}, fmt.Errorf("no language server is configured for %s files (configured: %s); use grep and read_file",
+	return ServerSpec{}, fmt.Errorf("no language server is configured for %s files (configured: %s); use grep and read_file",
 		ext, strings.Join(have, "; "))
 }
 
@@ -201,7 +200,7 @@ func (m *Manager) supervisorFor(path string) (*supervisor, error) {
 	return m.supervisor(cfg, m.rootFor(cfg, path))
 }
 
-func (m *Manager) supervisor(cfg config.GraphServer, root string) (*supervisor, error) {
+func (m *Manager) supervisor(cfg ServerSpec, root string) (*supervisor, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -220,7 +219,7 @@ func (m *Manager) supervisor(cfg config.GraphServer, root string) (*supervisor, 
 // it is a project of the server's kind, else the nearest directory above
 // the file, inside the workspace, holding one of the server's root
 // markers (a Python project in a subdirectory), else the workspace root.
-func (m *Manager) rootFor(cfg config.GraphServer, path string) string {
+func (m *Manager) rootFor(cfg ServerSpec, path string) string {
 	if hasMarker(m.root, cfg) || !within(m.root, path) {
 		return m.root
 	}
@@ -232,7 +231,7 @@ func (m *Manager) rootFor(cfg config.GraphServer, path string) string {
 	return m.root
 }
 
-func hasMarker(dir string, cfg config.GraphServer) bool {
+func hasMarker(dir string, cfg ServerSpec) bool {
 	for _, mk := range cfg.RootMarkers {
 		if _, err := os.Stat(filepath.Join(dir, mk)); err == nil {
 			return true
@@ -287,7 +286,7 @@ func (m *Manager) workspaceSupervisors() ([]*supervisor, error) {
 }
 
 // findFile returns a file near root that cfg's server handles, or "".
-func findFile(root string, cfg config.GraphServer) string {
+func findFile(root string, cfg ServerSpec) string {
 	if f := findFiles(root, cfg, 1); len(f) > 0 {
 		return f[0]
 	}
@@ -296,7 +295,7 @@ func findFile(root string, cfg config.GraphServer) string {
 
 // findFiles returns up to n files near root that cfg's server handles.
 // The walk is bounded in depth and entries so a huge tree costs little.
-func findFiles(root string, cfg config.GraphServer, n int) []string {
+func findFiles(root string, cfg ServerSpec, n int) []string {
 	const maxDepth, maxEntries = 3, 2000
 	seen := 0
 	var found []string

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -19,9 +18,9 @@ var serversDir = filepath.Join("testdata", "servers")
 // program found: gopls on PATH or in $(go env GOPATH)/bin, the npm servers
 // in testdata/servers/node_modules or on PATH. A missing server skips the
 // test, or fails it when REASONIX_REQUIRE_PEERS=1.
-func requireServer(t testing.TB, name string) config.GraphServer {
+func requireServer(t testing.TB, name string) ServerSpec {
 	t.Helper()
-	var cfg config.GraphServer
+	var cfg ServerSpec
 	for _, s := range DefaultServers() {
 		if s.Name == name {
 			cfg = s
@@ -49,7 +48,7 @@ func requireServer(t testing.TB, name string) config.GraphServer {
 
 // newManager returns a Manager for root that the test closes. Its log goes
 // to stderr with -v.
-func newManager(t testing.TB, root string, fsys tools.FS, docs tools.DocumentSource, servers ...config.GraphServer) *Manager {
+func newManager(t testing.TB, root string, fsys tools.FS, docs tools.DocumentSource, servers ...ServerSpec) *Manager {
 	t.Helper()
 	var w io.Writer = io.Discard
 	if testing.Verbose() {

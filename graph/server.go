@@ -16,7 +16,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -32,7 +31,7 @@ const shutdownGrace = 2 * time.Second
 // a new one.
 type server struct {
 	name    string
-	cfg     config.GraphServer
+	cfg     ServerSpec
 	root    string
 	log     *slog.Logger
 	hideEnv []string // variables the process does not inherit
@@ -89,7 +88,7 @@ type capabilities struct {
 
 // startServer starts the server cfg describes for root and initializes it.
 // ctx bounds only the start; the process lives until shutdown or a crash.
-func startServer(ctx context.Context, cfg config.GraphServer, root string, hideEnv []string, log *slog.Logger) (*server, error) {
+func startServer(ctx context.Context, cfg ServerSpec, root string, hideEnv []string, log *slog.Logger) (*server, error) {
 	prog, err := lookCommand(cfg)
 	if err != nil {
 		return nil, err

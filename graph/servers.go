@@ -11,15 +11,29 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/reasonix/reasonix/agent/config"
 )
+
+// ServerSpec is a language server the graph may run: a [[graph.servers]]
+// entry, or a built-in one.
+type ServerSpec struct {
+	Name string
+	// Command is the program and its arguments; the server speaks LSP on
+	// its stdin and stdout.
+	Command []string
+	// Extensions are the file extensions it serves (".go").
+	Extensions []string
+	// RootMarkers are the files that mark a project of the server's kind
+	// (go.mod), and so the root it runs in.
+	RootMarkers []string
+	// InitializationOptions are sent to the server as they are.
+	InitializationOptions map[string]any
+}
 
 // DefaultServers returns the built-in language servers: gopls for Go,
 // pyright for Python and typescript-language-server for TypeScript and
 // JavaScript. Configured servers are merged over them by name.
-func DefaultServers() []config.GraphServer {
-	return []config.GraphServer{
+func DefaultServers() []ServerSpec {
+	return []ServerSpec{
 		{
 			Name:        "gopls",
 			Command:     []string{"gopls", "serve"},
@@ -72,10 +86,10 @@ var installHints = map[string]string{
 
 // mergeServers lays configured servers over the defaults: an entry with a
 // known name replaces the fields it sets, an unknown name is added.
-func mergeServers(defaults, configured []config.GraphServer) []config.GraphServer {
+func mergeServers(defaults, configured []ServerSpec) []ServerSpec {
 	out := slices.Clone(defaults)
 	for _, c := range configured {
-		i := slices.IndexFunc(out, func(s config.GraphServer) bool { return s.Name == c.Name })
+		i := slices.IndexFunc(out, func(s ServerSpec) bool { return s.Name == c.Name })
 		if i < 0 {
 			out = append(out, c)
 			continue
@@ -103,13 +117,13 @@ func mergeServers(defaults, configured []config.GraphServer) []config.GraphServe
 	}
 	// An entry without a command cannot run; one without extensions would
 	// never be chosen.
-	return slices.DeleteFunc(out, func(s config.GraphServer) bool {
+	return slices.DeleteFunc(out, func(s ServerSpec) bool {
 		return len(s.Command) == 0 || len(s.Extensions) == 0
 	})
 }
 
 // handles reports whether s serves the file at path.
-func handles(s config.GraphServer, path string) bool {
+func handles(s ServerSpec, path string) bool {
 	ext := strings.ToLower(filepath.Ext(path))
 	return ext != "" && slices.ContainsFunc(s.Extensions, func(e string) bool {
 		return strings.EqualFold(e, ext) || strings.EqualFold("."+e, ext)
@@ -134,7 +148,7 @@ func (e *MissingServerError) Error() string {
 
 // lookCommand finds the program a server runs. gopls is also looked for
 // where `go install` puts it, since that directory is often not on PATH.
-func lookCommand(s config.GraphServer) (string, error) {
+func lookCommand(s ServerSpec) (string, error) {
 	name := s.Command[0]
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
@@ -153,7 +167,7 @@ func lookCommand(s config.GraphServer) (string, error) {
 // LookPath finds a language server's program as the graph would: on PATH,
 // and for gopls also where `go install` puts it.
 func LookPath(program string) (string, error) {
-	return lookCommand(config.GraphServer{Name: program, Command: []string{program}})
+	return lookCommand(ServerSpec{Name: program, Command: []string{program}})
 }
 
 // goBin is where `go install` puts programs: $GOBIN, or $(go env GOPATH)/bin.

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/reasonix/reasonix/agent/config"
 )
 
 // The restart budget: a server that crashes is started again on the next
@@ -30,7 +28,7 @@ var errClosed = errors.New("the project graph is shut down")
 // and workspace root: it starts the server on first use, starts it again
 // after a crash within the restart budget, and shuts it down at the end.
 type supervisor struct {
-	cfg     config.GraphServer
+	cfg     ServerSpec
 	root    string
 	log     *slog.Logger
 	hideEnv []string        // variables the server does not inherit

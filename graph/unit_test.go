@@ -6,7 +6,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
@@ -141,7 +140,7 @@ func TestWordAt(t *testing.T) {
 }
 
 func TestMergeServers(t *testing.T) {
-	got := mergeServers(DefaultServers(), []config.GraphServer{
+	got := mergeServers(DefaultServers(), []ServerSpec{
 		{Name: "gopls", Command: []string{"/opt/gopls", "serve"}, InitializationOptions: map[string]any{"staticcheck": true}},
 		{Name: "rust-analyzer", Command: []string{"rust-analyzer"}, Extensions: []string{".rs"}, RootMarkers: []string{"Cargo.toml"}},
 		{Name: "broken"},
