@@ -66,9 +66,9 @@ type Agent struct {
 	SystemPrompt string
 
 	// VerifyAfterEdit appends a changed file's diagnostics (from
-	// Env.Navigator) to the result of the tool that changed it.
+	// Env.Graph) to the result of the tool that changed it.
 	VerifyAfterEdit bool
-	ownsNavigator   bool // Close closes Env.Navigator
+	ownsGraph       bool // Close closes Env.Graph
 
 	// Plugins are the MCP servers; nil when none is configured.
 	Plugins     *mcp.Manager
@@ -186,8 +186,8 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 // Options.Services.
 func (a *Agent) Close() error {
 	var err error
-	if a.ownsNavigator && a.Env != nil && a.Env.Navigator != nil {
-		err = a.Env.Navigator.Close()
+	if a.ownsGraph && a.Env != nil && a.Env.Graph != nil {
+		err = a.Env.Graph.Close()
 	}
 	if a.ownsPlugins && a.Plugins != nil {
 		err = cmp.Or(err, a.Plugins.Close())

@@ -232,14 +232,14 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		env.EscalateUnconfined = escalation(opts.Approver)
 	}
 	if graphOn {
-		mk := func() tools.Navigator { return newNavigator(root, fsys, cfg.Graph, keys) }
+		mk := func() tools.ProjectGraph { return newProjectGraph(root, fsys, cfg.Graph, keys) }
 		if opts.Services != nil {
-			env.Navigator = opts.Services.navigator(root, cfg.Graph, mk)
+			env.Graph = opts.Services.graph(root, cfg.Graph, mk)
 		} else {
-			env.Navigator = mk()
-			a.ownsNavigator = true
+			env.Graph = mk()
+			a.ownsGraph = true
 		}
-		a.VerifyAfterEdit = env.Navigator != nil && config.On(cfg.Graph.VerifyAfterEdit, true)
+		a.VerifyAfterEdit = env.Graph != nil && config.On(cfg.Graph.VerifyAfterEdit, true)
 	}
 	if len(cfg.Plugins) > 0 {
 		warn := opts.Warn

@@ -170,16 +170,16 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("%s failed: %v", c.Name, err)})
 		return tools.Errorf("%s failed: %v", c.Name, err)
 	}
-	if nav := t.a.Env.Navigator; nav != nil && len(res.Changed) == 0 && !tool.ReadOnly() {
+	if pg := t.a.Env.Graph; pg != nil && len(res.Changed) == 0 && !tool.ReadOnly() {
 		// A shell command (or a plugin) may have changed any file.
-		nav.DiskChanged()
+		pg.DiskChanged()
 	}
 	if len(res.Changed) > 0 {
 		t.noteChanged(res.Changed)
-		if !res.IsError && t.a.VerifyAfterEdit && t.a.Env.Navigator != nil {
+		if !res.IsError && t.a.VerifyAfterEdit && t.a.Env.Graph != nil {
 			// Show the model the breakage its edit caused while the edit is
 			// fresh, rather than at the next build.
-			res.Content += t.a.Env.Navigator.Verify(ctx, res.Changed)
+			res.Content += t.a.Env.Graph.Verify(ctx, res.Changed)
 		}
 	}
 	return res

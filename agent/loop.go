@@ -111,11 +111,11 @@ func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 		prompt = s.redact.apply(prompt)
 	}
 	t.event(Event{Kind: EventTurnStart, Text: prompt})
-	if a.Env != nil && a.Env.Navigator != nil {
+	if a.Env != nil && a.Env.Graph != nil {
 		// Between turns the user may have changed files outside the
 		// editor (a checkout, a build); the language servers catch up
 		// before they next answer.
-		a.Env.Navigator.DiskChanged()
+		a.Env.Graph.DiskChanged()
 	}
 	content := t.attachResources(ctx, prompt)
 	if s.PlanMode() {

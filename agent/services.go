@@ -24,7 +24,7 @@ import (
 // them to it.
 type Services struct {
 	mu      sync.Mutex // guards the maps and closed
-	graphs  map[string]pooled[tools.Navigator]
+	graphs  map[string]pooled[tools.ProjectGraph]
 	plugins map[string]pooled[*mcp.Manager]
 	procs   map[string]pooled[*sandbox.Host]
 	closed  bool
@@ -97,9 +97,9 @@ func share[T io.Closer](p *Services, m *map[string]pooled[T], root string, setti
 	return built, true
 }
 
-func (p *Services) navigator(root string, g config.GraphConfig, make func() tools.Navigator) tools.Navigator {
-	nav, _ := share(p, &p.graphs, root, g, make)
-	return nav
+func (p *Services) graph(root string, g config.GraphConfig, make func() tools.ProjectGraph) tools.ProjectGraph {
+	pg, _ := share(p, &p.graphs, root, g, make)
+	return pg
 }
 
 // processHost returns the host of root's shell commands. A host built for
@@ -151,10 +151,10 @@ func (p *Services) Close() error {
 	return first
 }
 
-// newNavigator returns the project graph of root: language servers that
+// newProjectGraph returns the project graph of root: language servers that
 // start on first use, kept in step with the documents fsys holds when it
 // is the editor's.
-func newNavigator(root string, fsys tools.FS, g config.GraphConfig, hideEnv []string) tools.Navigator {
+func newProjectGraph(root string, fsys tools.FS, g config.GraphConfig, hideEnv []string) tools.ProjectGraph {
 	docs, _ := fsys.(tools.DocumentSource)
 	return graph.New(graph.Options{
 		Root:       root,

@@ -81,7 +81,7 @@ func BenchmarkReferencesStd(b *testing.B) {
 
 // references runs a find_references question and returns its total.
 func references(b *testing.B, ctx context.Context, m *Manager, q tools.GraphQuery) int {
-	out, err := m.Graph(ctx, q)
+	out, err := m.Query(ctx, q)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestGoMarkers(t *testing.T) {
 // graph runs a question that must succeed and decodes its answer.
 func graph(t *testing.T, m *Manager, q tools.GraphQuery) map[string]any {
 	t.Helper()
-	out, err := m.Graph(t.Context(), q)
+	out, err := m.Query(t.Context(), q)
 	if err != nil {
 		t.Fatalf("%s: %v", q.Action, err)
 	}
@@ -300,7 +300,7 @@ func TestCancelledContext(t *testing.T) {
 	m := newManager(t, mc.root, nil, nil, mute)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 	defer cancel()
-	_, err := m.Graph(ctx, tools.GraphQuery{Action: "find_references", Path: mc.abs("main.go"), Line: 1, Column: 1})
+	_, err := m.Query(ctx, tools.GraphQuery{Action: "find_references", Path: mc.abs("main.go"), Line: 1, Column: 1})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline", err)
 	}
@@ -330,11 +330,11 @@ func TestMissingServers(t *testing.T) {
 			}
 		}
 		m := newManager(t, root, nil, nil)
-		_, err := m.Graph(t.Context(), tools.GraphQuery{Action: "find_symbol", Symbol: "main"})
+		_, err := m.Query(t.Context(), tools.GraphQuery{Action: "find_symbol", Symbol: "main"})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: find_symbol error %v, want it to contain %q", c.file, err, c.want)
 		}
-		_, err = m.Graph(t.Context(), tools.GraphQuery{Action: "diagnostics", Path: filepath.Join(root, c.file)})
+		_, err = m.Query(t.Context(), tools.GraphQuery{Action: "diagnostics", Path: filepath.Join(root, c.file)})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: diagnostics error %v, want it to contain %q", c.file, err, c.want)
 		}
@@ -354,12 +354,12 @@ func TestRestartBudget(t *testing.T) {
 	m := newManager(t, root, nil, nil, ServerSpec{Name: "fake", Command: []string{"sh", "-c", "echo dying >&2; exit 3"}, Extensions: []string{".fake"}})
 	q := tools.GraphQuery{Action: "definition", Path: path, Line: 1, Column: 1}
 	for i := range restartLimit + 1 {
-		_, err := m.Graph(t.Context(), q)
+		_, err := m.Query(t.Context(), q)
 		if err == nil || !strings.Contains(err.Error(), "initializing fake") || !strings.Contains(err.Error(), "dying") {
 			t.Fatalf("start %d: %v", i+1, err)
 		}
 	}
-	_, err := m.Graph(t.Context(), q)
+	_, err := m.Query(t.Context(), q)
 	if err == nil || !strings.Contains(err.Error(), "was restarted 3 times in the last 5m0s and is not started again") {
 		t.Fatalf("after the budget: %v", err)
 	}
@@ -383,7 +383,7 @@ func TestConcurrentQuestions(t *testing.T) {
 	for range 4 {
 		for _, q := range qs {
 			go func() {
-				_, err := m.Graph(t.Context(), q)
+				_, err := m.Query(t.Context(), q)
 				errs <- err
 			}()
 		}

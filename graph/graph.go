@@ -80,7 +80,7 @@ type Manager struct {
 // supKey names a server: its configuration and the root it serves.
 type supKey struct{ name, root string }
 
-var _ tools.Navigator = (*Manager)(nil)
+var _ tools.ProjectGraph = (*Manager)(nil)
 
 // New returns a Manager. No server starts until a request needs it.
 func New(opts Options) *Manager {

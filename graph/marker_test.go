@@ -146,7 +146,7 @@ func (mc *markerCase) checkReferences(t *testing.T, m *Manager) {
 		want := markStrings(mc.refs[name])
 		check := func(how string, q tools.GraphQuery) {
 			t.Helper()
-			out, err := m.Graph(ctx, q)
+			out, err := m.Query(ctx, q)
 			if err != nil {
 				t.Errorf("%s: references %s: %v", name, how, err)
 				return
@@ -165,7 +165,7 @@ func (mc *markerCase) checkReferences(t *testing.T, m *Manager) {
 		check("by name", tools.GraphQuery{Action: "find_references", Symbol: name})
 		for _, r := range mc.refs[name] {
 			check("from "+r.String(), tools.GraphQuery{Action: "find_references", Path: mc.abs(r.Path), Line: r.Line, Column: r.Column})
-			out, err := m.Graph(ctx, tools.GraphQuery{Action: "definition", Path: mc.abs(r.Path), Line: r.Line, Column: r.Column})
+			out, err := m.Query(ctx, tools.GraphQuery{Action: "definition", Path: mc.abs(r.Path), Line: r.Line, Column: r.Column})
 			if err != nil {
 				t.Errorf("%s: definition from %s: %v", name, r, err)
 				continue
@@ -226,14 +226,14 @@ func (mc *markerCase) run(t *testing.T, m *Manager, section string) []byte {
 	switch f[0] {
 	case "find_symbol":
 		need(1)
-		out, err = m.Graph(ctx, tools.GraphQuery{Action: "find_symbol", Symbol: f[1]})
+		out, err = m.Query(ctx, tools.GraphQuery{Action: "find_symbol", Symbol: f[1]})
 	case "rename_check":
 		need(2)
 		d := at(f[1])
-		out, err = m.Graph(ctx, tools.GraphQuery{Action: "rename_check", Path: mc.abs(d.Path), Line: d.Line, Column: d.Column, NewName: f[2]})
+		out, err = m.Query(ctx, tools.GraphQuery{Action: "rename_check", Path: mc.abs(d.Path), Line: d.Line, Column: d.Column, NewName: f[2]})
 	case "diagnostics":
 		need(1)
-		out, err = m.Graph(ctx, tools.GraphQuery{Action: "diagnostics", Path: mc.abs(f[1])})
+		out, err = m.Query(ctx, tools.GraphQuery{Action: "diagnostics", Path: mc.abs(f[1])})
 	case "rename":
 		need(2)
 		d := at(f[1])

@@ -13,8 +13,8 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-// Graph answers one project_graph question with compact JSON.
-func (m *Manager) Graph(ctx context.Context, q tools.GraphQuery) (string, error) {
+// Query answers one project_graph question with compact JSON.
+func (m *Manager) Query(ctx context.Context, q tools.GraphQuery) (string, error) {
 	if q.Path != "" {
 		q.Path = m.abs(q.Path)
 	}

@@ -31,9 +31,9 @@ type Env struct {
 	// HideEnv names environment variables shell commands must not
 	// inherit, such as the model's API key.
 	HideEnv []string
-	// Navigator answers code-navigation questions from language servers;
-	// nil when none is configured.
-	Navigator Navigator
+	// Graph is the project graph: it answers questions about code from
+	// language servers; nil when [graph] is turned off.
+	Graph ProjectGraph
 	// Jail, when set, confines shell commands with the OS sandbox
 	// ([sandbox] bash = "enforce"); nil runs them unconfined.
 	Jail ShellJail

@@ -63,7 +63,7 @@ func (projectGraph) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 	if !ok {
 		return tools.Errorf("unknown action %q; use find_symbol, find_references, definition, rename_check or diagnostics", args.Action), nil
 	}
-	if env.Navigator == nil {
+	if env.Graph == nil {
 		return tools.Errorf("the project graph is turned off ([graph] enabled = false); use grep and read_file instead"), nil
 	}
 	q := tools.GraphQuery{Action: args.Action, Symbol: args.Symbol, Line: args.Line, Column: args.Column, NewName: args.NewName, Changed: tools.ChangedIn(ctx)}
@@ -77,7 +77,7 @@ func (projectGraph) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 	if err := checkGraphQuery(q); err != nil {
 		return tools.Errorf("%s needs %s: %v", args.Action, needs, err), nil
 	}
-	out, err := env.Navigator.Graph(ctx, q)
+	out, err := env.Graph.Query(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()

@@ -48,14 +48,14 @@ func (renameSymbol) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 	if args.Path == "" || args.Line < 1 || args.Column < 1 || args.NewName == "" {
 		return tools.Errorf("path, line, column and new_name are required"), nil
 	}
-	if env.Navigator == nil {
+	if env.Graph == nil {
 		return tools.Errorf("the project graph is turned off ([graph] enabled = false); rename with edit_file or multi_edit"), nil
 	}
 	abs, err := env.ReadPath(args.Path)
 	if err != nil {
 		return tools.Errorf("%v", err), nil
 	}
-	changes, summary, err := env.Navigator.Rename(ctx, abs, args.Line, args.Column, args.NewName)
+	changes, summary, err := env.Graph.Rename(ctx, abs, args.Line, args.Column, args.NewName)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()

@@ -2,17 +2,17 @@ package tools
 
 import "context"
 
-// A Navigator answers questions about code from live language servers:
-// what a symbol is, where it is defined, what uses it, what a rename would
-// touch, and what is broken after an edit. Package graph implements it;
-// the project_graph and rename_symbol tools and the agent's
-// verify-after-edit step use it through Env.Navigator.
+// A ProjectGraph is the project graph: it answers questions about code
+// from live language servers — what a symbol is, where it is defined, what
+// uses it, what a rename would touch, and what is broken after an edit.
+// Package graph implements it; the project_graph and rename_symbol tools
+// and the agent's verify-after-edit step use it through Env.Graph.
 //
 // Errors it returns are worded for the model (a missing language server
 // says which and how to install it); tools pass them on as results.
-type Navigator interface {
-	// Graph runs one project_graph action and returns compact JSON.
-	Graph(ctx context.Context, q GraphQuery) (string, error)
+type ProjectGraph interface {
+	// Query runs one project_graph action and returns compact JSON.
+	Query(ctx context.Context, q GraphQuery) (string, error)
 	// Rename computes the file changes renaming the symbol at a position
 	// makes, and a one-line summary; the caller applies them through FS.
 	Rename(ctx context.Context, path string, line, column int, newName string) ([]Change, string, error)

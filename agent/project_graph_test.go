@@ -13,26 +13,26 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-// fakeNavigator records what the loop tells the project graph.
-type fakeNavigator struct {
+// fakeGraph records what the loop tells the project graph.
+type fakeGraph struct {
 	mu       sync.Mutex
 	verified [][]string
 	disk     int
 	closed   int
 }
 
-func (f *fakeNavigator) Graph(context.Context, tools.GraphQuery) (string, error) { return "{}", nil }
-func (f *fakeNavigator) Rename(context.Context, string, int, int, string) ([]tools.Change, string, error) {
+func (f *fakeGraph) Query(context.Context, tools.GraphQuery) (string, error) { return "{}", nil }
+func (f *fakeGraph) Rename(context.Context, string, int, int, string) ([]tools.Change, string, error) {
 	return nil, "", nil
 }
-func (f *fakeNavigator) Verify(_ context.Context, paths []string) string {
+func (f *fakeGraph) Verify(_ context.Context, paths []string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.verified = append(f.verified, paths)
 	return "\n\nDiagnostics after the edit:\n" + strings.Join(paths, ",") + ":1:1: error: broken"
 }
-func (f *fakeNavigator) DiskChanged() { f.mu.Lock(); f.disk++; f.mu.Unlock() }
-func (f *fakeNavigator) Close() error { f.mu.Lock(); f.closed++; f.mu.Unlock(); return nil }
+func (f *fakeGraph) DiskChanged() { f.mu.Lock(); f.disk++; f.mu.Unlock() }
+func (f *fakeGraph) Close() error { f.mu.Lock(); f.closed++; f.mu.Unlock(); return nil }
 
 // changeTool is a writer that reports the file named in its arguments as
 // changed, and records the files the turn had changed before it ran.
@@ -65,8 +65,8 @@ func TestTheLoopKeepsTheGraphInformed(t *testing.T) {
 		calls(tc("4", "change", `{"path":"/w/b.go"}`)),
 		answer("done"),
 	}, changer, shell, reader)
-	nav := &fakeNavigator{}
-	h.a.Env.Navigator = nav
+	fake := &fakeGraph{}
+	h.a.Env.Graph = fake
 	h.a.VerifyAfterEdit = true
 	s, err := h.a.NewSession()
 	if err != nil {
@@ -76,8 +76,8 @@ func TestTheLoopKeepsTheGraphInformed(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if want := [][]string{{"/w/a.go"}, {"/w/b.go"}}; !slices.EqualFunc(nav.verified, want, slices.Equal) {
-		t.Errorf("verified %v, want %v", nav.verified, want)
+	if want := [][]string{{"/w/a.go"}, {"/w/b.go"}}; !slices.EqualFunc(fake.verified, want, slices.Equal) {
+		t.Errorf("verified %v, want %v", fake.verified, want)
 	}
 	// The edit's result carries the diagnostics Verify found.
 	msgs := h.prov.requests[1].Messages
@@ -86,17 +86,17 @@ func TestTheLoopKeepsTheGraphInformed(t *testing.T) {
 	}
 	// The turn's start and the shell command, which may change anything,
 	// mark the disk; reads and edits that name their files do not.
-	if nav.disk != 2 {
-		t.Errorf("DiskChanged called %d times, want 2 (at the turn's start and after the shell command)", nav.disk)
+	if fake.disk != 2 {
+		t.Errorf("DiskChanged called %d times, want 2 (at the turn's start and after the shell command)", fake.disk)
 	}
 	// A tool sees the files the turn changed before it.
 	if want := [][]string{{}, {"/w/a.go"}}; !slices.EqualFunc(changer.before, want, slices.Equal) {
 		t.Errorf("changed files seen by tools: %v, want %v", changer.before, want)
 	}
-	// The agent does not own this navigator: Close leaves it alone.
+	// The agent does not own this graph: Close leaves it alone.
 	h.a.Close()
-	if nav.closed != 0 {
-		t.Errorf("Close closed a navigator the agent does not own")
+	if fake.closed != 0 {
+		t.Errorf("Close closed a graph the agent does not own")
 	}
 }
 
@@ -105,43 +105,43 @@ func TestVerifyAfterEditOff(t *testing.T) {
 		calls(tc("1", "change", `{"path":"/w/a.go"}`)),
 		answer("done"),
 	}, &changeTool{})
-	nav := &fakeNavigator{}
-	h.a.Env.Navigator = nav
+	fake := &fakeGraph{}
+	h.a.Env.Graph = fake
 	s, _ := h.a.NewSession()
 	if _, err := h.a.Run(context.Background(), s, "go"); err != nil {
 		t.Fatal(err)
 	}
-	if len(nav.verified) != 0 {
-		t.Errorf("Verify ran with verify_after_edit off: %v", nav.verified)
+	if len(fake.verified) != 0 {
+		t.Errorf("Verify ran with verify_after_edit off: %v", fake.verified)
 	}
 }
 
 func TestServicesShareAndReplace(t *testing.T) {
 	var p Services
-	var made []*fakeNavigator
-	mk := func() tools.Navigator { n := &fakeNavigator{}; made = append(made, n); return n }
+	var made []*fakeGraph
+	mk := func() tools.ProjectGraph { n := &fakeGraph{}; made = append(made, n); return n }
 	on := config.GraphConfig{}
-	a := p.navigator("/w", on, mk)
-	if b := p.navigator("/w", on, mk); b != a || len(made) != 1 {
-		t.Fatalf("same root and settings: got a second navigator")
+	a := p.graph("/w", on, mk)
+	if b := p.graph("/w", on, mk); b != a || len(made) != 1 {
+		t.Fatalf("same root and settings: got a second graph")
 	}
-	other := p.navigator("/v", on, mk)
+	other := p.graph("/v", on, mk)
 	if other == a {
-		t.Fatalf("another root shares a navigator")
+		t.Fatalf("another root shares a graph")
 	}
 	changed := config.GraphConfig{SettleMS: 10}
-	if c := p.navigator("/w", changed, mk); c == a {
-		t.Fatalf("new settings kept the old navigator")
+	if c := p.graph("/w", changed, mk); c == a {
+		t.Fatalf("new settings kept the old graph")
 	}
 	if made[0].closed != 1 {
-		t.Errorf("the replaced navigator was not closed")
+		t.Errorf("the replaced graph was not closed")
 	}
 	p.Close()
 	if made[1].closed != 1 || made[2].closed != 1 {
-		t.Errorf("Close left navigators open: %d %d", made[1].closed, made[2].closed)
+		t.Errorf("Close left graphs open: %d %d", made[1].closed, made[2].closed)
 	}
-	if n := p.navigator("/w", on, mk); n != nil {
-		t.Errorf("a closed pool handed out a navigator")
+	if n := p.graph("/w", on, mk); n != nil {
+		t.Errorf("a closed pool handed out a graph")
 	}
 }
 
@@ -153,32 +153,32 @@ func TestServicesBuildOutsideTheLock(t *testing.T) {
 	var p Services
 	on := config.GraphConfig{}
 	release := make(chan struct{})
-	started := make(chan *fakeNavigator, 2)
-	slow := func() tools.Navigator {
-		n := &fakeNavigator{}
+	started := make(chan *fakeGraph, 2)
+	slow := func() tools.ProjectGraph {
+		n := &fakeGraph{}
 		started <- n
 		<-release
 		return n
 	}
-	got := make(chan tools.Navigator, 2)
+	got := make(chan tools.ProjectGraph, 2)
 	for range 2 {
-		go func() { got <- p.navigator("/w", on, slow) }()
+		go func() { got <- p.graph("/w", on, slow) }()
 	}
 	first, second := <-started, <-started // both builds under way at once
 
 	// Meanwhile another root is served.
-	quick := &fakeNavigator{}
-	if n := p.navigator("/v", on, func() tools.Navigator { return quick }); n != quick {
+	quick := &fakeGraph{}
+	if n := p.graph("/v", on, func() tools.ProjectGraph { return quick }); n != quick {
 		t.Fatalf("/v: got %v", n)
 	}
 
 	close(release)
 	a, b := <-got, <-got
 	if a != b {
-		t.Fatalf("two builds for the same root and settings handed out different navigators")
+		t.Fatalf("two builds for the same root and settings handed out different graphs")
 	}
 	kept, dropped := first, second
-	if a != tools.Navigator(first) {
+	if a != tools.ProjectGraph(first) {
 		kept, dropped = second, first
 	}
 	if kept.closed != 0 || dropped.closed != 1 {
@@ -186,6 +186,6 @@ func TestServicesBuildOutsideTheLock(t *testing.T) {
 	}
 	p.Close()
 	if kept.closed != 1 || quick.closed != 1 {
-		t.Errorf("Close left navigators open")
+		t.Errorf("Close left graphs open")
 	}
 }
