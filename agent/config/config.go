@@ -1,8 +1,16 @@
-// Package config loads Reasonix's TOML configuration. Layers apply in this
-// order, later ones winning: built-in defaults, the user file
-// ($HOME/.reasonix/config.toml), the project file (./reasonix.toml), the
-// file named by --config, and settings pushed by an editor. Every value
-// remembers where it came from, so errors can name the file and line.
+// Package config configures the whole binary: it loads Reasonix's TOML
+// configuration, which the commands, the language server, the agent, its
+// tools and sandbox, the project graph and the MCP plugins all take their
+// settings from. Layers apply in this order, later ones winning: built-in
+// defaults, the user file ($HOME/.reasonix/config.toml), the project file
+// (./reasonix.toml), the file named by --config, and settings pushed by an
+// editor. Every value remembers where it came from, so errors can name the
+// file and line.
+//
+// It lives under agent because the repository's top level is fixed and
+// agent.Build is where configuration becomes the running parts. The
+// packages below agent (tools and those under it, graph) never import
+// it: the agent hands them their settings in their own types.
 package config
 
 import (
