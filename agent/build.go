@@ -40,6 +40,10 @@ type Options struct {
 	Refused func(permission.Refusal)
 	// FS replaces the disk (the LSP server's editor overlay).
 	FS tools.FS
+	// BeforeShell runs before every shell command, so that edits held
+	// only in the editor's buffers reach the disk first; the note it
+	// returns is shown to the model. Nil when there is no editor.
+	BeforeShell func(ctx context.Context) (note string, err error)
 	// Sink receives events.
 	Sink func(Event)
 	// Warn reports problems the user should see that do not stop the
@@ -145,6 +149,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Root:        root,
 		Guard:       guard,
 		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
+		BeforeShell: opts.BeforeShell,
 		Control:     &tools.ControlWatch{Paths: watched(guard.Control, home), Disk: disk},
 	}
 	var jail *sandbox.Jail

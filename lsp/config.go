@@ -209,6 +209,7 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 	for _, w := range cfg.Warnings {
 		s.log.Warn("config", "warning", w)
 	}
+	w := &workspace{}
 	a, err := agent.Build(cfg, agent.Options{
 		Dir:      root,
 		Approver: &approver{s: s},
@@ -219,12 +220,15 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 		Warn:     func(msg string) { s.showWarning(s.ctx, "Reasonix: "+msg) },
 		Services: s.services,
 		Version:  s.opts.Version,
+
+		// Saving needs the workspace's root, which Build resolves; no
+		// shell command runs before Build returns.
+		BeforeShell: func(ctx context.Context) (string, error) { return s.beforeShell(ctx, w) },
 	})
 	if err != nil {
 		return nil, err
 	}
-	w := &workspace{root: a.Env.Root, agent: a}
-	a.Env.BeforeShell = func(ctx context.Context) (string, error) { return s.beforeShell(ctx, w) }
+	w.root, w.agent = a.Env.Root, a
 	return w, nil
 }
 
