@@ -57,142 +57,43 @@ type Options struct {
 	Version string
 }
 
-// graphTools are the tools that need a project graph; they are not
-// offered when [graph] is turned off.
-var graphTools = map[string]bool{"project_graph": true, "rename_symbol": true}
-
-// Build assembles an Agent from configuration: it resolves the model and
-// its key, creates the provider, the tool registry, the sandbox and the
-// permission gate, and opens the session store. The built-in tools must be
-// linked in (import tools/builtin) by the caller.
+// Build assembles an Agent from configuration, step by step: the
+// provider, the workspace root, the tools offered, the sandbox, the tools'
+// environment, the permission gate, the system prompt, and then the
+// services shared or owned (shell processes, the project graph, the MCP
+// plugins). The built-in tools must be linked in (import tools/builtin) by
+// the caller.
 func Build(cfg *config.Config, opts Options) (*Agent, error) {
-	res, err := cfg.ResolveModel(opts.Model)
+	prov, res, err := newProvider(cfg, opts.Model)
 	if err != nil {
 		return nil, err
 	}
-	key, err := res.Provider.APIKey()
+	root, err := workspaceRoot(cfg, opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	prov, err := provider.New(res.Provider.Kind, provider.Config{
-		Name:    res.Provider.Name,
-		BaseURL: res.Provider.BaseURL,
-		Model:   res.Model,
-		APIKey:  key,
-		Options: res.Provider.Options,
-	})
-	if err != nil {
-		return nil, &config.Error{At: res.Provider.At, Msg: err.Error()}
-	}
-
-	root := opts.Dir
-	if cfg.Sandbox.WorkspaceRoot != "" {
-		root = config.Expand(cfg.Sandbox.WorkspaceRoot)
-		if !filepath.IsAbs(root) {
-			root = filepath.Join(opts.Dir, root)
-		}
-	}
-	root, err = filepath.Abs(root)
-	if err != nil {
-		return nil, err
-	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("workspace root %s is not a directory", root)
-	}
-
 	home, err := config.Home()
 	if err != nil {
 		return nil, err
 	}
-	writeRoots := []string{root, home}
-	for _, d := range cfg.Sandbox.AllowWrite {
-		writeRoots = append(writeRoots, absUnder(root, config.Expand(d)))
-	}
-	userHome, _ := os.UserHomeDir()
-	forbid := sandbox.HomeDefaults(userHome)
-	// Reasonix's own key file, where a key may be saved.
-	forbid = append(forbid, filepath.Join(home, ".env"))
-	for _, d := range cfg.Sandbox.ForbidRead {
-		forbid = append(forbid, absUnder(root, config.Expand(d)))
-	}
-
-	builtins, err := tools.DefaultRegistry(cfg.Tools.Enabled)
+	reg, err := offeredTools(cfg)
 	if err != nil {
 		return nil, err
 	}
-	graphOn := config.On(cfg.Graph.Enabled, true)
-	var offered []tools.Tool
-	for _, name := range builtins.Names() {
-		if graphTools[name] && !graphOn {
-			continue
-		}
-		t, _ := builtins.Get(name)
-		offered = append(offered, t)
-	}
-	reg, err := tools.NewRegistry(append(offered, ExitPlanTool())...)
-	if err != nil {
-		return nil, err
-	}
-	guard := sandbox.New(writeRoots, forbid)
-	// The workspace's and the user's Reasonix files, wherever Reasonix
-	// was started from.
-	guard.Protect(cfg.ControlPaths(home, root, opts.Dir)...)
-	disk := tools.DiskFS{Roots: guard.WriteRoots}
+	guard, jail := newSandbox(cfg, opts.Dir, root, home)
+	env, disk := newEnv(cfg, opts, root, home, guard, jail)
+	// The tools see the editor's documents when there is an editor.
 	fsys := opts.FS
 	if fsys == nil {
 		fsys = disk
 	}
-	env := &tools.Env{
-		Root:        root,
-		Guard:       guard,
-		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
-		BeforeShell: opts.BeforeShell,
-		Control:     &tools.ControlWatch{Paths: watched(guard.Control, home), Disk: disk},
-	}
-	var jail *sandbox.Jail
-	if cfg.Sandbox.Bash != "off" {
-		jail = sandbox.NewJail(guard, cfg.Sandbox.Network)
-		env.Jail = jail
-	}
-
-	policy, err := permission.NewPolicy(cfg.Permissions.Mode, cfg.Permissions.Allow, cfg.Permissions.Ask, cfg.Permissions.Deny)
+	gate, err := newGate(cfg, opts, env, fsys)
 	if err != nil {
-		return nil, fmt.Errorf("[permissions]: %w", err)
+		return nil, err
 	}
-	policy.Root = root
-	posture, err := permission.ParsePosture(cfg.Permissions.Approval)
+	system, err := systemPrompt(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("[permissions]: %w", err)
-	}
-	projectFile := filepath.Join(root, config.ProjectFileName)
-	gate := &permission.Checker{
-		Policy:   policy,
-		Posture:  posture,
-		Approver: opts.Approver,
-		Notify:   opts.Notify,
-		Refused:  opts.Refused,
-		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },
-	}
-	// A grant written to reasonix.toml is the user's word: the record of
-	// the configuration, and the watch over control files, take it in.
-	persist := recordingGrants(gate.Persist, opts.Dir, projectFile)
-	gate.Persist = func(rule string) error {
-		err := persist(rule)
-		env.Control.Accept(projectFile)
-		return err
-	}
-	env.FS = &writeSeam{FS: fsys, env: env, policy: policy, gate: gate}
-
-	system := cfg.Agent.SystemPrompt
-	if f := cfg.Agent.SystemPromptFile; f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("[agent] system_prompt_file: %w", err)
-		}
-		system = string(b)
+		return nil, err
 	}
 
 	a := &Agent{
@@ -217,59 +118,254 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		a.Price = &p
 	}
 	keys := providerKeys(cfg)
-	for _, name := range keys {
-		if v := os.Getenv(name); v != "" {
-			a.Secrets = append(a.Secrets, Secret{Name: name, Value: v})
-		}
-	}
+	a.Secrets = secrets(keys)
 	// Commands the agent runs do not inherit the keys.
 	env.HideEnv = append(env.HideEnv, keys...)
-	// What commands leave running ends with the session — with the
-	// editor's server, when it shares its services among agents.
-	mkHost := func() *sandbox.Host { return sandbox.NewHost(jail) }
-	if opts.Services != nil {
-		env.Procs = opts.Services.processHost(root, jail, mkHost)
-	} else {
-		env.Procs = mkHost()
-		a.ownsProcs = true
+
+	a.attachProcesses(opts, root, jail)
+	a.attachGraph(cfg, opts, root, fsys, keys)
+	a.attachPlugins(cfg, opts, root)
+	return a, nil
+}
+
+// newProvider resolves the model reference (default_model when ref is
+// empty) and the provider's API key, and creates the provider.
+func newProvider(cfg *config.Config, ref string) (provider.Provider, config.Resolved, error) {
+	res, err := cfg.ResolveModel(ref)
+	if err != nil {
+		return nil, res, err
+	}
+	key, err := res.Provider.APIKey()
+	if err != nil {
+		return nil, res, err
+	}
+	prov, err := provider.New(res.Provider.Kind, provider.Config{
+		Name:    res.Provider.Name,
+		BaseURL: res.Provider.BaseURL,
+		Model:   res.Model,
+		APIKey:  key,
+		Options: res.Provider.Options,
+	})
+	if err != nil {
+		return nil, res, &config.Error{At: res.Provider.At, Msg: err.Error()}
+	}
+	return prov, res, nil
+}
+
+// workspaceRoot is the directory the agent works in: dir, unless
+// [sandbox] workspace_root names another (relative to dir), as an
+// absolute path with symbolic links resolved.
+func workspaceRoot(cfg *config.Config, dir string) (string, error) {
+	root := dir
+	if cfg.Sandbox.WorkspaceRoot != "" {
+		root = config.Expand(cfg.Sandbox.WorkspaceRoot)
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(dir, root)
+		}
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("workspace root %s is not a directory", root)
+	}
+	return root, nil
+}
+
+// graphTools are the tools that need a project graph; they are not
+// offered when [graph] is turned off.
+var graphTools = map[string]bool{"project_graph": true, "rename_symbol": true}
+
+// offeredTools is the registry of the tools the agent offers: the built-in
+// ones [tools] enabled allows, less those that need a project graph when
+// [graph] is turned off, and exit_plan_mode.
+func offeredTools(cfg *config.Config) (*tools.Registry, error) {
+	builtins, err := tools.DefaultRegistry(cfg.Tools.Enabled)
+	if err != nil {
+		return nil, err
+	}
+	graphOn := config.On(cfg.Graph.Enabled, true)
+	var offered []tools.Tool
+	for _, name := range builtins.Names() {
+		if graphTools[name] && !graphOn {
+			continue
+		}
+		t, _ := builtins.Get(name)
+		offered = append(offered, t)
+	}
+	return tools.NewRegistry(append(offered, ExitPlanTool())...)
+}
+
+// newSandbox returns the guard over the tools' file access — writes within
+// the workspace root, Reasonix's home and [sandbox] allow_write; no reads
+// of the user's secrets or of [sandbox] forbid_read; Reasonix's control
+// files protected — and the jail of shell commands, nil when [sandbox]
+// bash = "off". dir is where Reasonix was started.
+func newSandbox(cfg *config.Config, dir, root, home string) (*sandbox.Policy, *sandbox.Jail) {
+	writeRoots := []string{root, home}
+	for _, d := range cfg.Sandbox.AllowWrite {
+		writeRoots = append(writeRoots, absUnder(root, config.Expand(d)))
+	}
+	userHome, _ := os.UserHomeDir()
+	forbid := sandbox.HomeDefaults(userHome)
+	// Reasonix's own key file, where a key may be saved.
+	forbid = append(forbid, filepath.Join(home, ".env"))
+	for _, d := range cfg.Sandbox.ForbidRead {
+		forbid = append(forbid, absUnder(root, config.Expand(d)))
+	}
+	guard := sandbox.New(writeRoots, forbid)
+	// The workspace's and the user's Reasonix files, wherever Reasonix
+	// was started from.
+	guard.Protect(cfg.ControlPaths(home, root, dir)...)
+	var jail *sandbox.Jail
+	if cfg.Sandbox.Bash != "off" {
+		jail = sandbox.NewJail(guard, cfg.Sandbox.Network)
+	}
+	return guard, jail
+}
+
+// newEnv returns the environment the tools run in, and the disk beneath
+// the guard. Its FS is set by newGate, its services by the attach steps.
+func newEnv(cfg *config.Config, opts Options, root, home string, guard *sandbox.Policy, jail *sandbox.Jail) (*tools.Env, tools.DiskFS) {
+	disk := tools.DiskFS{Roots: guard.WriteRoots}
+	env := &tools.Env{
+		Root:        root,
+		Guard:       guard,
+		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
+		BeforeShell: opts.BeforeShell,
+		Control:     &tools.ControlWatch{Paths: watched(guard.Control, home), Disk: disk},
+	}
+	if jail != nil {
+		env.Jail = jail
 	}
 	if opts.Approver != nil {
 		env.EscalateUnconfined = escalation(opts.Approver)
 	}
-	if graphOn {
-		mk := func() tools.ProjectGraph { return newProjectGraph(root, fsys, cfg.Graph, keys) }
-		if opts.Services != nil {
-			env.Graph = opts.Services.graph(root, cfg.Graph, mk)
-		} else {
-			env.Graph = mk()
-			a.ownsGraph = true
-		}
-		a.VerifyAfterEdit = env.Graph != nil && config.On(cfg.Graph.VerifyAfterEdit, true)
+	return env, disk
+}
+
+// newGate returns the permission gate of [permissions], whose grants are
+// written to the project's reasonix.toml, and puts the tools' writes
+// through it: env's FS becomes fsys behind the write seam.
+func newGate(cfg *config.Config, opts Options, env *tools.Env, fsys tools.FS) (*permission.Checker, error) {
+	policy, err := permission.NewPolicy(cfg.Permissions.Mode, cfg.Permissions.Allow, cfg.Permissions.Ask, cfg.Permissions.Deny)
+	if err != nil {
+		return nil, fmt.Errorf("[permissions]: %w", err)
 	}
-	if len(cfg.Plugins) > 0 {
-		warn := opts.Warn
-		if warn == nil {
-			warn = func(string) {}
-			if opts.Notify != nil {
-				warn = opts.Notify
-			}
-		}
-		if opts.Services != nil {
-			ctx := opts.Services.startContext()
-			a.Plugins = opts.Services.pluginManager(root, cfg.Plugins, func() *mcp.Manager {
-				return StartPlugins(ctx, cfg, root, opts.Version, warn)
-			})
-		} else {
-			a.Plugins = StartPlugins(cmp.Or(opts.Context, context.Background()), cfg, root, opts.Version, warn)
-			a.ownsPlugins = true
-		}
-		if a.Plugins != nil {
-			a.Plugins.OnToolsChanged(func(server string) {
-				warn(fmt.Sprintf("MCP server %q changed its tools; sessions started from now on offer the new list", server))
-			})
+	policy.Root = env.Root
+	posture, err := permission.ParsePosture(cfg.Permissions.Approval)
+	if err != nil {
+		return nil, fmt.Errorf("[permissions]: %w", err)
+	}
+	projectFile := filepath.Join(env.Root, config.ProjectFileName)
+	gate := &permission.Checker{
+		Policy:   policy,
+		Posture:  posture,
+		Approver: opts.Approver,
+		Notify:   opts.Notify,
+		Refused:  opts.Refused,
+		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },
+	}
+	// A grant written to reasonix.toml is the user's word: the record of
+	// the configuration, and the watch over control files, take it in.
+	persist := recordingGrants(gate.Persist, opts.Dir, projectFile)
+	gate.Persist = func(rule string) error {
+		err := persist(rule)
+		env.Control.Accept(projectFile)
+		return err
+	}
+	env.FS = &writeSeam{FS: fsys, env: env, policy: policy, gate: gate}
+	return gate, nil
+}
+
+// systemPrompt is [agent] system_prompt, or the contents of
+// system_prompt_file when that is set; empty means the built-in prompt.
+func systemPrompt(cfg *config.Config) (string, error) {
+	f := cfg.Agent.SystemPromptFile
+	if f == "" {
+		return cfg.Agent.SystemPrompt, nil
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return "", fmt.Errorf("[agent] system_prompt_file: %w", err)
+	}
+	return string(b), nil
+}
+
+// secrets are the values of the named environment variables that are
+// set: the providers' keys, which must not reach the model.
+func secrets(names []string) []Secret {
+	var out []Secret
+	for _, name := range names {
+		if v := os.Getenv(name); v != "" {
+			out = append(out, Secret{Name: name, Value: v})
 		}
 	}
-	return a, nil
+	return out
+}
+
+// attachProcesses gives the agent the host its shell commands run under.
+// What commands leave running ends with the session — with the editor's
+// server, when it shares its services among agents.
+func (a *Agent) attachProcesses(opts Options, root string, jail *sandbox.Jail) {
+	mkHost := func() *sandbox.Host { return sandbox.NewHost(jail) }
+	if opts.Services != nil {
+		a.Env.Procs = opts.Services.processHost(root, jail, mkHost)
+		return
+	}
+	a.Env.Procs = mkHost()
+	a.ownsProcs = true
+}
+
+// attachGraph gives the agent the project graph of root, unless [graph] is
+// turned off: shared through opts.Services, or its own. Its language
+// servers do not inherit the environment variables hideEnv names.
+func (a *Agent) attachGraph(cfg *config.Config, opts Options, root string, fsys tools.FS, hideEnv []string) {
+	if !config.On(cfg.Graph.Enabled, true) {
+		return
+	}
+	mk := func() tools.ProjectGraph { return newProjectGraph(root, fsys, cfg.Graph, hideEnv) }
+	if opts.Services != nil {
+		a.Env.Graph = opts.Services.graph(root, cfg.Graph, mk)
+	} else {
+		a.Env.Graph = mk()
+		a.ownsGraph = true
+	}
+	a.VerifyAfterEdit = a.Env.Graph != nil && config.On(cfg.Graph.VerifyAfterEdit, true)
+}
+
+// attachPlugins starts, or takes from opts.Services, the MCP servers of
+// [[plugins]], and tells the user (opts.Warn, else opts.Notify) of their
+// problems and of a server that changes its tools.
+func (a *Agent) attachPlugins(cfg *config.Config, opts Options, root string) {
+	if len(cfg.Plugins) == 0 {
+		return
+	}
+	warn := opts.Warn
+	if warn == nil {
+		warn = func(string) {}
+		if opts.Notify != nil {
+			warn = opts.Notify
+		}
+	}
+	if opts.Services != nil {
+		ctx := opts.Services.startContext()
+		a.Plugins = opts.Services.pluginManager(root, cfg.Plugins, func() *mcp.Manager {
+			return StartPlugins(ctx, cfg, root, opts.Version, warn)
+		})
+	} else {
+		a.Plugins = StartPlugins(cmp.Or(opts.Context, context.Background()), cfg, root, opts.Version, warn)
+		a.ownsPlugins = true
+	}
+	if a.Plugins != nil {
+		a.Plugins.OnToolsChanged(func(server string) {
+			warn(fmt.Sprintf("MCP server %q changed its tools; sessions started from now on offer the new list", server))
+		})
+	}
 }
 
 // escalation asks the user, through the same approver as every permission
