@@ -119,7 +119,7 @@ func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 	}
 	content := t.attachResources(ctx, prompt)
 	if s.PlanMode() {
-		content = planNote + prompt
+		content = planNote + content
 	}
 	if err := s.append(provider.Message{Role: provider.RoleUser, Content: content}); err != nil {
 		return TurnResult{}, err

@@ -1,11 +1,17 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
 )
@@ -118,6 +124,53 @@ func TestTooManyTools(t *testing.T) {
 		}
 		if n > maxAPITools && (len(notices) != 1 || !strings.Contains(notices[0].Text, fmt.Sprintf("%d tools are offered", n))) {
 			t.Errorf("%d tools: notices %v", n, notices)
+		}
+	}
+}
+
+// startNotes serves an MCP server "notes" offering one resource,
+// note://greeting, over streamable HTTP until the test ends, and returns
+// a manager connected to it.
+func startNotes(t *testing.T) *mcp.Manager {
+	t.Helper()
+	server := sdk.NewServer(&sdk.Implementation{Name: "notes", Version: "test"}, nil)
+	server.AddResource(&sdk.Resource{URI: "note://greeting", Name: "greeting", MIMEType: "text/plain"},
+		func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{
+				{URI: req.Params.URI, MIMEType: "text/plain", Text: "Hello from the notes server."},
+			}}, nil
+		})
+	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	t.Cleanup(srv.Close)
+	m := mcp.Start(t.Context(), mcp.Options{Servers: []mcp.ServerConfig{{Name: "notes", Type: "http", URL: srv.URL}}})
+	t.Cleanup(func() { m.Close() })
+	if w := m.Warnings(); len(w) > 0 {
+		t.Fatalf("warnings: %q", w)
+	}
+	return m
+}
+
+// TestResourcesAttachedInPlanMode: a resource the prompt references is
+// attached to the user's message, in plan mode as well, after the
+// plan-mode note.
+func TestResourcesAttachedInPlanMode(t *testing.T) {
+	notes := startNotes(t)
+	for _, plan := range []bool{false, true} {
+		h := newHarness(t, []provider.Response{answer("ok")})
+		h.a.Plugins = notes
+		s, _ := h.a.NewSession()
+		s.SetPlanMode(plan)
+		prompt := "summarise @notes:note://greeting, please"
+		if _, err := h.a.Run(t.Context(), s, prompt); err != nil {
+			t.Fatal(err)
+		}
+		got := s.Messages()[1].Content
+		want := prompt + "\n\n<resource ref=\"notes:note://greeting\">\nHello from the notes server.\n</resource>"
+		if plan {
+			want = planNote + want
+		}
+		if got != want {
+			t.Errorf("plan mode %v: the user message is\n%q\nwant\n%q", plan, got, want)
 		}
 	}
 }
