@@ -13,54 +13,51 @@ import (
 // configuration and to the provider happen here, where both sides meet.
 
 // toolSchemas describes reg's tools to the provider, in registry order.
+// tools.Schema and provider.ToolSchema have the same fields, so a type
+// conversion does it, and stops compiling if one of them changes alone.
 func toolSchemas(reg *tools.Registry) []provider.ToolSchema {
-	schemas := reg.Schemas()
-	out := make([]provider.ToolSchema, len(schemas))
-	for i, s := range schemas {
-		out[i] = provider.ToolSchema{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
-	}
-	return out
+	return convertAll(reg.Schemas(), func(s tools.Schema) provider.ToolSchema { return provider.ToolSchema(s) })
 }
 
 // mcpServers turns [[plugins]] entries into the MCP servers to start.
 func mcpServers(plugins []config.PluginConfig) []mcp.ServerConfig {
-	out := make([]mcp.ServerConfig, len(plugins))
-	for i, p := range plugins {
-		out[i] = mcp.ServerConfig{
-			Name:                 p.Name,
-			Disabled:             !p.On(),
-			Type:                 p.Type,
-			Command:              p.Command,
-			Args:                 p.Args,
-			Env:                  p.Env,
-			URL:                  p.URL,
-			Headers:              p.Headers,
-			StartTimeoutSeconds:  p.StartTimeoutSeconds,
-			CallTimeoutSeconds:   p.CallTimeoutSeconds,
-			ToolTimeoutSeconds:   p.ToolTimeoutSeconds,
-			TrustedReadOnlyTools: p.TrustedReadOnlyTools,
-			EnabledTools:         p.EnabledTools,
-			DisabledTools:        p.DisabledTools,
-			At:                   declaredAt(p.At),
-		}
+	return convertAll(plugins, mcpServer)
+}
+
+func mcpServer(p config.PluginConfig) mcp.ServerConfig {
+	return mcp.ServerConfig{
+		Name:                 p.Name,
+		Disabled:             !p.On(),
+		Type:                 p.Type,
+		Command:              p.Command,
+		Args:                 p.Args,
+		Env:                  p.Env,
+		URL:                  p.URL,
+		Headers:              p.Headers,
+		StartTimeoutSeconds:  p.StartTimeoutSeconds,
+		CallTimeoutSeconds:   p.CallTimeoutSeconds,
+		ToolTimeoutSeconds:   p.ToolTimeoutSeconds,
+		TrustedReadOnlyTools: p.TrustedReadOnlyTools,
+		EnabledTools:         p.EnabledTools,
+		DisabledTools:        p.DisabledTools,
+		At:                   declaredAt(p.At),
 	}
-	return out
 }
 
 // graphServers turns [[graph.servers]] entries into the language servers
 // the project graph merges over its built-in ones.
 func graphServers(servers []config.GraphServer) []graph.ServerSpec {
-	out := make([]graph.ServerSpec, len(servers))
-	for i, s := range servers {
-		out[i] = graph.ServerSpec{
-			Name:                  s.Name,
-			Command:               s.Command,
-			Extensions:            s.Extensions,
-			RootMarkers:           s.RootMarkers,
-			InitializationOptions: s.InitializationOptions,
-		}
+	return convertAll(servers, graphServer)
+}
+
+func graphServer(s config.GraphServer) graph.ServerSpec {
+	return graph.ServerSpec{
+		Name:                  s.Name,
+		Command:               s.Command,
+		Extensions:            s.Extensions,
+		RootMarkers:           s.RootMarkers,
+		InitializationOptions: s.InitializationOptions,
 	}
-	return out
 }
 
 // declaredAt renders where an entry was declared, "" for none.
@@ -69,4 +66,13 @@ func declaredAt(p config.Pos) string {
 		return ""
 	}
 	return p.String()
+}
+
+// convertAll converts each element of in with f.
+func convertAll[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
 }
