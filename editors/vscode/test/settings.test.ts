@@ -101,7 +101,11 @@ options = { retry_base_ms = 10 }
     from = panel.posted().length;
     panel.send({ type: 'listSessions' });
     const list = await panel.next('sessions', () => true, from);
-    assert.ok(list.list.length >= 3, JSON.stringify(list));
+    // The sessions that had turns are listed; the one newSession started
+    // just before the restart had none, so the server kept no file for it.
+    const titles = list.list.map((s) => s.title);
+    assert.ok(titles.includes('First question.') && titles.includes('Second question.'), JSON.stringify(list));
+    assert.ok(list.list.every((s) => s.turns > 0), JSON.stringify(list));
     await waitFor('no error shown', () => vscode._test.messages.every((m) => m.level !== 'error'));
   } finally {
     vscode._test.answerInput = () => undefined;
