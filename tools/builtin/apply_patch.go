@@ -355,7 +355,7 @@ func (pl *patchPlan) read(name, path string) (string, error) {
 	if fi, err := pl.env.FS.Stat(path); err == nil && fi.IsDir() {
 		return "", fmt.Errorf("%s is a directory", name)
 	}
-	data, err := readConfined(pl.env, path)
+	data, err := pl.env.ReadConfined(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		msg := fmt.Sprintf("%s does not exist", name)
 		if hint := similarNames(pl.env, path); hint != "" {
@@ -366,7 +366,7 @@ func (pl *patchPlan) read(name, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", name, err)
 	}
-	if isBinary(data) {
+	if tools.IsBinary(data) {
 		return "", fmt.Errorf("%s is a binary file; apply_patch changes text files only", name)
 	}
 	return string(data), nil

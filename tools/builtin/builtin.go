@@ -4,9 +4,7 @@
 package builtin
 
 import (
-	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // schema validates a literal JSON Schema at init, so a typo fails every test
@@ -23,24 +21,4 @@ func schema(s string) json.RawMessage {
 		panic(err)
 	}
 	return b
-}
-
-// sniffLen is how much of a file is inspected to decide if it is binary.
-const sniffLen = 8000
-
-// isBinary reports whether data looks like a binary file: a NUL byte in its
-// first bytes, or text that is not valid UTF-8 there.
-func isBinary(data []byte) bool {
-	head := data
-	if len(head) > sniffLen {
-		head = head[:sniffLen]
-	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return true
-	}
-	// Allow a multi-byte rune cut at the end of the sniffed window.
-	for i := 0; i < 3 && len(head) > 0 && !utf8.Valid(head); i++ {
-		head = head[:len(head)-1]
-	}
-	return !utf8.Valid(head)
 }

@@ -49,7 +49,7 @@ func loadForEdit(env *tools.Env, path string) (abs string, content string, missi
 		r := tools.Errorf("%v", err)
 		return "", "", false, &r
 	}
-	data, err := readConfined(env, abs)
+	data, err := env.ReadConfined(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return abs, "", true, nil
 	}
@@ -57,7 +57,7 @@ func loadForEdit(env *tools.Env, path string) (abs string, content string, missi
 		r := tools.Errorf("%s: %v", path, err)
 		return "", "", false, &r
 	}
-	if isBinary(data) {
+	if tools.IsBinary(data) {
 		r := tools.Errorf("%s is a binary file; it cannot be edited as text", path)
 		return "", "", false, &r
 	}

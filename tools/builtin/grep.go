@@ -119,7 +119,7 @@ func (grepTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		}
 		// A file named explicitly is searched even if it is ignored.
 		s.explicit = true
-		s.searchFile(abs, func(buf []byte, limit int) ([]byte, error) { return readDisk(env, abs, buf, limit) })
+		s.searchFile(abs, func(buf []byte, limit int) ([]byte, error) { return env.ReadDisk(abs, buf, limit) })
 	} else {
 		opts := walk.Options{Ceiling: env.Root, Skip: env.SkipForbidden()}
 		if err := walk.Walk(ctx, abs, opts, s.visit); err != nil {
@@ -257,11 +257,11 @@ func (s *grepSearch) scan(path string, data []byte) {
 }
 
 // grepIsBinary reports whether data looks binary: a NUL byte in its
-// first sniffLen bytes, the test of git grep and ripgrep. Unlike isBinary
-// it accepts text that is not UTF-8, so a Latin-1 source file is still
-// searched.
+// first tools.SniffLen bytes, the test of git grep and ripgrep. Unlike
+// tools.IsBinary it accepts text that is not UTF-8, so a Latin-1 source
+// file is still searched.
 func grepIsBinary(data []byte) bool {
-	return bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0
+	return bytes.IndexByte(data[:min(len(data), tools.SniffLen)], 0) >= 0
 }
 
 // grepHit is a matching line: its bounds in the file (end excludes the

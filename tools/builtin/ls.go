@@ -73,7 +73,7 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 	if !fi.IsDir() {
 		return tools.Errorf("%s is a file (%s), not a directory; use read_file to read it", shown, lsSize(fi.Size())), nil
 	}
-	real, ents, err := listDir(env, abs)
+	real, ents, err := env.ListDir(abs)
 	if err != nil {
 		return notFound(env, args.Path, err), nil
 	}

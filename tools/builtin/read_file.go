@@ -76,12 +76,12 @@ func (readFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	}
 	data, held, err := env.Held(abs)
 	if !held {
-		data, err = readDisk(env, abs, nil, 0)
+		data, err = env.ReadDisk(abs, nil, 0)
 	}
 	if err != nil {
 		return notFound(env, args.Path, err), nil
 	}
-	if isBinary(data) {
+	if tools.IsBinary(data) {
 		return tools.Result{
 			Content: fmt.Sprintf("%s is a binary file (%d bytes); its content is not shown.", args.Path, len(data)),
 			Summary: "binary file",

@@ -12,7 +12,7 @@ import (
 // quoted and comma-separated, or "".
 func similarNames(env *tools.Env, abs string) string {
 	dir, base := filepath.Dir(abs), filepath.Base(abs)
-	_, entries, err := listDir(env, dir)
+	_, entries, err := env.ListDir(dir)
 	if err != nil {
 		return ""
 	}

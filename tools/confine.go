@@ -1,0 +1,81 @@
+package tools
+
+import (
+	"bytes"
+	"cmp"
+	"io/fs"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/reasonix/reasonix/tools/walk"
+)
+
+// Confined reads. Whatever reads files on the model's behalf — the read
+// tools, and the prompt pipeline attaching the files a prompt refers to —
+// checks a path with ReadPath first, for a clear refusal, and then judges
+// what it actually opened on the disk by its real path, taken from the
+// open descriptor: a symbolic link swapped in between the check and the
+// open (by a command the model left running) cannot carry a read into a
+// forbidden directory.
+
+// ReadDisk reads the file at abs from the disk, judged by its real path,
+// into buf's storage as walk.ReadAll does; limit bounds the read as there
+// (0: no bound).
+func (e *Env) ReadDisk(abs string, buf []byte, limit int) ([]byte, error) {
+	f, err := walk.Open(abs, e.CheckRead)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	return walk.ReadAll(f, buf, limit)
+}
+
+// ReadConfined reads the file at abs as the tools see it: the FS's copy
+// when it holds one (an editor buffer), else the disk's, judged by its
+// real path. The tools that change files read what they change this way
+// too: an edit's complaint ("old_string appears at line 3") must not
+// become an oracle on a file no tool may read.
+func (e *Env) ReadConfined(abs string) ([]byte, error) {
+	if data, held, err := e.Held(abs); held {
+		return data, err
+	}
+	return e.ReadDisk(abs, nil, 0)
+}
+
+// ListDir lists the directory at abs, sorted by name, and returns its
+// real path with it: from the disk, judged by that real path, when the
+// FS reads the disk, else from the FS.
+func (e *Env) ListDir(abs string) (real string, ents []fs.DirEntry, err error) {
+	if !e.OnDisk() {
+		ents, err = e.FS.ReadDir(abs)
+		return abs, ents, err
+	}
+	f, err := walk.Open(abs, e.CheckRead)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	ents, err = f.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return cmp.Compare(a.Name(), b.Name()) })
+	return f.Name(), ents, err
+}
+
+// SniffLen is how much of a file is inspected to decide if it is binary.
+const SniffLen = 8000
+
+// IsBinary reports whether data looks like a binary file: a NUL byte in
+// its first bytes, or text that is not valid UTF-8 there.
+func IsBinary(data []byte) bool {
+	head := data
+	if len(head) > SniffLen {
+		head = head[:SniffLen]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	// Allow a multi-byte rune cut at the end of the sniffed window.
+	for i := 0; i < 3 && len(head) > 0 && !utf8.Valid(head); i++ {
+		head = head[:len(head)-1]
+	}
+	return !utf8.Valid(head)
+}
