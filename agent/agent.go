@@ -78,6 +78,14 @@ type Agent struct {
 	// Secrets are values that must not reach the model, the session
 	// files or the events: they are replaced wherever they appear.
 	Secrets []Secret
+
+	// CommandDirs are the directories of custom slash commands, highest
+	// precedence first (CommandDirs).
+	CommandDirs []CommandDir
+	// config resolves the model references of /model and of commands
+	// that name a model; models holds the agents made for them.
+	config *config.Config
+	models *models
 }
 
 // Errors that end a turn without a failure of the system.
@@ -119,6 +127,8 @@ type Session struct {
 	file     *sessionFile
 	// redact scrubs secrets from everything appended.
 	redact *redactor
+	// model is the model reference /model switched the session to.
+	model string
 }
 
 // NewSession starts a session with a fresh system message built from the

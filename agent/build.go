@@ -113,6 +113,9 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Sink:         opts.Sink,
 		Store:        &Store{Dir: filepath.Join(home, "sessions")},
 		SystemPrompt: system,
+		CommandDirs:  CommandDirs(root, home, userHome()),
+		config:       cfg,
+		models:       &models{},
 	}
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		a.Price = &p
@@ -402,6 +405,12 @@ func watched(control []string, home string) []string {
 		out = append(out, user)
 	}
 	return out
+}
+
+// userHome is the user's home directory, "" when there is none.
+func userHome() string {
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 func absUnder(root, p string) string {

@@ -109,6 +109,11 @@ type TurnResult struct {
 	// SessionCost is the running cost of the whole session.
 	SessionCost float64 `json:"sessionCost"`
 	Priced      bool    `json:"priced"`
+	// Model is the model reference the turn ran on.
+	Model string `json:"model,omitempty"`
+	// Action is set when the prompt was a built-in command, which ran
+	// no turn (builtin.go).
+	Action *Action `json:"action,omitempty"`
 }
 
 // DescribeCall renders a tool call in a few words: the tool and the

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,27 +13,44 @@ import (
 
 // Run drives one turn: it appends prompt as a user message and alternates
 // model requests and tool calls until the model answers without calling a
-// tool, a limit is reached, or ctx ends.
+// tool, a limit is reached, or ctx ends. It is RunInput with the prompt
+// alone.
 //
 // The returned error is nil when the model finished; ErrMaxSteps or
 // ErrBudgetExceeded (wrapped) when a limit stopped it; ctx.Err() when it
 // was cancelled; otherwise the provider's or store's failure. The result
 // is meaningful in every case.
 func (a *Agent) Run(ctx context.Context, s *Session, prompt string) (TurnResult, error) {
-	sl, isSlash, err := a.expandSlash(ctx, prompt)
+	return a.RunInput(ctx, s, Input{Text: prompt})
+}
+
+// RunInput puts in through the prompt pipeline (input.go) and runs the
+// turn it makes. A built-in command runs no turn: the result's Action
+// says which it was and Text holds its answer, if any.
+func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult, error) {
+	p, err := a.prepare(ctx, s, in)
+	if err != nil || p.action != nil {
+		// No turn starts to tell them.
+		for _, n := range p.notices {
+			a.emit(Event{Kind: EventNotice, SessionID: s.ID, Text: n})
+		}
+	}
 	switch {
-	case !isSlash:
 	case err != nil:
 		a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
 		return TurnResult{SessionID: s.ID, Stop: StopError}, err
-	case sl.local != "":
-		// Answered here, without the model; the session is untouched.
-		res := TurnResult{SessionID: s.ID, Text: sl.local, Stop: StopDone}
-		a.emit(Event{Kind: EventText, SessionID: s.ID, Text: sl.local})
-		a.emit(Event{Kind: EventTurnDone, SessionID: s.ID, Done: &res})
-		return res, nil
-	default:
-		prompt = sl.prompt
+	case p.action != nil:
+		// Answered here, without the model; the log is untouched.
+		return a.runBuiltin(ctx, s, p)
+	}
+	if ref := cmp.Or(p.model, s.Model()); ref != "" {
+		on, err := a.onModel(ref)
+		if err != nil {
+			err = fmt.Errorf("model %q: %w", ref, err)
+			a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
+			return TurnResult{SessionID: s.ID, Stop: StopError}, err
+		}
+		a = on
 	}
 	s.mu.Lock()
 	if s.running {
@@ -49,8 +67,8 @@ func (a *Agent) Run(ctx context.Context, s *Session, prompt string) (TurnResult,
 		s.mu.Unlock()
 	}()
 
-	res, err := t.run(ctx, prompt)
-	res.SessionID, res.Turn = s.ID, t.n
+	res, err := t.run(ctx, p)
+	res.SessionID, res.Turn, res.Model = s.ID, t.n, a.ModelRef
 	res.Usage, res.Cost, res.Priced = t.usage, t.cost, a.Price != nil
 	res.Session, res.SessionCost = s.Usage()
 	res.Steps, res.ToolCalls = t.steps, t.calls
@@ -105,8 +123,9 @@ func (t *turn) event(e Event) {
 	t.a.emit(e)
 }
 
-func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
+func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	a, s := t.a, t.s
+	prompt := p.text
 	if s.redact != nil {
 		prompt = s.redact.apply(prompt)
 	}
@@ -117,7 +136,10 @@ func (t *turn) run(ctx context.Context, prompt string) (TurnResult, error) {
 		// before they next answer.
 		a.Env.Graph.DiskChanged()
 	}
-	content := t.attachResources(ctx, prompt)
+	for _, n := range p.notices {
+		t.event(Event{Kind: EventNotice, Text: n})
+	}
+	content := prompt + p.attached
 	if s.PlanMode() {
 		content = planNote + content
 	}

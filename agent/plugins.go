@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -14,8 +13,9 @@ import (
 // MCP plugins reach the agent in three ways: their tools join a session's
 // registry when the session starts (and stay fixed for it, so the cached
 // prompt prefix holds); their prompts are slash commands,
-// "/mcp__<server>__<prompt> args"; and their resources are referenced in a
-// prompt as "@<server>:<uri>" and attached to it.
+// "/mcp__<server>__<prompt> args" (commands.go); and their resources are
+// referenced in a prompt as "@<server>:<uri>" and attached to it
+// (references.go).
 
 // sessionTools returns the tools a new session offers: the agent's own
 // and the plugins' as they are now.
@@ -40,73 +40,6 @@ func (a *Agent) sessionTools() *tools.Registry {
 // maxAPITools is the number of tools OpenAI's API, and the APIs modelled
 // on it, accept in one request.
 const maxAPITools = 128
-
-// A slash is what a prompt starting with "/" asks for.
-type slash struct {
-	// local is an answer given without the model (/mcp).
-	local string
-	// prompt replaces the typed prompt (an MCP prompt, rendered).
-	prompt string
-}
-
-// IsSlashCommand reports whether prompt is a command the agent interprets
-// itself (/mcp, /mcp__<server>__<prompt> …) rather than a request for the
-// model; front ends add no context (the open file, a selection) to one.
-func IsSlashCommand(prompt string) bool {
-	name, _ := slashName(prompt)
-	return name == "/mcp" || strings.HasPrefix(name, "/mcp__")
-}
-
-// slashName splits a prompt into its first word and the rest.
-func slashName(prompt string) (name, rest string) {
-	line := strings.TrimSpace(prompt)
-	i := strings.IndexFunc(line, unicode.IsSpace)
-	if i < 0 {
-		return line, ""
-	}
-	return line[:i], strings.TrimSpace(line[i:])
-}
-
-// expandSlash interprets the commands a prompt may start with. ok is false
-// for any other prompt, including one that merely starts with a path.
-func (a *Agent) expandSlash(ctx context.Context, prompt string) (sl slash, ok bool, err error) {
-	if !IsSlashCommand(prompt) {
-		return slash{}, false, nil
-	}
-	name, rest := slashName(prompt)
-	if name == "/mcp" {
-		return slash{local: a.PluginStatus()}, true, nil
-	}
-	if a.Plugins == nil {
-		return slash{}, true, fmt.Errorf("%s: no MCP servers are configured", name)
-	}
-	var found *mcp.Prompt
-	prompts := a.Plugins.Prompts()
-	for i := range prompts {
-		if "/"+prompts[i].Command == name {
-			found = &prompts[i]
-		}
-	}
-	if found == nil {
-		var names []string
-		for _, p := range prompts {
-			names = append(names, "/"+p.Command)
-		}
-		if len(names) == 0 {
-			return slash{}, true, fmt.Errorf("%s: the MCP servers offer no prompts", name)
-		}
-		return slash{}, true, fmt.Errorf("%s: no such MCP prompt; there are %s", name, strings.Join(names, ", "))
-	}
-	args, err := promptArguments(*found, rest)
-	if err != nil {
-		return slash{}, true, fmt.Errorf("%s: %w", name, err)
-	}
-	text, err := a.Plugins.GetPrompt(ctx, found.Server, found.Name, args)
-	if err != nil {
-		return slash{}, true, fmt.Errorf("%s: %w", name, err)
-	}
-	return slash{prompt: text}, true, nil
-}
 
 // promptArguments maps the words after a prompt command to its arguments:
 // name=value words by name, other words in the declared order, the last
@@ -201,51 +134,6 @@ func splitWords(s string) ([]string, error) {
 		words = append(words, b.String())
 	}
 	return words, nil
-}
-
-// maxResourceBytes caps one attached resource.
-const maxResourceBytes = 64 << 10
-
-// attachResources appends the MCP resources prompt references as
-// "@<server>:<uri>", read with resources/read. A reference to a server
-// that is not configured stays as written (it may be an e-mail address or
-// a path); one that cannot be read is a notice, and the prompt goes on.
-func (t *turn) attachResources(ctx context.Context, prompt string) string {
-	a := t.a
-	if a.Plugins == nil || !strings.Contains(prompt, "@") {
-		return prompt
-	}
-	servers := map[string]bool{}
-	for _, st := range a.Plugins.Status() {
-		servers[st.Name] = true
-	}
-	seen := map[string]bool{}
-	var blocks []string
-	for _, word := range strings.Fields(prompt) {
-		ref, ok := strings.CutPrefix(word, "@")
-		if !ok {
-			continue
-		}
-		ref = strings.TrimRight(ref, ".,;!?)]}'\"")
-		server, uri, ok := strings.Cut(ref, ":")
-		if !ok || uri == "" || !servers[server] || seen[ref] {
-			continue
-		}
-		seen[ref] = true
-		text, err := a.Plugins.ReadResource(ctx, server, uri)
-		if err != nil {
-			t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("@%s not attached: %v", ref, err)})
-			continue
-		}
-		if len(text) > maxResourceBytes {
-			text = text[:maxResourceBytes] + "\n[… cut at 64 KiB]"
-		}
-		blocks = append(blocks, fmt.Sprintf("<resource ref=%q>\n%s\n</resource>", server+":"+uri, strings.TrimRight(text, "\n")))
-	}
-	if len(blocks) == 0 {
-		return prompt
-	}
-	return prompt + "\n\n" + strings.Join(blocks, "\n")
 }
 
 // PluginStatus describes the agent's MCP servers for people (/mcp).

@@ -88,21 +88,25 @@ func TestPromptArguments(t *testing.T) {
 
 func TestSlashWithoutPlugins(t *testing.T) {
 	a := &Agent{}
-	sl, ok, err := a.expandSlash(t.Context(), "/mcp")
-	if !ok || err != nil || !strings.Contains(sl.local, "No MCP servers are configured") {
-		t.Errorf("/mcp without servers: %+v %v %v", sl, ok, err)
+	s := &Session{}
+	p, err := a.dispatch(t.Context(), s, "/mcp", false)
+	if err != nil || p.action == nil || p.action.Kind != ActionMCP || !strings.Contains(p.local, "No MCP servers are configured") {
+		t.Errorf("/mcp without servers: %+v %v", p, err)
 	}
-	if _, ok, err := a.expandSlash(t.Context(), "/mcp__ex__review errors"); !ok || err == nil || !strings.Contains(err.Error(), "no MCP servers are configured") {
-		t.Errorf("/mcp__ex__review without servers: ok %v, error %v", ok, err)
+	if _, err := a.dispatch(t.Context(), s, "/mcp__ex__review errors", false); err == nil || !strings.Contains(err.Error(), "no MCP servers are configured") {
+		t.Errorf("/mcp__ex__review without servers: error %v", err)
 	}
-	if sl, ok, err := a.expandSlash(t.Context(), "/mcp\n\nmore"); !ok || err != nil || sl.local == "" {
-		t.Errorf("/mcp followed by a newline: %+v %v %v", sl, ok, err)
+	if p, err := a.dispatch(t.Context(), s, "/mcp\n\nmore", false); err != nil || p.action == nil || p.local == "" {
+		t.Errorf("/mcp followed by a newline: %+v %v", p, err)
 	}
-	// A prompt that starts with a path is a prompt.
-	for _, p := range []string{"/usr/bin is missing", "/mcpx", "fix /mcp"} {
-		if _, ok, _ := a.expandSlash(t.Context(), p); ok {
-			t.Errorf("%q taken for a slash command", p)
+	// A prompt that starts with a path, or has a command later, is a prompt.
+	for _, prompt := range []string{"/usr/bin is missing", "/tmp is full", "fix /mcp"} {
+		if p, err := a.dispatch(t.Context(), s, prompt, false); err != nil || p.action != nil || p.text != prompt {
+			t.Errorf("%q: %+v %v", prompt, p, err)
 		}
+	}
+	if _, err := a.dispatch(t.Context(), s, "/mcpx", false); err == nil || !strings.Contains(err.Error(), "/mcpx: no such command; /help lists them") {
+		t.Errorf("/mcpx: error %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,11 @@ type askResult struct {
 	CacheHit  float64        `json:"cacheHitRatio"`
 	Cost      float64        `json:"cost"`
 	Priced    bool           `json:"priced"`
+	// Model is the model the turn ran on.
+	Model string `json:"model,omitempty"`
+	// Action is set when the prompt was a built-in command (slash.go);
+	// SessionID is then the session the client shows from now on.
+	Action *agent.Action `json:"action,omitempty"`
 }
 
 // startResult is what reasonix.start answers.
@@ -109,8 +115,9 @@ func (s *Server) cancelTurn(_ context.Context, args cancelArgs) (cancelResult, e
 	return cancelResult{Cancelled: s.sessions.cancel(args.SessionID)}, nil
 }
 
-// prepare resolves a request to its session and the prompt to send.
-func (s *Server) prepare(args askArgs) (*liveSession, string, string, error) {
+// prepare resolves a request to its session and the input of the agent's
+// prompt pipeline, with a title for the progress.
+func (s *Server) prepare(args askArgs) (*liveSession, agent.Input, string, error) {
 	path := ""
 	if args.URI != "" {
 		path = pathOf(uri.URI(args.URI))
@@ -124,30 +131,29 @@ func (s *Server) prepare(args askArgs) (*liveSession, string, string, error) {
 	ws, err := s.workspaceFor(anchor)
 	if err != nil {
 		s.showError(s.ctx, "Reasonix configuration: "+err.Error())
-		return nil, "", "", err
+		return nil, agent.Input{}, "", err
 	}
-	prompt, title, err := s.buildPrompt(args, path)
+	in, title, err := s.buildPrompt(args, path)
 	if err != nil {
-		return nil, "", "", err
+		return nil, agent.Input{}, "", err
 	}
-	prompt = s.attachReferences(prompt, ws)
 	ls, err := s.sessions.get(ws, args.SessionID)
 	if err != nil {
-		return nil, "", "", jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		return nil, agent.Input{}, "", jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
 	if args.Plan {
 		ls.sess.SetPlanMode(true)
 	}
-	return ls, prompt, title, nil
+	return ls, in, title, nil
 }
 
 // ask runs a turn and returns its result.
 func (s *Server) ask(ctx context.Context, args askArgs) (askResult, error) {
-	ls, prompt, title, err := s.prepare(args)
+	ls, in, title, err := s.prepare(args)
 	if err != nil {
 		return askResult{}, err
 	}
-	res, err := s.sessions.run(ctx, ls, prompt, title)
+	res, err := s.sessions.run(ctx, ls, in, title)
 	if errors.Is(err, errBusy) {
 		return askResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
 	}
@@ -155,9 +161,10 @@ func (s *Server) ask(ctx context.Context, args askArgs) (askResult, error) {
 		return askResult{}, protocol.ErrRequestCancelled
 	}
 	out := askResult{
-		SessionID: ls.id, Turn: res.Turn, Text: res.Text, Stop: string(res.Stop),
+		SessionID: cmp.Or(res.SessionID, ls.id), Turn: res.Turn, Text: res.Text, Stop: string(res.Stop),
 		Steps: res.Steps, ToolCalls: res.ToolCalls, Usage: res.Usage,
 		CacheHit: res.Usage.HitRatio(), Cost: res.Cost, Priced: res.Priced,
+		Model: res.Model, Action: res.Action,
 	}
 	if err != nil && res.Stop != agent.StopCancelled {
 		out.Error = err.Error()
@@ -167,7 +174,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (askResult, error) {
 
 // start runs a turn in the background and returns its session at once.
 func (s *Server) start(_ context.Context, args askArgs) (startResult, error) {
-	ls, prompt, title, err := s.prepare(args)
+	ls, in, title, err := s.prepare(args)
 	if err != nil {
 		return startResult{}, err
 	}
@@ -177,7 +184,7 @@ func (s *Server) start(_ context.Context, args askArgs) (startResult, error) {
 	}
 	go func() {
 		defer s.sessions.end(ls, ts)
-		s.sessions.turn(ctx, ls, ts, prompt, true)
+		s.sessions.turn(ctx, ls, ts, in, true)
 	}()
 	return startResult{SessionID: ls.id}, nil
 }

@@ -15,68 +15,83 @@ import (
 // the prompt, on each side.
 const contextLines = 15
 
-// buildPrompt turns a request into the user message of a turn and a short
-// title for the progress area. A diagnostic makes it a fix request; a uri
-// (and range) attaches the code the user is looking at, read from the
-// overlay so unsaved text is what the model sees.
-func (s *Server) buildPrompt(args askArgs, path string) (prompt, title string, err error) {
+// buildPrompt turns a request into the input of the agent's prompt
+// pipeline and a short title for the progress area. A diagnostic makes it
+// a fix request; otherwise the prompt goes as typed, and a uri (and
+// range) becomes a typed attachment — the file the user is looking at, or
+// the code selected, read from the overlay so unsaved text is what the
+// model sees. The pipeline does the rest, as for every front end.
+func (s *Server) buildPrompt(args askArgs, path string) (in agent.Input, title string, err error) {
 	var diag *protocol.Diagnostic
 	if len(args.Diagnostic) > 0 && string(args.Diagnostic) != "null" {
 		var d protocol.Diagnostic
 		if err := protocol.Unmarshal(args.Diagnostic, &d); err != nil {
-			return "", "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "bad diagnostic: "+err.Error())
+			return in, "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "bad diagnostic: "+err.Error())
 		}
 		diag = &d
 	}
 	if diag == nil && strings.TrimSpace(args.Prompt) == "" {
-		return "", "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "a prompt is required")
+		return in, "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "a prompt is required")
 	}
 	var doc document
 	haveDoc := false
 	if path != "" {
 		doc, haveDoc = s.docFor(path)
 		if !haveDoc && diag != nil {
-			return "", "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "cannot read "+path)
+			return in, "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "cannot read "+path)
 		}
 	}
 	s.mu.Lock()
 	enc := s.enc
 	s.mu.Unlock()
 
-	var b strings.Builder
-	switch {
-	case diag != nil:
-		msg := diagnosticMessage(diag)
-		title = "Fixing: " + clip(firstLine(msg), 80)
-		line, col := diag.Range.Start.Line+1, diag.Range.Start.Character+1
-		fmt.Fprintf(&b, "Fix this problem in %s at line %d, column %d:\n\n", s.relPath(path), line, col)
-		fmt.Fprintf(&b, "  %s", severityName(diag.Severity))
-		if src, ok := diag.Source.Get(); ok && src != "" {
-			fmt.Fprintf(&b, " from %s", src)
-		}
-		if code := diagnosticCode(diag); code != "" {
-			fmt.Fprintf(&b, " [%s]", code)
-		}
-		fmt.Fprintf(&b, ": %s\n", msg)
-		if strings.TrimSpace(args.Prompt) != "" {
-			fmt.Fprintf(&b, "\nThe user adds: %s\n", strings.TrimSpace(args.Prompt))
-		}
-		b.WriteString("\n" + excerpt(doc, diag.Range, enc))
-		b.WriteString("\nFind the cause, make the smallest change that fixes it, and verify the fix (build or run the relevant tests).")
-	default:
-		title = clip(firstLine(strings.TrimSpace(args.Prompt)), 80)
-		b.WriteString(strings.TrimSpace(args.Prompt))
+	if diag == nil {
+		in.Text = strings.TrimSpace(args.Prompt)
 		switch {
-		case agent.IsSlashCommand(args.Prompt):
-			// The agent answers it or replaces it with an MCP prompt;
-			// context would become the command's arguments.
 		case haveDoc && args.Range != nil:
-			fmt.Fprintf(&b, "\n\nThe user's selection in %s:\n\n%s", s.relPath(path), excerptExact(doc, *args.Range, enc))
+			in.Attachments = []agent.Attachment{selection(doc, *args.Range, enc)}
 		case path != "":
-			fmt.Fprintf(&b, "\n\n(The user is looking at %s.)", s.relPath(path))
+			in.Attachments = []agent.Attachment{{Kind: agent.AttachFile, Path: path}}
 		}
+		return in, clip(firstLine(in.Text), 80), nil
 	}
-	return b.String(), title, nil
+	var b strings.Builder
+	msg := diagnosticMessage(diag)
+	title = "Fixing: " + clip(firstLine(msg), 80)
+	line, col := diag.Range.Start.Line+1, diag.Range.Start.Character+1
+	fmt.Fprintf(&b, "Fix this problem in %s at line %d, column %d:\n\n", s.relPath(path), line, col)
+	fmt.Fprintf(&b, "  %s", severityName(diag.Severity))
+	if src, ok := diag.Source.Get(); ok && src != "" {
+		fmt.Fprintf(&b, " from %s", src)
+	}
+	if code := diagnosticCode(diag); code != "" {
+		fmt.Fprintf(&b, " [%s]", code)
+	}
+	fmt.Fprintf(&b, ": %s\n", msg)
+	if strings.TrimSpace(args.Prompt) != "" {
+		fmt.Fprintf(&b, "\nThe user adds: %s\n", strings.TrimSpace(args.Prompt))
+	}
+	b.WriteString("\n" + excerpt(doc, diag.Range, enc))
+	b.WriteString("\nFind the cause, make the smallest change that fixes it, and verify the fix (build or run the relevant tests).")
+	return agent.Input{Text: b.String()}, title, nil
+}
+
+// selection is the selected text of doc as an attachment: exactly the
+// range, or its whole lines when the range does not fit the text.
+func selection(doc document, r protocol.Range, enc wire.Encoding) agent.Attachment {
+	at := agent.Attachment{Kind: agent.AttachSelection, Path: doc.Path, Language: doc.LanguageID,
+		StartLine: int(r.Start.Line) + 1, EndLine: int(r.End.Line) + 1}
+	startOff, err1 := wire.Offset(doc.Text, r.Start, enc)
+	endOff, err2 := wire.Offset(doc.Text, r.End, enc)
+	if err1 == nil && err2 == nil && endOff >= startOff {
+		at.Text = doc.Text[startOff:endOff]
+		return at
+	}
+	lines := strings.Split(doc.Text, "\n")
+	from := min(int(r.Start.Line), len(lines))
+	to := min(max(int(r.End.Line)+1, from), len(lines))
+	at.Text = strings.Join(lines[from:to], "\n")
+	return at
 }
 
 // excerpt shows the lines around r, numbered, with the range's lines
@@ -98,17 +113,6 @@ func excerpt(doc document, r protocol.Range, enc wire.Encoding) string {
 	}
 	b.WriteString("```\n")
 	return b.String()
-}
-
-// excerptExact shows the selected text itself, with its line numbers.
-func excerptExact(doc document, r protocol.Range, enc wire.Encoding) string {
-	startOff, err1 := wire.Offset(doc.Text, r.Start, enc)
-	endOff, err2 := wire.Offset(doc.Text, r.End, enc)
-	if err1 != nil || err2 != nil || endOff < startOff {
-		return excerpt(doc, r, enc)
-	}
-	return fmt.Sprintf("Lines %d-%d:\n```%s\n%s\n```\n", r.Start.Line+1, r.End.Line+1, doc.LanguageID,
-		strings.TrimRight(doc.Text[startOff:endOff], "\n"))
 }
 
 func diagnosticMessage(d *protocol.Diagnostic) string {

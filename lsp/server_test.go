@@ -543,8 +543,8 @@ command = "mcp-server-everything"
 		t.Fatalf("resources %+v", got.Resources)
 	}
 
-	// Asked from a file, as editors do: the file is not added to a slash
-	// command (it would become the prompt's arguments).
+	// Asked from a file, as editors do: the file's mention follows the
+	// rendered prompt; it never becomes one of the command's arguments.
 	ask := func(prompt string) map[string]any {
 		b, _ := json.Marshal(map[string]any{"prompt": prompt, "uri": ed.URI("calc.go")})
 		return execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})

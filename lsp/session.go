@@ -125,24 +125,25 @@ func (m *sessions) end(ls *liveSession, ts *turnState) {
 }
 
 // run executes one turn of ls.
-func (m *sessions) run(parent context.Context, ls *liveSession, prompt, title string) (agent.TurnResult, error) {
+func (m *sessions) run(parent context.Context, ls *liveSession, in agent.Input, title string) (agent.TurnResult, error) {
 	ctx, ts, err := m.begin(parent, ls, title)
 	if err != nil {
 		return agent.TurnResult{SessionID: ls.id}, err
 	}
 	defer m.end(ls, ts)
-	return m.turn(ctx, ls, ts, prompt, false)
+	return m.turn(ctx, ls, ts, in, false)
 }
 
-// turn runs prompt in ls, which begin reserved as ts; reasonix.ask and
-// reasonix.start both run their turns here, and the caller ends ts. It
-// reports the turn as it goes: progress from start to end, and before the
-// end a failure the user must see (a cancelled turn is none) or, for a
-// background turn, whose answer has no request to return to, the answer.
-// A client that waits for the progress to end has the outcome by then.
-func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, prompt string, background bool) (agent.TurnResult, error) {
+// turn runs in through the agent's prompt pipeline in ls, which begin
+// reserved as ts; reasonix.ask and reasonix.start both run their turns
+// here, and the caller ends ts. It reports the turn as it goes: progress
+// from start to end, and before the end a failure the user must see (a
+// cancelled turn is none) or, for a background turn, whose answer has no
+// request to return to, the answer. A client that waits for the progress
+// to end has the outcome by then.
+func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, in agent.Input, background bool) (agent.TurnResult, error) {
 	ts.progress.start(ctx)
-	res, err := ls.ws.agent.Run(ctx, ls.sess, prompt)
+	res, err := ls.ws.agent.RunInput(ctx, ls.sess, in)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		m.s.reportTurnError(err, ls.ws)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -126,8 +127,14 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	res, err := a.Run(ctx, s, prompt)
 	refused.summary()
+	r.model = cmp.Or(res.Model, a.ModelRef)
 	r.finish(res)
 	switch {
+	case err == nil && res.Action != nil:
+		if why := pointless(res.Action); why != "" {
+			return usageError("run", stderr, "%s", why)
+		}
+		return exitOK
 	case err == nil:
 		return exitOK
 	case errors.Is(err, agent.ErrBudgetExceeded):
@@ -142,6 +149,22 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "reasonix: %s\n", explain(err, a))
 	return exitError
+}
+
+// pointless says why a built-in command means nothing in `reasonix run`,
+// which runs one prompt and ends: "" when it does mean something (/help,
+// /cost, /mcp, /model alone and /compact answer and exit 0).
+func pointless(act *agent.Action) string {
+	switch {
+	case act.Kind == agent.ActionNew:
+		return "/new has no meaning in reasonix run: every run starts a new session (--resume continues one)"
+	case act.Kind == agent.ActionClear:
+		return "/clear has no meaning in reasonix run: every run starts a new session (--resume continues one)"
+	case act.Kind == agent.ActionModel && act.Model != "":
+		return fmt.Sprintf("/model %s alone has no effect in reasonix run, which ends after one prompt: "+
+			"put the prompt after it (/model %[1]s PROMPT), or use --model %[1]s", act.Model)
+	}
+	return ""
 }
 
 // explain words a failure for the user, with the next step to take.

@@ -1,0 +1,189 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/reasonix/reasonix/agent/config"
+)
+
+// ActionKind names a built-in command.
+type ActionKind string
+
+const (
+	ActionHelp    ActionKind = "help"
+	ActionNew     ActionKind = "new"
+	ActionClear   ActionKind = "clear"
+	ActionCompact ActionKind = "compact"
+	ActionModel   ActionKind = "model"
+	ActionCost    ActionKind = "cost"
+	ActionMCP     ActionKind = "mcp"
+)
+
+// Action is the outcome of a built-in command, in TurnResult.Action. The
+// agent answers /help, /cost, /mcp, /model and /compact itself (the
+// answer is the result's Text); /new and /clear act on what the front
+// end holds — which session it shows — so the agent only reports them,
+// and each front end performs them its own way (docs/SPEC.md).
+type Action struct {
+	Kind ActionKind `json:"kind"`
+	// Model is the model reference /model REF switched the session to.
+	Model string `json:"model,omitempty"`
+	// Cancelled is set by a front end whose user declined to /clear.
+	Cancelled bool `json:"cancelled,omitempty"`
+}
+
+// runBuiltin answers a built-in command without the model: it emits the
+// command as the turn's prompt, the answer as text, and the end, and
+// touches the session's log not at all.
+func (a *Agent) runBuiltin(ctx context.Context, s *Session, p prepared) (TurnResult, error) {
+	res := TurnResult{SessionID: s.ID, Stop: StopDone, Action: p.action, Text: p.local, Model: a.modelOf(s)}
+	if p.action.Kind == ActionCompact {
+		if _, err := a.Compact(ctx, s); err != nil {
+			err = fmt.Errorf("/compact: %w", err)
+			a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
+			res.Stop, res.Text = StopError, ""
+			return res, err
+		}
+		res.Text = "The conversation was compacted."
+	}
+	a.emit(Event{Kind: EventTurnStart, SessionID: s.ID, Text: p.text})
+	if res.Text != "" {
+		a.emit(Event{Kind: EventText, SessionID: s.ID, Text: res.Text})
+	}
+	res.Session, res.SessionCost = s.Usage()
+	res.Priced = a.Price != nil
+	a.emit(Event{Kind: EventTurnDone, SessionID: s.ID, Done: &res})
+	return res, nil
+}
+
+// costText is /cost's answer: the session's tokens, cache hits and cost.
+func (a *Agent) costText(s *Session) string {
+	u, cost := s.Usage()
+	s.mu.Lock()
+	turns := s.turns
+	s.mu.Unlock()
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
+		return fmt.Sprintf("Session %s: no model requests yet.", s.ID)
+	}
+	line := fmt.Sprintf("Session %s: %d turns · %d tokens in (%.1f%% cache hit: %d hit, %d miss) + %d out",
+		s.ID, turns, u.PromptTokens, 100*u.HitRatio(), u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens)
+	if a.Price != nil {
+		return line + fmt.Sprintf(" · $%.4f", cost)
+	}
+	return line + " · cost unknown: " + a.ModelRef + " has no price"
+}
+
+// modelText is /model's answer without a reference: the session's model
+// and the configured ones.
+func (a *Agent) modelText(s *Session) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Model: %s", a.modelOf(s))
+	if a.config != nil {
+		b.WriteString("\nConfigured:")
+		for _, p := range a.config.Providers {
+			fmt.Fprintf(&b, "\n  %s: %s", p.Name, strings.Join(p.ModelList(), ", "))
+		}
+	}
+	b.WriteString("\n/model REF switches this session to REF; /model REF PROMPT runs one prompt on it.")
+	return b.String()
+}
+
+// modelOf is the model reference s's turns run on.
+func (a *Agent) modelOf(s *Session) string {
+	if ref := s.Model(); ref != "" {
+		return ref
+	}
+	return a.ModelRef
+}
+
+// Model is the model reference /model switched the session to; empty
+// means the agent's.
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// SetModel makes the session's later turns run on the model ref names
+// (resolved, "provider/model"); empty goes back to the agent's.
+func (s *Session) SetModel(ref string) {
+	s.mu.Lock()
+	s.model = ref
+	s.mu.Unlock()
+}
+
+// Discard closes the session and deletes its file, so it can no longer
+// be listed or resumed: /clear, which discards a conversation without
+// saving it.
+func (s *Session) Discard() error {
+	if s.file == nil {
+		return nil
+	}
+	path := s.file.path
+	err := s.file.close()
+	if rmErr := os.Remove(path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+		err = rmErr
+	}
+	return err
+}
+
+// models holds the agents made for other models, shared by copies.
+type models struct {
+	mu sync.Mutex // guards byRef
+	// byRef maps a resolved reference to the agent for it.
+	byRef map[string]*Agent
+}
+
+// onModel returns the agent that runs turns on the model ref names: a
+// itself when ref resolves to its model, else a copy with that model's
+// provider and price, sharing everything else (the tools, services and
+// store, which the copy does not close).
+func (a *Agent) onModel(ref string) (*Agent, error) {
+	if a.config == nil {
+		return nil, fmt.Errorf("cannot switch to %q: no configuration to resolve model references", ref)
+	}
+	res, err := a.config.ResolveModel(ref)
+	if err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			err = errors.New(ce.Msg)
+		}
+		return nil, err
+	}
+	if res.String() == a.ModelRef {
+		return a, nil
+	}
+	cache := a.models
+	if cache == nil {
+		cache = &models{} // an agent not made by Build: nothing to share
+	}
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if b, ok := cache.byRef[res.String()]; ok {
+		return b, nil
+	}
+	prov, res, err := newProvider(a.config, res.String())
+	if err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			err = errors.New(ce.Msg)
+		}
+		return nil, err
+	}
+	b := *a
+	b.Provider, b.Model, b.ModelRef, b.Price = prov, res.Model, res.String(), nil
+	if p, ok := res.Provider.PriceOf(res.Model); ok {
+		b.Price = &p
+	}
+	b.ownsGraph, b.ownsPlugins, b.ownsProcs = false, false, false
+	if cache.byRef == nil {
+		cache.byRef = map[string]*Agent{}
+	}
+	cache.byRef[res.String()] = &b
+	return &b, nil
+}

@@ -1,0 +1,266 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/sandbox"
+	"github.com/reasonix/reasonix/tools/walk"
+)
+
+// References and attachments. "@path" in a prompt names a file or a
+// directory of the workspace, "@<server>:<uri>" a resource of an MCP
+// server; the editor adds its selection or current file as typed
+// attachments. All of them are rendered into the user message of the
+// turn, after the prompt — never into the cached prefix — and every file
+// is read as the read tools read it: refused under forbid_read or /proc,
+// judged again by the real path of what was opened, binary files
+// described rather than pasted. An "@" word that names nothing (an
+// e-mail address, a mention) stays as written.
+
+const (
+	// maxReferenceBytes caps one attached file, resource or selection.
+	maxReferenceBytes = 64 << 10
+	// maxListing caps a directory listing.
+	maxListing = 200
+)
+
+// AttachmentKind says what an editor attaches.
+type AttachmentKind string
+
+const (
+	// AttachSelection is the text the user selected.
+	AttachSelection AttachmentKind = "selection"
+	// AttachFile is the file the user is looking at: it is named, not
+	// pasted (the model reads what it needs of it).
+	AttachFile AttachmentKind = "file"
+)
+
+// Attachment is what an editor attaches to a prompt.
+type Attachment struct {
+	Kind AttachmentKind
+	// Path is the file's absolute path.
+	Path string
+	// Text is the selected text, as the editor's buffer holds it, of
+	// lines StartLine to EndLine (1-based).
+	Text               string
+	StartLine, EndLine int
+	// Language is the Markdown fence language of the selection.
+	Language string
+}
+
+// attach renders what goes into the user message after the prompt text:
+// the typed attachments, then the references of text, each once, in the
+// order they appear. notices say which references could not be read.
+func (a *Agent) attach(ctx context.Context, text string, typed []Attachment) (attached string, notices []string) {
+	var b strings.Builder
+	for _, at := range typed {
+		b.WriteString("\n\n" + a.attachment(at))
+	}
+	blocks, notices := a.references(ctx, text)
+	if len(blocks) > 0 {
+		b.WriteString("\n\n" + strings.Join(blocks, "\n"))
+	}
+	return b.String(), notices
+}
+
+// attachment renders an editor's attachment.
+func (a *Agent) attachment(at Attachment) string {
+	shown := at.Path
+	if a.Env != nil {
+		shown = a.Env.Rel(at.Path)
+	}
+	if at.Kind != AttachSelection {
+		return fmt.Sprintf("(The user is looking at %s.)", shown)
+	}
+	if a.Env != nil {
+		if err := a.Env.CheckRead(at.Path); err != nil {
+			return fmt.Sprintf("(The user's selection in %s is not attached: %s.)", shown, readRefusal(err))
+		}
+	}
+	text := strings.TrimRight(at.Text, "\n")
+	if len(text) > maxReferenceBytes {
+		text = cutText(text, maxReferenceBytes) + "\n[… cut at 64 KiB]"
+	}
+	return fmt.Sprintf("The user's selection in %s:\n\nLines %d-%d:\n```%s\n%s\n```\n", shown, at.StartLine, at.EndLine, at.Language, text)
+}
+
+// references renders the references of text.
+func (a *Agent) references(ctx context.Context, text string) (blocks, notices []string) {
+	if !strings.Contains(text, "@") {
+		return nil, nil
+	}
+	servers := map[string]bool{}
+	if a.Plugins != nil {
+		for _, st := range a.Plugins.Status() {
+			servers[st.Name] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, word := range strings.Fields(text) {
+		ref, ok := strings.CutPrefix(strings.TrimLeft(word, "([{\"'`"), "@")
+		ref = strings.TrimRight(ref, ".,;!?)]}'\"`")
+		if !ok || ref == "" {
+			continue
+		}
+		if server, uri, ok := strings.Cut(ref, ":"); ok && uri != "" && servers[server] {
+			if seen[ref] {
+				continue
+			}
+			seen[ref] = true
+			block, notice := a.resourceReference(ctx, server, uri)
+			blocks, notices = appendNonEmpty(blocks, block), appendNonEmpty(notices, notice)
+			continue
+		}
+		block, key, notice := a.pathReference(strings.TrimRight(ref, ":"))
+		if key == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		blocks, notices = appendNonEmpty(blocks, block), appendNonEmpty(notices, notice)
+	}
+	return blocks, notices
+}
+
+func appendNonEmpty(list []string, s string) []string {
+	if s == "" {
+		return list
+	}
+	return append(list, s)
+}
+
+// resourceReference reads an MCP resource. One that cannot be read is a
+// notice, and the prompt goes on without it.
+func (a *Agent) resourceReference(ctx context.Context, server, uri string) (block, notice string) {
+	text, err := a.Plugins.ReadResource(ctx, server, uri)
+	if err != nil {
+		return "", fmt.Sprintf("@%s:%s not attached: %v", server, uri, err)
+	}
+	if len(text) > maxReferenceBytes {
+		text = cutText(text, maxReferenceBytes) + "\n[… cut at 64 KiB]"
+	}
+	return fmt.Sprintf("<resource ref=%q>\n%s\n</resource>", server+":"+uri, strings.TrimRight(text, "\n")), ""
+}
+
+// pathReference renders a file or directory of the workspace. key is the
+// path it names, "" when it names nothing there (the word stays as
+// written); a path the guard refuses is named, not read.
+func (a *Agent) pathReference(ref string) (block, key, notice string) {
+	env := a.Env
+	if env == nil || env.FS == nil || ref == "" {
+		return "", "", ""
+	}
+	wantDir := strings.HasSuffix(ref, "/")
+	abs := ref
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(env.Root, filepath.FromSlash(ref))
+	}
+	abs = filepath.Clean(abs)
+	if abs != env.Root && !strings.HasPrefix(abs, env.Root+string(filepath.Separator)) {
+		return "", "", "" // only the workspace is attached
+	}
+	shown := env.Rel(abs)
+	if err := env.CheckRead(abs); err != nil {
+		// Secrets stay secret: the reference is named, not read.
+		return fmt.Sprintf("<file path=%q>(not attached: %s)</file>", shown, readRefusal(err)), abs, ""
+	}
+	fi, err := env.FS.Stat(abs)
+	if err != nil {
+		return "", "", ""
+	}
+	if fi.IsDir() {
+		return fmt.Sprintf("<directory path=%q>\n%s</directory>", shown, listing(env, abs)), abs, ""
+	}
+	if wantDir {
+		return "", "", ""
+	}
+	data, held, err := env.Held(abs)
+	if !held {
+		data, err = env.ReadDisk(abs, nil, maxReferenceBytes)
+		if errors.Is(err, walk.ErrTooLarge) {
+			err = nil // what was read is shown, cut
+		}
+	}
+	switch {
+	case refused(err):
+		// A link swapped in after the check: judged by what was opened.
+		return fmt.Sprintf("<file path=%q>(not attached: %s)</file>", shown, readRefusal(err)), abs, ""
+	case err != nil:
+		return "", abs, fmt.Sprintf("@%s not attached: %v", ref, err)
+	case tools.IsBinary(data):
+		return fmt.Sprintf("<file path=%q>(binary, %d bytes, not shown)</file>", shown, max(fi.Size(), int64(len(data)))), abs, ""
+	}
+	text := string(data)
+	if len(text) > maxReferenceBytes {
+		text = cutText(text, maxReferenceBytes) + fmt.Sprintf("\n[… cut: %d bytes in all; read_file shows the rest]", max(fi.Size(), int64(len(data))))
+	}
+	return fmt.Sprintf("<file path=%q>\n%s\n</file>", shown, strings.TrimRight(text, "\n")), abs, ""
+}
+
+// listing lists a directory one level deep, directories first, as the
+// read tools see it.
+func listing(env *tools.Env, dir string) string {
+	_, entries, err := env.ListDir(dir)
+	if err != nil {
+		return fmt.Sprintf("(not listed: %s)\n", readRefusal(err))
+	}
+	slices.SortStableFunc(entries, func(x, y fs.DirEntry) int {
+		switch {
+		case x.IsDir() == y.IsDir():
+			return 0
+		case x.IsDir():
+			return -1
+		}
+		return 1
+	})
+	var b strings.Builder
+	n := 0
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" {
+			continue
+		}
+		if n == maxListing {
+			fmt.Fprintf(&b, "… %d more\n", len(entries)-n)
+			break
+		}
+		n++
+		if e.IsDir() {
+			name += "/"
+		}
+		b.WriteString(name + "\n")
+	}
+	return b.String()
+}
+
+// refused reports whether err is the guard refusing a read.
+func refused(err error) bool {
+	return errors.Is(err, sandbox.ErrForbidden) || errors.Is(err, sandbox.ErrProcessFiles)
+}
+
+// readRefusal words why a path was not read: the guard's reason without
+// the path, or the error.
+func readRefusal(err error) string {
+	switch {
+	case errors.Is(err, sandbox.ErrForbidden):
+		return sandbox.ErrForbidden.Error()
+	case errors.Is(err, sandbox.ErrProcessFiles):
+		return sandbox.ErrProcessFiles.Error()
+	}
+	return err.Error()
+}
+
+// cutText cuts s to at most n bytes, at a rune boundary.
+func cutText(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
