@@ -40,6 +40,7 @@ var customMethods = []endpoint{
 	{name: methodSaveDocuments, dir: serverToClient},
 	{name: methodApprove, dir: serverToClient},
 	{name: "reasonix/mcpServers", dir: clientToServer, async: true, serve: handler((*Server).mcpServers)},
+	{name: "reasonix/listCommands", dir: clientToServer, async: true, serve: handler((*Server).listCommands)},
 	{name: methodEvent, dir: serverToClient, notification: true},
 }
 

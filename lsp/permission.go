@@ -200,33 +200,43 @@ const (
 // out: reasonix/approve for clients that declared approvals (the whole plan
 // as the message), else a dialog.
 func (a *approver) ApprovePlan(ctx context.Context, sessionID, plan string) (bool, string, error) {
-	s := a.s
+	answer, err := a.s.choose(ctx, approveParams{
+		SessionID: sessionID, Tool: "exit_plan_mode", Title: "exit_plan_mode", Message: plan,
+		Actions: []string{titleApprovePlan, titleKeepPlanning},
+	}, "Reasonix proposes a plan:\n\n"+clip(strings.TrimSpace(plan), 3000))
+	if err != nil {
+		return false, "", err
+	}
+	return answer == titleApprovePlan, "", nil
+}
+
+// choose asks the user a question that is not a tool's permission — a
+// plan to approve, a conversation to clear — and returns the action
+// picked, "" for none: reasonix/approve (p) for clients that declared
+// approvals, else a dialog with dialog as its message.
+func (s *Server) choose(ctx context.Context, p approveParams, dialog string) (string, error) {
 	s.mu.Lock()
 	custom := s.caps.approvals
 	s.mu.Unlock()
-	actions := []string{titleApprovePlan, titleKeepPlanning}
-	var answer string
 	if custom {
 		var res approveResult
-		params := approveParams{SessionID: sessionID, Tool: "exit_plan_mode", Title: "exit_plan_mode", Message: plan, Actions: actions}
-		if _, err := s.conn.Call(ctx, methodApprove, params, &res); err != nil {
-			return false, "", err
+		if _, err := s.conn.Call(ctx, methodApprove, p, &res); err != nil {
+			return "", err
 		}
-		if res.Action != nil {
-			answer = *res.Action
+		if res.Action == nil {
+			return "", nil
 		}
-	} else {
-		item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-			Type:    protocol.MessageTypeInfo,
-			Message: "Reasonix proposes a plan:\n\n" + clip(strings.TrimSpace(plan), 3000),
-			Actions: []protocol.MessageActionItem{{Title: titleApprovePlan}, {Title: titleKeepPlanning}},
-		})
-		if err != nil {
-			return false, "", err
-		}
-		if item != nil {
-			answer = item.Title
-		}
+		return *res.Action, nil
 	}
-	return answer == titleApprovePlan, "", nil
+	items := make([]protocol.MessageActionItem, len(p.Actions))
+	for i, a := range p.Actions {
+		items[i] = protocol.MessageActionItem{Title: a}
+	}
+	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		Type: protocol.MessageTypeInfo, Message: dialog, Actions: items,
+	})
+	if err != nil || item == nil {
+		return "", err
+	}
+	return item.Title, nil
 }

@@ -136,14 +136,18 @@ func (m *sessions) run(parent context.Context, ls *liveSession, in agent.Input, 
 
 // turn runs in through the agent's prompt pipeline in ls, which begin
 // reserved as ts; reasonix.ask and reasonix.start both run their turns
-// here, and the caller ends ts. It reports the turn as it goes: progress
-// from start to end, and before the end a failure the user must see (a
-// cancelled turn is none) or, for a background turn, whose answer has no
-// request to return to, the answer. A client that waits for the progress
-// to end has the outcome by then.
+// here, and the caller ends ts. A built-in command that changes the
+// session shown (/new, /clear) is performed here too. It reports the turn
+// as it goes: progress from start to end, and before the end a failure
+// the user must see (a cancelled turn is none) or, for a background turn,
+// whose answer has no request to return to, the answer. A client that
+// waits for the progress to end has the outcome by then.
 func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, in agent.Input, background bool) (agent.TurnResult, error) {
 	ts.progress.start(ctx)
 	res, err := ls.ws.agent.RunInput(ctx, ls.sess, in)
+	if err == nil && res.Action != nil {
+		res, err = m.perform(ctx, ls, res)
+	}
 	switch {
 	case err != nil && ctx.Err() == nil:
 		m.s.reportTurnError(err, ls.ws)

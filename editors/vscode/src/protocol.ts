@@ -69,6 +69,23 @@ export interface TurnResult {
   cacheHitRatio?: number;
   priced: boolean;
   error?: string;
+  /** The model the turn ran on ("provider/model"). */
+  model?: string;
+  /** Set when the prompt was a built-in command, which ran no turn. */
+  action?: CommandAction;
+}
+
+export type CommandActionKind = 'help' | 'cost' | 'mcp' | 'model' | 'compact' | 'new' | 'clear';
+
+/**
+ * What a built-in command did. For `new` and `clear` (unless cancelled)
+ * the result's sessionId is the session to show from now on; for `model`
+ * with `model` set, the session runs on that model from now on.
+ */
+export interface CommandAction {
+  kind: CommandActionKind;
+  model?: string;
+  cancelled?: boolean;
 }
 
 export interface StartResult {
@@ -196,6 +213,26 @@ export interface McpServersResult {
   text: string;
 }
 
+export interface ListCommandsParams {
+  /** A file or folder of the workspace; default: the first folder. */
+  uri?: string;
+}
+
+export type SlashCommandSource = 'builtin' | 'project' | 'user' | 'claude' | 'mcp';
+
+/** A slash command the server runs, as completion shows it. */
+export interface SlashCommand {
+  /** What the user types, slash included: "/review", "/git:commit". */
+  name: string;
+  description: string;
+  argumentHint: string;
+  source: SlashCommandSource;
+}
+
+export interface ListCommandsResult {
+  commands: SlashCommand[];
+}
+
 export interface SaveDocumentsParams {
   uris: string[];
 }
@@ -315,13 +352,15 @@ export interface Command<A, R> {
  * reasonix/approve is optional: without it the server asks with
  * window/showMessageRequest, which the extension routes to the same place.
  * reasonix/mcpServers is optional too: without it there is no list of MCP
- * servers, and the chat works as before.
+ * servers, and the chat works as before; so is reasonix/listCommands,
+ * without which the panel completes only its own commands.
  */
 export const Methods = {
   listSessions: { method: 'reasonix/listSessions', direction: 'clientToServer', required: true } as RequestMethod<ListSessionsParams, ListSessionsResult>,
   newSession: { method: 'reasonix/newSession', direction: 'clientToServer', required: true } as RequestMethod<NewSessionParams, NewSessionResult>,
   resumeSession: { method: 'reasonix/resumeSession', direction: 'clientToServer', required: true } as RequestMethod<ResumeSessionParams, ResumeSessionResult>,
   mcpServers: { method: 'reasonix/mcpServers', direction: 'clientToServer', required: false } as RequestMethod<McpServersParams, McpServersResult>,
+  listCommands: { method: 'reasonix/listCommands', direction: 'clientToServer', required: false } as RequestMethod<ListCommandsParams, ListCommandsResult>,
   saveDocuments: { method: 'reasonix/saveDocuments', direction: 'serverToClient', required: true } as RequestMethod<SaveDocumentsParams, SaveDocumentsResult>,
   approve: { method: 'reasonix/approve', direction: 'serverToClient', required: false } as RequestMethod<ApproveParams, ApproveResult>,
   event: { method: 'reasonix/event', direction: 'serverToClient', required: true } as NotificationMethod<ReasonixEvent>,

@@ -12,6 +12,7 @@ M.to_server = {
   newSession = 'reasonix/newSession',
   resumeSession = 'reasonix/resumeSession',
   mcpServers = 'reasonix/mcpServers',
+  listCommands = 'reasonix/listCommands',
 }
 
 --- Requests and notifications the server sends, which the plugin handles.
