@@ -192,6 +192,9 @@ export class Controller implements vscode.Disposable {
         case 'requestMcp':
           await this.postMcp();
           return;
+        case 'requestCommands':
+          await this.postCommands();
+          return;
         default: {
           const never: never = m;
           this.output.warn(`unknown panel message ${JSON.stringify(never)}`);
@@ -231,11 +234,29 @@ export class Controller implements vscode.Disposable {
       this.postState();
       const result = await client.execute(Commands.ask, args);
       this.sessionId = result.sessionId;
+      this.performed(result);
       return result;
     } finally {
       this.asking = false;
       this.postState();
     }
+  }
+
+  /**
+   * Follows up a built-in command the server ran: /new and /clear switched
+   * the chat to another session (the answer's), /model REF to another
+   * model; the panel is told what happened.
+   */
+  private performed(result: TurnResult): void {
+    const action = result.action;
+    if (!action) return;
+    if ((action.kind === 'new' || action.kind === 'clear') && !action.cancelled) {
+      this.status.setSession(undefined, undefined);
+      this.post({ type: 'sessionStarted', sessionId: result.sessionId, model: this.model, text: result.text });
+      return;
+    }
+    if (action.kind === 'model' && action.model) this.model = action.model;
+    if (action.kind === 'clear' || (action.kind === 'model' && action.model)) this.post({ type: 'notice', text: result.text });
   }
 
   /** Stops the chat session's running turn. */
@@ -289,8 +310,7 @@ export class Controller implements vscode.Disposable {
 
   /**
    * Answers the panel's requestMcp. A failure is part of the answer, not
-   * an error message: the panel asks whenever `/` or `@` opens its menu,
-   * and only shows the failure when the user asked for /mcp. A server
+   * an error message: the panel asks whenever `@` opens its menu. A server
    * older than resource mentions sends no resources: none, then.
    */
   private async postMcp(): Promise<void> {
@@ -301,6 +321,29 @@ export class Controller implements vscode.Disposable {
       const message = err instanceof Error ? err.message : String(err);
       this.output.warn(`requestMcp: ${message}`);
       this.post({ type: 'mcp', servers: [], prompts: [], resources: [], text: '', error: message });
+    }
+  }
+
+  /**
+   * Answers the panel's requestCommands with the server's slash commands
+   * of the active editor's workspace. A failure is part of the answer: the
+   * panel asks whenever `/` opens its menu, and completes its own commands
+   * meanwhile.
+   */
+  private async postCommands(): Promise<void> {
+    try {
+      const client = await this.requireClient();
+      if (!client.supports(Methods.listCommands)) {
+        throw new Error(`The Reasonix server ${client.binary} does not list slash commands (it lacks ${Methods.listCommands.method}).`);
+      }
+      const editor = vscode.window.activeTextEditor;
+      const uri = editor?.document.uri.scheme === 'file' ? editor.document.uri.toString() : folder();
+      const r = await client.request(Methods.listCommands, { uri });
+      this.post({ type: 'commands', commands: r.commands });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.output.warn(`requestCommands: ${message}`);
+      this.post({ type: 'commands', commands: [], error: message });
     }
   }
 

@@ -11,6 +11,7 @@ import type {
   ReasonixEvent,
   ReasonixEventKind,
   SessionSummary,
+  SlashCommand,
   StopReason,
   ToolCall,
   ToolEvent,
@@ -29,6 +30,7 @@ export type {
   ReasonixEvent,
   ReasonixEventKind,
   SessionSummary,
+  SlashCommand,
   StopReason,
   ToolCall,
   ToolEvent,
@@ -71,8 +73,10 @@ export type PanelToExtension =
   | { type: 'acceptFile'; path: string }
   | { type: 'rejectFile'; path: string }
   | { type: 'requestFiles'; prefix: string }
-  /** The MCP servers, their prompts and resources, for `/` and `@` completion and `/mcp`. */
-  | { type: 'requestMcp' };
+  /** The MCP servers' resources, for `@` completion. */
+  | { type: 'requestMcp' }
+  /** The server's slash commands, for `/` completion. */
+  | { type: 'requestCommands' };
 
 /**
  * Extension → panel. Every reasonix/event is forwarded as `event`, the
@@ -95,6 +99,16 @@ export type ExtensionToPanel =
    * why and the lists are empty.
    */
   | { type: 'mcp'; servers: McpServer[]; prompts: McpPrompt[]; resources: McpResource[]; text: string; error?: string }
+  /**
+   * The answer to `requestCommands`: the server's slash commands (built-in,
+   * custom, MCP prompts). When they could not be listed, `error` says why
+   * and the list is empty.
+   */
+  | { type: 'commands'; commands: SlashCommand[]; error?: string }
+  /** /new or /clear started a session: the view empties for it, and `text` says what happened. */
+  | { type: 'sessionStarted'; sessionId: string; model: string; text: string }
+  /** Something to tell in the transcript (a built-in command's outcome). */
+  | { type: 'notice'; text: string }
   | { type: 'state'; model: string; running: boolean; sessionId: string | null }
   /** The files the current turn changed and the user has not accepted or rejected yet. */
   | { type: 'changedFiles'; files: ChangedFile[] }

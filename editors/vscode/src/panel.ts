@@ -104,6 +104,7 @@ const SHAPES: { [K in PanelToExtension['type']]: Record<string, 'string' | 'stri
   rejectFile: { path: 'string' },
   requestFiles: { prefix: 'string' },
   requestMcp: {},
+  requestCommands: {},
 };
 
 /**

@@ -244,7 +244,12 @@ export interface SaveDocumentsResult {
 
 /** The four answers to a permission question, exactly as the server spells them. */
 export const APPROVAL_ACTIONS = ['Allow once', 'Allow for session', 'Always allow', 'Deny'] as const;
-export type ApprovalAction = (typeof APPROVAL_ACTIONS)[number];
+/**
+ * An answer to a reasonix/approve question: one of its `actions`, the
+ * four above for a permission, others for a plan (Approve plan, Keep
+ * planning) or /clear (Clear conversation, Keep it).
+ */
+export type ApprovalAction = string;
 
 export interface ApproveParams {
   sessionId: string;

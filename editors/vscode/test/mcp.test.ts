@@ -1,9 +1,9 @@
 // The workspace's MCP servers (plugins): reasonix.mcpServers lists them in
 // a QuickPick, the panel's requestMcp gets them with their prompts and
-// resources (for `/` and `@` completion and /mcp), an MCP prompt typed as
-// a slash command is expanded by the server, a resource mentioned as
-// @server:uri is attached to the prompt, and what the user sees when the
-// servers cannot be asked.
+// resources (for `@` completion), an MCP prompt typed as a slash command
+// is expanded by the server, a resource mentioned as @server:uri is
+// attached to the prompt, and what the user sees when the servers cannot
+// be asked.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

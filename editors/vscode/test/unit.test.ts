@@ -20,6 +20,7 @@ test('isPanelMessage accepts the union and nothing else', () => {
     { type: 'requestFiles', prefix: '' },
     { type: 'resumeSession', sessionId: 's' },
     { type: 'requestMcp' },
+    { type: 'requestCommands' },
   ];
   const bad: unknown[] = [
     null,
@@ -43,8 +44,9 @@ test('missingMethods names the required methods a server lacks', () => {
   const all = Object.values(Methods).map((m) => m.method);
   assert.deepEqual(missingMethods({ methods: all }), []);
   // reasonix/approve is optional: dialogs are the fallback. So is
-  // reasonix/mcpServers: without it there is no list of MCP servers.
-  const optional = ['reasonix/approve', 'reasonix/mcpServers'];
+  // reasonix/mcpServers: without it there is no list of MCP servers; and
+  // reasonix/listCommands: without it the panel completes its own commands.
+  const optional = ['reasonix/approve', 'reasonix/mcpServers', 'reasonix/listCommands'];
   assert.deepEqual(missingMethods({ methods: all.filter((m) => !optional.includes(m)) }), []);
   assert.deepEqual(missingMethods({ methods: all.filter((m) => m !== 'reasonix/saveDocuments') }), ['reasonix/saveDocuments']);
   assert.equal(missingMethods(undefined).length, all.length - optional.length);

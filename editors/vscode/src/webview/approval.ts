@@ -1,5 +1,6 @@
-// A permission question as a card: what the agent wants to do, what a
-// session grant would cover, and the server's four answers as buttons.
+// A question as a card: for a permission, what the agent wants to do, what
+// a session grant would cover, and the server's four answers as buttons;
+// for another question (a plan, /clear), its own answers.
 import type { ApprovalAction } from '../messages';
 import { button, h } from './dom';
 import { inline } from './markdown';
@@ -15,9 +16,10 @@ export function renderApproval(e: ApprovalEntry, answer: (e: ApprovalEntry, acti
   const message = h('p', { class: 'approval-message' });
   message.appendChild(inline(req.message));
   const actions = h('div', { class: 'approval-actions' });
-  for (const action of ACTIONS) {
+  const offered = req.actions?.length ? req.actions : ACTIONS;
+  for (const [i, action] of offered.entries()) {
     const b = button(action, () => answer(e, action), {
-      class: action === 'Deny' ? 'secondary' : action === 'Allow once' ? 'primary' : 'secondary',
+      class: i === 0 ? 'primary' : 'secondary',
       attrs: answered ? { 'aria-pressed': String(e.choice === action) } : {},
     });
     b.disabled = answered;

@@ -1,31 +1,33 @@
 // The composer: a textarea (Enter sends, Shift+Enter is a new line), a
-// completion menu for slash commands (the panel's own and the MCP servers'
-// prompts) and @ mentions (workspace files, then the MCP servers'
-// resources as @server:uri), one-click attachment of the editor's
-// selection or file, and Send / Stop.
-import type { Attach, McpPrompt, McpResource } from '../messages';
+// completion menu for slash commands (the panel's own, then the server's:
+// built-in, custom and the MCP servers' prompts) and @ mentions (workspace
+// files, then the MCP servers' resources as @server:uri), one-click
+// attachment of the editor's selection or file, and Send / Stop.
+import type { Attach, McpResource, SlashCommand } from '../messages';
 import { button, h } from './dom';
 
-export interface SlashCommand {
+export interface PanelCommand {
   name: string;
   help: string;
 }
 
-export const SLASH_COMMANDS: readonly SlashCommand[] = [
-  { name: '/new', help: 'Start a new session' },
+/**
+ * The commands the panel runs itself; every other slash command goes to
+ * the server as a prompt (reasonix.ask), which runs it.
+ */
+export const PANEL_COMMANDS: readonly PanelCommand[] = [
   { name: '/sessions', help: 'Show saved sessions' },
   { name: '/stop', help: 'Stop the running turn' },
-  { name: '/clear', help: 'Clear this view (the session goes on)' },
-  { name: '/mcp', help: 'Show the MCP servers (plugins)' },
-  { name: '/help', help: 'Show commands and keys' },
 ];
 
 export interface ComposerActions {
   send(prompt: string, attach: Attach): void;
   command(name: string): void;
   requestFiles(prefix: string): void;
-  /** Asks for the MCP servers' prompts and resources; the answer comes to setMcp. */
+  /** Asks for the MCP servers' resources; the answer comes to setResources. */
   requestMcp(): void;
+  /** Asks for the server's slash commands; the answer comes to setCommands. */
+  requestCommands(): void;
   stop(): void;
   /** The draft or the attachment changed (to persist them). */
   changed(draft: string, attach: Attach): void;
@@ -71,8 +73,8 @@ export class Composer {
   private blurTimer = 0;
   private attach: Attach = null;
   private running = false;
-  /** The MCP servers' prompts and resources, as last reported. */
-  private prompts: McpPrompt[] = [];
+  /** The server's slash commands and the MCP servers' resources, as last reported. */
+  private commands: SlashCommand[] = [];
   private resources: McpResource[] = [];
 
   constructor(private readonly actions: ComposerActions) {
@@ -146,22 +148,23 @@ export class Composer {
     this.showMentions(false);
   }
 
-  /**
-   * The MCP servers' prompts, offered as /mcp__<server>__<prompt>, and
-   * resources, offered after the files as @server:uri.
-   */
-  setMcp(prompts: McpPrompt[], resources: McpResource[]): void {
-    this.prompts = prompts;
-    this.resources = resources;
+  /** The server's slash commands, offered after the panel's own. */
+  setCommands(commands: SlashCommand[]): void {
+    this.commands = commands;
     if (this.completion?.kind === 'slash') this.showSlash(this.completion.query, true);
+  }
+
+  /** The MCP servers' resources, offered after the files as @server:uri. */
+  setResources(resources: McpResource[]): void {
+    this.resources = resources;
     // The @ menu opens with the files; until they come there is nothing to update.
-    else if (this.completion?.kind === 'file' && this.files) this.showMentions(true);
+    if (this.completion?.kind === 'file' && this.files) this.showMentions(true);
   }
 
   private submit(): void {
     const text = this.input.value.trim();
     if (!text) return;
-    const cmd = SLASH_COMMANDS.find((c) => c.name === text);
+    const cmd = PANEL_COMMANDS.find((c) => c.name === text);
     if (cmd) {
       this.clear();
       this.actions.command(cmd.name);
@@ -217,8 +220,8 @@ export class Composer {
     const slash = /^\/\S*$/.exec(before);
     const at = /(?:^|\s)@([^\s@]*)$/.exec(before);
     if (slash && this.input.value.indexOf('\n') < 0) {
-      // Asked each time the menu opens: the servers' prompts come and go.
-      if (this.completion?.kind !== 'slash') this.actions.requestMcp();
+      // Asked each time the menu opens: command files and the servers' prompts come and go.
+      if (this.completion?.kind !== 'slash') this.actions.requestCommands();
       this.completion = { kind: 'slash', query: before };
       this.showSlash(before, false);
     } else if (at) {
@@ -238,11 +241,12 @@ export class Composer {
 
   /** The slash menu for `query`; `keep` keeps the highlighted option where it can. */
   private showSlash(query: string, keep: boolean): void {
+    const local = new Set(PANEL_COMMANDS.map((c) => c.name));
     const options: Option[] = [
-      ...SLASH_COMMANDS.filter((c) => c.name.startsWith(query)).map((c) => ({ label: c.name, detail: c.help, pick: () => this.pickCommand(c.name) })),
-      ...this.prompts
-        .filter((p) => `/${p.command}`.startsWith(query))
-        .map((p) => ({ label: `/${p.command}`, detail: promptDetail(p), pick: () => this.insertPrompt(p) })),
+      ...PANEL_COMMANDS.filter((c) => c.name.startsWith(query)).map((c) => ({ label: c.name, detail: c.help, pick: () => this.pickCommand(c.name) })),
+      ...this.commands
+        .filter((c) => c.name.startsWith(query) && !local.has(c.name))
+        .map((c) => ({ label: c.name, detail: commandDetail(c), pick: () => this.pickServerCommand(c) })),
     ];
     const was = keep && !this.menu.hidden ? this.options[this.active]?.label : undefined;
     this.open(options, options.length ? '' : 'No such command');
@@ -276,11 +280,20 @@ export class Composer {
     this.actions.command(name);
   }
 
-  /** Replaces the command being typed with the prompt's, for the user to add its arguments. */
-  private insertPrompt(p: McpPrompt): void {
+  /**
+   * A built-in that takes no arguments is sent at once (when no turn is
+   * running); any other command replaces the one being typed, for the
+   * user to add its arguments.
+   */
+  private pickServerCommand(c: SlashCommand): void {
+    if (c.source === 'builtin' && !c.argumentHint && !this.running) {
+      this.input.value = c.name;
+      this.submit();
+      return;
+    }
     const v = this.input.value;
     const caret = this.input.selectionStart ?? v.length;
-    const inserted = `/${p.command} `;
+    const inserted = `${c.name} `;
     this.input.value = inserted + v.slice(caret).replace(/^\S*\s?/, '');
     this.input.setSelectionRange(inserted.length, inserted.length);
     this.close();
@@ -378,13 +391,10 @@ export class Composer {
   }
 }
 
-/** A prompt's arguments as the server words its usage: <required> [optional]. */
-function promptUsage(p: McpPrompt): string {
-  return (p.arguments ?? []).map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ');
-}
-
-function promptDetail(p: McpPrompt): string {
-  return [promptUsage(p), p.description].filter(Boolean).join(' · ');
+/** A server command's menu detail: its arguments, what it does, and where a custom one comes from. */
+function commandDetail(c: SlashCommand): string {
+  const from = c.source === 'builtin' || c.source === 'mcp' ? '' : `(${c.source})`;
+  return [c.argumentHint, [c.description, from].filter(Boolean).join(' ')].filter(Boolean).join(' · ');
 }
 
 function resourceDetail(r: McpResource): string {

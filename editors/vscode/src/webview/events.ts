@@ -121,6 +121,17 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
 function endTurn(store: Store, turn: number, done: TurnResult): void {
   const s = store.state;
   s.running = false;
+  if (done.action) {
+    // A built-in command ran no turn: its answer (a table, often) streamed
+    // as text is shown as a notice, without a turn's footer.
+    for (const e of [...s.entries]) {
+      if (e.kind === 'text' && e.turn === turn) {
+        store.remove(e);
+        store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: e.text, mono: true });
+      }
+    }
+    return;
+  }
   s.turn = { usage: done.usage, cost: done.cost, priced: done.priced };
   if (done.sessionUsage) s.session = { usage: done.sessionUsage, cost: done.sessionCost ?? done.cost, priced: done.priced };
   for (const e of s.entries) {

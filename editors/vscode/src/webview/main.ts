@@ -1,7 +1,7 @@
 // The chat panel: builds the page, applies the extension's messages to the
 // state, and turns clicks and keys into messages for the extension.
 import type { ApprovalAction, Attach, ExtensionToPanel } from '../messages';
-import { Composer, SLASH_COMMANDS } from './composer';
+import { Composer } from './composer';
 import { ChangesView } from './changes';
 import { h } from './dom';
 import { addApproval, applyEvent, historyEntries, settleApproval } from './events';
@@ -19,7 +19,7 @@ const empty = h(
   'div',
   { class: 'empty' },
   h('p', null, 'Ask Reasonix about your code.'),
-  h('p', { class: 'hint' }, 'Type / for commands and @ to mention a file or an MCP resource; Enter sends, Shift+Enter starts a new line.'),
+  h('p', { class: 'hint' }, 'Type / for commands (/help lists them) and @ to mention a file or an MCP resource; Enter sends, Shift+Enter starts a new line.'),
 );
 const transcript = new TranscriptView(() => s().entries, answer, empty);
 const sessions = new SessionsView({
@@ -43,6 +43,7 @@ const composer = new Composer({
   command: runCommand,
   requestFiles: (prefix) => post({ type: 'requestFiles', prefix }),
   requestMcp: () => post({ type: 'requestMcp' }),
+  requestCommands: () => post({ type: 'requestCommands' }),
   stop: () => post({ type: 'stop' }),
   changed: (draft, attach) => {
     s().draft = draft;
@@ -51,8 +52,6 @@ const composer = new Composer({
   },
 });
 const chat = h('main', { class: 'chat' }, empty, transcript.el);
-/** The notices of /mcp commands waiting for the extension's answer. */
-const mcpWaiting: NoticeEntry[] = [];
 
 store.onChange((c) => transcript.apply(c));
 // src/panel.ts serves a page with an empty #app; a bare body works too.
@@ -104,17 +103,20 @@ function receive(msg: ExtensionToPanel): void {
       composer.showFiles((msg.items as unknown[]).map((i) => (typeof i === 'string' ? i : (i as { path: string }).path)));
       return;
     case 'mcp':
-      composer.setMcp(msg.prompts, msg.resources);
-      for (const e of mcpWaiting.splice(0)) {
-        if (msg.error) {
-          e.level = 'error';
-          e.text = msg.error;
-        } else {
-          e.text = msg.text;
-          e.mono = msg.servers.length > 0; // a table; else a sentence
-        }
-        store.update(e);
-      }
+      composer.setResources(msg.resources);
+      return;
+    case 'commands':
+      composer.setCommands(msg.commands);
+      return;
+    case 'sessionStarted':
+      // /new or /clear: the server switched the chat to a new session.
+      resetView();
+      s().sessionId = msg.sessionId;
+      s().model = msg.model || s().model;
+      store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: msg.text });
+      return;
+    case 'notice':
+      store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: msg.text });
       return;
     case 'changedFiles':
       s().changed = msg.files;
@@ -165,49 +167,30 @@ function showSessions(): void {
 
 function newSession(): void {
   post({ type: 'newSession' });
-  s().turn = undefined;
-  s().session = undefined;
-  s().changed = [];
-  s().view = 'chat';
-  store.reset();
+  resetView();
   refresh();
   save();
   composer.focus();
 }
 
+/** Empties the view for a new session. */
+function resetView(): void {
+  s().turn = undefined;
+  s().session = undefined;
+  s().changed = [];
+  s().view = 'chat';
+  store.reset();
+}
+
+/** Runs a command of the panel's own (PANEL_COMMANDS); the server runs the others. */
 function runCommand(name: string): void {
   switch (name) {
-    case '/new':
-      newSession();
-      return;
     case '/sessions':
       showSessions();
       return;
     case '/stop':
       post({ type: 'stop' });
       return;
-    case '/clear':
-      store.reset();
-      save();
-      return;
-    case '/mcp':
-      // The servers' table replaces this notice when it comes.
-      mcpWaiting.push(store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: 'Asking the MCP servers…' }));
-      post({ type: 'requestMcp' });
-      save();
-      return;
-    case '/help': {
-      const lines = SLASH_COMMANDS.map((c) => `${c.name}  ${c.help}`);
-      lines.push(
-        '/mcp__<server>__<prompt> args  Run a prompt of an MCP server',
-        '@path  Attach a workspace file',
-        '@server:uri  Attach a resource of an MCP server',
-        'Enter  Send · Shift+Enter  New line · Esc  Close a menu',
-      );
-      store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: lines.join('\n') });
-      save();
-      return;
-    }
   }
 }
 

@@ -44,6 +44,25 @@ const mcp = {
   ].join('\n'),
 };
 
+// What the extension answers requestCommands with, shaped as the real
+// server's reasonix/listCommands (test/commands.test.ts): the built-ins,
+// a project command and the example plugin's prompt.
+const commands = {
+  type: 'commands',
+  commands: [
+    { name: '/help', description: 'List the slash commands and @ references', argumentHint: '', source: 'builtin' },
+    { name: '/new', description: 'Start a new session; this one stays saved', argumentHint: '', source: 'builtin' },
+    { name: '/clear', description: 'Discard this conversation, after asking, and start afresh', argumentHint: '', source: 'builtin' },
+    { name: '/compact', description: "Fold the conversation's older work into a summary", argumentHint: '', source: 'builtin' },
+    { name: '/model', description: 'Show the model; switch the session to REF; or run one prompt on REF', argumentHint: '[REF [prompt]]', source: 'builtin' },
+    { name: '/cost', description: "Show the session's tokens, cache hits and cost", argumentHint: '', source: 'builtin' },
+    { name: '/mcp', description: 'Show the MCP servers and what they offer', argumentHint: '', source: 'builtin' },
+    { name: '/review', description: 'Review a file for bugs', argumentHint: 'FILE', source: 'project' },
+    { name: '/mcp__example__review', description: 'Ask for a code review with a given focus.', argumentHint: '<focus> [path]', source: 'mcp' },
+  ],
+};
+const SERVER_NAMES = commands.commands.map((c) => c.name);
+
 /** The index of the text event after which the answer's code block is open. */
 function midCodeBlock() {
   let text = '';
@@ -363,36 +382,76 @@ describe('the composer', () => {
     await p.page.close();
   });
 
-  test('/ completes slash commands', async () => {
+  test('/ completes the panel\'s commands and the server\'s', async () => {
     const p = await panel();
     const input = p.page.locator('.composer textarea');
     const options = p.page.locator('#composer-menu [role="option"]');
+    const labels = () => options.locator('.menu-label').allInnerTexts();
     await input.click();
     await p.page.keyboard.type('/');
-    assert.deepEqual(await options.locator('.menu-label').allInnerTexts(), ['/new', '/sessions', '/stop', '/clear', '/mcp', '/help']);
+    assert.deepEqual((await p.posted()).at(-1), { type: 'requestCommands' }, 'the menu asks for the server\'s commands');
+    assert.deepEqual(await labels(), ['/sessions', '/stop']);
     assert.equal(await input.getAttribute('aria-expanded'), 'true');
+    // The answer arrives while the menu is open: the commands join it, and
+    // the highlighted one stays highlighted.
+    await p.page.keyboard.press('ArrowDown');
+    await p.deliver(commands);
+    assert.deepEqual(await labels(), ['/sessions', '/stop', ...SERVER_NAMES]);
+    assert.equal(await p.text('#composer-menu [aria-selected="true"] .menu-label'), '/stop');
+    assert.equal(await options.nth(6).locator('.menu-detail').innerText(), '[REF [prompt]] · Show the model; switch the session to REF; or run one prompt on REF');
+    assert.equal(await options.nth(9).locator('.menu-detail').innerText(), 'FILE · Review a file for bugs (project)');
+    assert.equal(await options.last().locator('.menu-detail').innerText(), '<focus> [path] · Ask for a code review with a given focus.');
     await p.page.keyboard.type('se');
-    assert.deepEqual(await options.locator('.menu-label').allInnerTexts(), ['/sessions']);
+    assert.deepEqual(await labels(), ['/sessions']);
     await p.page.keyboard.press('Enter');
     assert.deepEqual((await p.posted()).at(-1), { type: 'listSessions' });
     assert.ok(await p.page.locator('.sessions').isVisible());
     assert.equal(await p.text('.sessions-status'), 'Loading…');
     await p.page.getByRole('button', { name: 'Back to the conversation' }).click();
 
-    // /help by arrow keys, then /clear empties the view but not the session.
-    await p.deliver(ev('turn_start', { text: 'q' }), ev('text', { step: 1, text: 'an answer' }));
+    // /help by arrow keys: a built-in without arguments goes to the server at once.
     await input.click();
     await p.page.keyboard.type('/');
-    for (let i = 0; i < 5; i++) await p.page.keyboard.press('ArrowDown');
+    await p.deliver(commands);
+    for (let i = 0; i < 2; i++) await p.page.keyboard.press('ArrowDown');
     assert.equal(await p.text('#composer-menu [aria-selected="true"] .menu-label'), '/help');
     await p.page.keyboard.press('Enter');
-    assert.match(await p.text('.notice-info'), /\/clear {2}Clear this view/);
-    await p.page.keyboard.type('/clear');
-    await p.page.keyboard.press('Enter');
-    assert.equal(await p.count('.transcript > *'), 0);
+    assert.deepEqual((await p.posted()).at(-1), { type: 'ask', prompt: '/help', attach: null });
+    assert.equal(await input.inputValue(), '');
+    // Its answer is a notice in a fixed-width font, without a turn's footer.
+    const table = 'Commands:\n  /help  List the slash commands and @ references';
+    await p.deliver(
+      ev('turn_start', { turn: 0, text: '/help' }),
+      ev('text', { turn: 0, text: table }),
+      ev('turn_done', { turn: 0, done: { ...done, turn: 0, text: table, steps: 0, toolCalls: 0, action: { kind: 'help' } } }),
+    );
+    assert.equal(await p.text('.user'), '/help');
+    const notice = p.page.locator('.notice-mono');
+    assert.equal(await notice.textContent(), table);
+    assert.equal(await notice.evaluate((el) => getComputedStyle(el).whiteSpace), 'pre');
+    assert.match(await notice.evaluate((el) => getComputedStyle(el).fontFamily), /mono/i);
+    assert.equal(await p.count('.turn-done'), 0);
+    assert.equal(await p.count('.answer'), 0);
+
+    // /new goes to the server, which switches the chat to a new session.
     await p.page.keyboard.type('/new');
     await p.page.keyboard.press('Enter');
-    assert.deepEqual((await p.posted()).at(-1), { type: 'newSession' });
+    assert.deepEqual((await p.posted()).at(-1), { type: 'ask', prompt: '/new', attach: null });
+    await p.deliver({ type: 'sessionStarted', sessionId: 'S2', model: 'm', text: 'Started session S2; session S1 stays saved.' });
+    assert.equal(await p.count('.transcript > *'), 1);
+    assert.equal(await p.text('.notice-info'), 'Started session S2; session S1 stays saved.');
+    await p.deliver({ type: 'state', model: 'm', running: false, sessionId: 'S2' });
+
+    // A command with arguments is left in the input for them.
+    await p.page.keyboard.type('/rev');
+    await p.page.keyboard.press('Enter');
+    assert.equal(await input.inputValue(), '/review ');
+    await p.page.keyboard.type('@calc.go');
+    await p.page.keyboard.press('Escape');
+    await p.page.keyboard.press('Enter');
+    assert.deepEqual((await p.posted()).at(-1), { type: 'ask', prompt: '/review @calc.go', attach: null });
+    await p.deliver({ type: 'state', model: 'm', running: false, sessionId: 'S2' });
+
     await p.page.keyboard.type('/st');
     await p.page.keyboard.press('Tab');
     assert.deepEqual((await p.posted()).at(-1), { type: 'stop' });
@@ -405,26 +464,19 @@ describe('the composer', () => {
     await p.page.close();
   });
 
-  test('/ offers /mcp and the MCP servers\' prompts from the extension', async () => {
+  test('/ asks once per menu; without the server\'s list, the panel\'s commands remain', async () => {
     const p = await panel();
     const input = p.page.locator('.composer textarea');
     const options = p.page.locator('#composer-menu [role="option"]');
     const labels = () => options.locator('.menu-label').allInnerTexts();
+    const asked = async () => (await p.posted()).filter((m) => m.type === 'requestCommands').length;
     await input.click();
     await p.page.keyboard.type('/');
-    assert.deepEqual((await p.posted()).at(-1), { type: 'requestMcp' }, 'the menu asks for the prompts');
-    assert.deepEqual(await labels(), ['/new', '/sessions', '/stop', '/clear', '/mcp', '/help']);
-    // The answer arrives while the menu is open: the prompts join it, and
-    // the highlighted command stays highlighted.
-    await p.page.keyboard.press('ArrowDown');
-    await p.deliver(mcp);
-    assert.deepEqual(await labels(), ['/new', '/sessions', '/stop', '/clear', '/mcp', '/help', '/mcp__example__review']);
-    assert.equal(await p.text('#composer-menu [aria-selected="true"] .menu-label'), '/sessions');
-    assert.equal(await options.last().locator('.menu-detail').innerText(), '<focus> [path] · Ask for a code review with a given focus.');
-    const asked = (await p.posted()).filter((m) => m.type === 'requestMcp').length;
+    await p.deliver(commands);
+    const once = await asked();
     await p.page.keyboard.type('mcp_');
     assert.deepEqual(await labels(), ['/mcp__example__review']);
-    assert.equal((await p.posted()).filter((m) => m.type === 'requestMcp').length, asked, 'asked once per menu');
+    assert.equal(await asked(), once, 'asked once per menu');
 
     // Picking a prompt leaves it in the input for its arguments; Enter sends it as typed.
     await p.page.keyboard.press('Enter');
@@ -436,26 +488,32 @@ describe('the composer', () => {
     assert.equal(await p.text('.user'), '/mcp__example__review naming calc.go');
     await p.deliver({ type: 'state', model: 'm', running: false, sessionId: 'S1' });
 
-    // /mcp: a notice while the servers are asked, then their table.
-    await p.page.keyboard.type('/mcp');
-    await p.page.keyboard.press('Enter');
-    assert.deepEqual((await p.posted()).at(-1), { type: 'requestMcp' });
-    assert.equal(await p.text('.notice-info'), 'Asking the MCP servers…');
-    await p.deliver(mcp);
-    const table = p.page.locator('.notice-mono');
-    assert.equal(await table.textContent(), mcp.text);
-    assert.equal(await table.evaluate((el) => getComputedStyle(el).whiteSpace), 'pre');
-    assert.match(await table.evaluate((el) => getComputedStyle(el).fontFamily), /mono/i);
-
-    // When the servers cannot be asked, /mcp says why; the menu just lacks the prompts.
-    await p.page.keyboard.type('/mcp');
-    await p.page.keyboard.press('Enter');
-    const failed = { type: 'mcp', servers: [], prompts: [], resources: [], text: '', error: 'The Reasonix server is not running.' };
-    await p.deliver(failed);
-    assert.equal(await p.text('.notice-error'), 'The Reasonix server is not running.');
-    await p.page.keyboard.type('/mcp');
-    assert.deepEqual(await labels(), ['/mcp']);
+    // When the server cannot list its commands, the menu has the panel's own.
+    await p.page.keyboard.type('/');
+    await p.deliver({ type: 'commands', commands: [], error: 'The Reasonix server is not running.' });
+    assert.deepEqual(await labels(), ['/sessions', '/stop']);
+    await p.page.keyboard.type('mcp');
+    assert.equal(await p.text('.menu-empty'), 'No such command');
     await p.page.keyboard.press('Escape');
+    assert.deepEqual(await p.count('.notice-error'), 0, 'a failed list is no error message');
+    await p.expectClean();
+    await p.page.close();
+  });
+
+  test('a question with answers of its own (/clear) shows them on its card', async () => {
+    const p = await panel();
+    const request = {
+      sessionId: 'S1', tool: '/clear', title: '/clear', scope: '',
+      message: 'Clear this conversation? It is deleted and cannot be resumed.', actions: ['Clear conversation', 'Keep it'],
+    };
+    await p.deliver(ev('turn_start', { turn: 0, text: '/clear' }), { type: 'approval', id: 'q1', request });
+    const card = p.page.locator('.approval');
+    assert.deepEqual(await card.locator('.approval-actions button').allInnerTexts(), ['Clear conversation', 'Keep it']);
+    await card.getByRole('button', { name: 'Keep it' }).click();
+    assert.deepEqual((await p.posted()).at(-1), { type: 'approve', id: 'q1', action: 'Keep it' });
+    assert.equal(await card.locator('.approval-choice').innerText(), 'You chose: Keep it');
+    await p.deliver({ type: 'notice', text: 'The conversation was kept.' });
+    assert.equal(await p.text('.notice-info'), 'The conversation was kept.');
     await p.expectClean();
     await p.page.close();
   });
