@@ -375,7 +375,12 @@ end
 
 function handlers.turn_done(b, ev)
   block(b, 'cost')
-  lines(b, { M.cost_line(ev.done or {}) })
+  if ev.done and ev.done.action then
+    -- A built-in command ran no turn: nothing to account for.
+    lines(b, { '— answered without the model' })
+  else
+    lines(b, { M.cost_line(ev.done or {}) })
+  end
   render.block = nil
 end
 

@@ -139,26 +139,38 @@ local function is_file_buffer(bufnr)
   return vim.bo[bufnr].buftype == '' and name ~= '' and not name:match('^%a[%w+.-]*://')
 end
 
---- Whether prompt is a slash command the server answers or expands:
---- exactly /mcp, or an MCP prompt (/mcp__<server>__<prompt> [args]).
----@param prompt string
----@return boolean
-local function is_slash_command(prompt)
-  local name = vim.trim(prompt):match('^%S+') or ''
-  return name == '/mcp' or vim.startswith(name, '/mcp__')
+--- Follows up a built-in command the server ran (result.action): /new and
+--- /clear moved the chat to another session, the answer's; /model REF
+--- switched the model; a kept /clear changed nothing. Each says so.
+---@param client table
+---@param result table reasonix.ask's result
+local function performed(client, result)
+  local action = result.action
+  if type(action) ~= 'table' then
+    return
+  end
+  if (action.kind == 'new' or action.kind == 'clear') and not action.cancelled then
+    adopt(client, result.sessionId)
+    chat().note('_' .. (result.text or '') .. '_')
+    notify(result.text or 'new session')
+  elseif action.kind == 'clear' or (action.kind == 'model' and action.model) then
+    notify(result.text or '')
+  end
 end
 
 --- Asks in the chat's session (reasonix.ask). With opts.range = {line1,
 --- line2} the selection is attached; from a file buffer the file is
---- mentioned. A slash command goes alone: the server reads it from the
---- whole prompt, so a mention or selection would end up in its arguments.
---- Without a prompt, asks for one with vim.ui.input.
+--- mentioned. A prompt may start with a slash command and refer to files
+--- with @path: the server runs it through its prompt pipeline. Without a
+--- prompt, asks for one with vim.ui.input, which completes the commands.
 ---@param prompt string|nil
 ---@param opts {range: integer[]|nil}|nil
 function M.ask(prompt, opts)
   opts = opts or {}
   if not prompt or vim.trim(prompt) == '' then
-    vim.ui.input({ prompt = 'Ask Reasonix: ' }, function(input)
+    -- input()'s completion takes a function by name: a global one.
+    _G.reasonix_complete_prompt = M.complete_prompt
+    vim.ui.input({ prompt = 'Ask Reasonix: ', completion = 'customlist,v:lua.reasonix_complete_prompt' }, function(input)
       if input and vim.trim(input) ~= '' then
         M.ask(input, opts)
       end
@@ -168,7 +180,7 @@ function M.ask(prompt, opts)
   local bufnr = target_buffer()
   with_client(bufnr, function(client)
     local args = { prompt = prompt }
-    if is_file_buffer(bufnr) and lsp.clients(bufnr)[1] and not is_slash_command(prompt) then
+    if is_file_buffer(bufnr) and lsp.clients(bufnr)[1] then
       args.uri = vim.uri_from_bufnr(bufnr)
       if opts.range then
         args.range = selection_range(bufnr, opts.range[1], opts.range[2], encoding_of(client))
@@ -186,6 +198,8 @@ function M.ask(prompt, opts)
           notify(error_text(err), vim.log.levels.ERROR)
         elseif type(result) == 'table' and result.stop == 'error' and result.error then
           notify(result.error, vim.log.levels.ERROR)
+        elseif type(result) == 'table' then
+          performed(client, result)
         end
       end, bufnr)
     end)
@@ -467,22 +481,42 @@ local function session_ids()
   return ids
 end
 
---- The slash commands a prompt can start with: /mcp, and one per prompt
---- of the workspace's MCP servers (/mcp__<server>__<prompt>).
+--- The slash commands a prompt can start with, as the server lists them
+--- (reasonix/listCommands): the built-ins, the custom commands and the
+--- MCP servers' prompts. None when the server is not ready.
 ---@return string[]
 local function slash_commands()
-  local out = { '/mcp' }
   local client = completion_client()
   if not client then
-    return out
+    return {}
   end
-  local res = lsp.request_sync(client, protocol.to_server.mcpServers, { folder = folder_of(client) }, 1000)
-  for _, p in ipairs((res and res.result or {}).prompts or {}) do
-    if type(p.command) == 'string' then
-      table.insert(out, '/' .. p.command)
+  local params = { uri = vim.uri_from_bufnr(target_buffer()) }
+  if not is_file_buffer(target_buffer()) then
+    params.uri = folder_of(client)
+  end
+  local res = lsp.request_sync(client, protocol.to_server.listCommands, params, 1000)
+  local out = {}
+  for _, c in ipairs((res and res.result or {}).commands or {}) do
+    if type(c.name) == 'string' then
+      table.insert(out, c.name)
     end
   end
   return out
+end
+
+--- Completion for the prompt of vim.ui.input: the slash commands, while
+--- the first word is typed.
+---@param arglead string
+---@param line string
+---@return string[]
+function M.complete_prompt(arglead, line)
+  line = line or arglead
+  if not vim.startswith(line, '/') or line:find('%s') then
+    return {}
+  end
+  return vim.tbl_filter(function(s)
+    return vim.startswith(s, line)
+  end, slash_commands())
 end
 
 --- Completion for :Reasonix: subcommands, then session ids for resume and

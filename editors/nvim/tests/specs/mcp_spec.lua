@@ -67,7 +67,7 @@ describe('mcp', function()
     H.open(root, 'calc.go')
     local n = show_servers()
     H.truthy(n.msg:find('No MCP servers are configured', 1, true), n.msg)
-    H.eq({ '/mcp' }, vim.fn.getcompletion('Reasonix ask /', 'cmdline'), 'completions')
+    H.eq({ '/help', '/new', '/clear', '/compact', '/model', '/cost', '/mcp' }, vim.fn.getcompletion('Reasonix ask /', 'cmdline'), 'completions')
   end)
 
   it('completes slash commands, answers /mcp and sends an MCP prompt', function()
@@ -84,8 +84,8 @@ describe('mcp', function()
     H.truthy(vim.tbl_contains(completions, '/mcp__example__review'), 'completions: ' .. vim.inspect(completions))
     H.eq({}, vim.fn.getcompletion('Reasonix ask why /mcp', 'cmdline'), 'only the first word of the prompt')
 
-    -- From a file buffer: the command goes without the file's mention,
-    -- which the server would otherwise read as part of the command.
+    -- From a file buffer: the file's mention follows the command's text
+    -- in the user message; it never becomes one of its arguments.
     vim.cmd('Reasonix ask /mcp')
     H.wait('the status table in the chat', function()
       local text = H.chat_text()
