@@ -38,27 +38,28 @@ type Action struct {
 }
 
 // runBuiltin answers a built-in command without the model: it emits the
-// command as the turn's prompt, the answer as text, and the end, and
-// touches the session's log not at all.
+// command as the turn's prompt, the answer as text, and the end, and does
+// not touch the session's log — but for /compact, whose purpose that is.
 func (a *Agent) runBuiltin(ctx context.Context, s *Session, p prepared) (TurnResult, error) {
 	res := TurnResult{SessionID: s.ID, Stop: StopDone, Action: p.action, Text: p.local, Model: a.modelOf(s)}
+	a.emit(Event{Kind: EventTurnStart, SessionID: s.ID, Text: p.text})
+	var err error
 	if p.action.Kind == ActionCompact {
-		if _, err := a.Compact(ctx, s); err != nil {
+		if _, err = a.Compact(ctx, s); err != nil {
 			err = fmt.Errorf("/compact: %w", err)
 			a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
-			res.Stop, res.Text = StopError, ""
-			return res, err
+			res.Stop = StopError
+		} else {
+			res.Text = "The conversation was compacted."
 		}
-		res.Text = "The conversation was compacted."
 	}
-	a.emit(Event{Kind: EventTurnStart, SessionID: s.ID, Text: p.text})
 	if res.Text != "" {
 		a.emit(Event{Kind: EventText, SessionID: s.ID, Text: res.Text})
 	}
 	res.Session, res.SessionCost = s.Usage()
 	res.Priced = a.Price != nil
 	a.emit(Event{Kind: EventTurnDone, SessionID: s.ID, Done: &res})
-	return res, nil
+	return res, err
 }
 
 // costText is /cost's answer: the session's tokens, cache hits and cost.
@@ -70,8 +71,12 @@ func (a *Agent) costText(s *Session) string {
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
 		return fmt.Sprintf("Session %s: no model requests yet.", s.ID)
 	}
-	line := fmt.Sprintf("Session %s: %d turns · %d tokens in (%.1f%% cache hit: %d hit, %d miss) + %d out",
-		s.ID, turns, u.PromptTokens, 100*u.HitRatio(), u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens)
+	unit := "turns"
+	if turns == 1 {
+		unit = "turn"
+	}
+	line := fmt.Sprintf("Session %s: %d %s · %d tokens in (%.1f%% cache hit: %d hit, %d miss) + %d out",
+		s.ID, turns, unit, u.PromptTokens, 100*u.HitRatio(), u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens)
 	if a.Price != nil {
 		return line + fmt.Sprintf(" · $%.4f", cost)
 	}
