@@ -142,6 +142,20 @@ func newHarness(t *testing.T, responses []provider.Response, ts ...tools.Tool) *
 	return h
 }
 
+// writeFiles writes files (a slash-separated path → content) under root.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func (h *harness) kinds(k EventKind) []Event {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -85,19 +85,6 @@ func TestExpandArguments(t *testing.T) {
 	}
 }
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestCommandPrecedence: the project's commands before the user's, at
 // each level Reasonix's directory before Claude Code's; subdirectories
 // namespace; what cannot be loaded is skipped with a warning that says

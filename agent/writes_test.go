@@ -35,15 +35,7 @@ func buildWriteAgent(t *testing.T, projectTOML string, ap permission.Approver, c
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, content := range writeWorkspace {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, writeWorkspace)
 	for link, target := range map[string]string{
 		"s":              "secrets",
 		"docs/k.txt":     "../secrets/k.txt",
