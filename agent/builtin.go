@@ -154,11 +154,7 @@ func (a *Agent) onModel(ref string) (*Agent, error) {
 	}
 	res, err := a.config.ResolveModel(ref)
 	if err != nil {
-		var ce *config.Error
-		if errors.As(err, &ce) {
-			err = errors.New(ce.Msg)
-		}
-		return nil, err
+		return nil, withoutPosition(err)
 	}
 	if res.String() == a.ModelRef {
 		return a, nil
@@ -174,11 +170,7 @@ func (a *Agent) onModel(ref string) (*Agent, error) {
 	}
 	prov, res, err := newProvider(a.config, res.String())
 	if err != nil {
-		var ce *config.Error
-		if errors.As(err, &ce) {
-			err = errors.New(ce.Msg)
-		}
-		return nil, err
+		return nil, withoutPosition(err)
 	}
 	b := *a
 	b.Provider, b.Model, b.ModelRef, b.Price = prov, res.Model, res.String(), nil
@@ -191,4 +183,16 @@ func (a *Agent) onModel(ref string) (*Agent, error) {
 	}
 	cache.byRef[res.String()] = &b
 	return &b, nil
+}
+
+// withoutPosition drops the file position of a configuration error about
+// a model reference the user typed (/model REF, a command's model): the
+// position would name --model or default_model, which it did not come
+// from.
+func withoutPosition(err error) error {
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return errors.New(ce.Msg)
+	}
+	return err
 }
