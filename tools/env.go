@@ -15,6 +15,9 @@ type Env struct {
 	// Root is the absolute, clean workspace root. Relative paths in tool
 	// arguments resolve against it, and shell commands run in it.
 	Root string
+	// Home is Reasonix's own directory (~/.reasonix), where the user's
+	// memory lives (tools/memory); empty when there is none.
+	Home string
 	FS   FS
 	// Guard confines reads and writes; nil allows everything.
 	Guard Guard
