@@ -104,6 +104,22 @@ type AlwaysAsker interface {
 	AlwaysAsk() bool
 }
 
+// Previewer is implemented by tools that always ask (AlwaysAsker) and can
+// show the person asked what a call will do beyond what its arguments
+// say: the note it saves and the one that replaces, the note it archives.
+// An error is worded for the model and means the call cannot run: it is
+// not put to the user.
+type Previewer interface {
+	Preview(env *Env, args json.RawMessage) (string, error)
+}
+
+// Exclusive is implemented by read-only tools whose calls run alone, never
+// in a parallel batch beside other calls: a question to the user is one
+// at a time.
+type Exclusive interface {
+	Exclusive() bool
+}
+
 // FileChanger is implemented by tools that change files through Env.FS.
 // ChangedPaths lists, from a call's arguments and before it runs, every
 // path the call may create, change, delete or move (both ends of a move),

@@ -15,8 +15,12 @@ const maxChangeRunes = 4000
 // approve that exact change: the content written, the text replaced and
 // its replacement, the move, or the patch. A very long change keeps its
 // beginning and its end and says what was left out. Calls of other
-// tools, and arguments that do not decode, give "".
+// tools, and arguments that do not decode, give "". A call that brings
+// its own Preview shows that.
 func (p Prompt) Change() string {
+	if p.Preview != "" {
+		return clipMiddle(visible(strings.TrimSuffix(p.Preview, "\n")), maxChangeRunes)
+	}
 	var a struct {
 		Path        string `json:"path"`
 		Content     string `json:"content"`

@@ -25,6 +25,10 @@ type Request struct {
 	// Control names Reasonix's control files the call changes, for the
 	// user; such a call is also AlwaysAsk.
 	Control []string
+	// Preview, when set, is what the call will do in the tool's words
+	// (tools.Previewer), shown to the person asked in place of its
+	// arguments.
+	Preview string
 }
 
 // Posture is how readily approvals are given.
