@@ -33,6 +33,9 @@ type Options struct {
 	Approver permission.Approver
 	// Plans approves plans made in plan mode; nil when no one can.
 	Plans permission.PlanApprover
+	// Asker puts the ask tool's questions to the user; nil when no one
+	// can be asked, and the model proceeds on an assumption.
+	Asker tools.Asker
 	// Notify reports permission notices to the user.
 	Notify func(string)
 	// Refused hears of each call refused because it needed approval and
@@ -237,6 +240,8 @@ func newEnv(cfg *config.Config, opts Options, root, home string, guard *sandbox.
 	disk := tools.DiskFS{Roots: guard.WriteRoots}
 	env := &tools.Env{
 		Root:        root,
+		Home:        home,
+		Asker:       opts.Asker,
 		Guard:       guard,
 		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
 		BeforeShell: opts.BeforeShell,

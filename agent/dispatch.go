@@ -53,8 +53,13 @@ func (t *turn) dispatch(ctx context.Context, calls []provider.ToolCall) []provid
 	return results
 }
 
+// readOnly reports whether a call may join a parallel batch: a read-only
+// tool's, unless the tool runs its calls alone (tools.Exclusive).
 func (t *turn) readOnly(c provider.ToolCall) bool {
 	tool, ok := t.s.tools.Get(c.Name)
+	if ex, isEx := tool.(tools.Exclusive); isEx && ex.Exclusive() {
+		return false
+	}
 	return ok && tool.ReadOnly()
 }
 
@@ -107,6 +112,15 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	if aa, ok := tool.(tools.AlwaysAsker); ok {
 		req.AlwaysAsk = aa.AlwaysAsk()
 	}
+	if pv, ok := tool.(tools.Previewer); ok && req.AlwaysAsk {
+		// What the person asked approves; a call that cannot run is not
+		// asked about.
+		preview, err := pv.Preview(t.a.Env, args)
+		if err != nil {
+			return tools.Errorf("%v", err)
+		}
+		req.Preview = preview
+	}
 	call := &writeCall{session: t.s.ID, tool: c.Name}
 	var controlSpelt []string
 	if fc, ok := tool.(tools.FileChanger); ok {
@@ -143,7 +157,7 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Content: "Cancelled by the user before it ran.", IsError: true, Summary: "cancelled"}
 	}
-	tctx := tools.WithProgress(tools.WithChanged(withWriteCall(ctx, call), t.changedFiles()), func(msg string) {
+	tctx := tools.WithProgress(tools.WithChanged(withWriteCall(tools.WithSession(ctx, t.s.ID), call), t.changedFiles()), func(msg string) {
 		t.event(Event{Kind: EventToolProgress, Tool: &ToolEvent{CallID: ev.CallID, Name: ev.Name, Title: ev.Title}, Text: msg})
 	})
 	// A plugin's tool may change any file, outside FS and its checks.
@@ -181,6 +195,9 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 			// fresh, rather than at the next build.
 			res.Content += t.a.Env.Graph.Verify(ctx, res.Changed)
 		}
+	}
+	if !res.IsError {
+		res.Content += t.nestedMemoryFor(tool, args, res.Changed)
 	}
 	return res
 }

@@ -123,7 +123,7 @@ func DescribeCall(name string, args json.RawMessage) string {
 	var m map[string]any
 	json.Unmarshal(args, &m)
 	subject := ""
-	for _, k := range []string{"command", "path", "pattern", "source", "file_path"} {
+	for _, k := range []string{"command", "path", "pattern", "source", "file_path", "question", "query", "name"} {
 		if s, ok := m[k].(string); ok && s != "" {
 			subject = s
 			break
