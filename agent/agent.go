@@ -129,6 +129,8 @@ type Session struct {
 	redact *redactor
 	// model is the model reference /model switched the session to.
 	model string
+	// nested holds the memory files of subdirectories attached so far.
+	nested nestedMemory
 }
 
 // NewSession starts a session with a fresh system message built from the
@@ -137,7 +139,7 @@ func (a *Agent) NewSession() (*Session, error) {
 	now := time.Now()
 	r := newRedactor(a.Secrets)
 	s := &Session{ID: newID(now), Created: now, redact: &r, tools: a.sessionTools()}
-	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root, a.Env.CheckRead)
+	system := a.systemMessage()
 	s.messages = []provider.Message{{Role: provider.RoleSystem, Content: system}}
 	if a.Store != nil {
 		f, err := a.Store.create(Meta{
@@ -180,6 +182,7 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	r := newRedactor(a.Secrets)
 	s := &Session{ID: id, Created: l.Meta.Created, messages: repairHistory(l.Messages),
 		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r, tools: a.sessionTools()}
+	s.nested.resume(a.Env, s.messages)
 	if l.Meta.Root != "" && l.Meta.Root != a.Env.Root {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
 			Text: fmt.Sprintf("this session started in %s; its tools now work in %s", l.Meta.Root, a.Env.Root)})

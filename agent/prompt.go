@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools/memory"
 	"github.com/reasonix/reasonix/tools/walk"
 )
 
@@ -20,9 +21,13 @@ var defaultSystemPrompt string
 // DefaultSystemPrompt is the built-in system prompt.
 func DefaultSystemPrompt() string { return defaultSystemPrompt }
 
-// MemoryFiles are the project memory files read from the workspace root, in
-// order, into the system prompt.
-var MemoryFiles = []string{"REASONIX.md", "AGENTS.md"}
+// MemoryFiles are the project memory files, in the order they enter the
+// system prompt and of their precedence: Reasonix's own file, then
+// AGENTS.md, which many agents read, then Claude Code's CLAUDE.md. Every
+// one present is read, so a project set up for another agent works as it
+// is; a file that says the same as an earlier one (CLAUDE.md a link to
+// AGENTS.md, or a copy) is left out.
+var MemoryFiles = []string{"REASONIX.md", "AGENTS.md", "CLAUDE.md"}
 
 // maxMemoryBytes bounds project memory; it is paid for on every request
 // (at the cached rate), so a huge file is cut rather than carried.
@@ -46,27 +51,87 @@ func BuildSystemPrompt(base, root string, check func(real string) error) string 
 	b.WriteString(strings.TrimSpace(base))
 	fmt.Fprintf(&b, "\n\n# Environment\nWorkspace root: %s\nOperating system: %s/%s\nPaths in tool calls are relative to the workspace root unless absolute.\n",
 		root, runtime.GOOS, runtime.GOARCH)
+	var seen memorySeen
+	var names []string
 	for _, name := range MemoryFiles {
-		data, err := readMemory(filepath.Join(root, name), check)
-		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+		text, ok := seen.read(filepath.Join(root, name), check)
+		if !ok {
 			continue
 		}
-		text := string(data)
-		if len(text) > maxMemoryBytes {
-			text = text[:maxMemoryBytes] + "\n[… cut: the file is longer than 64 KiB]"
-		}
-		fmt.Fprintf(&b, "\n# Project memory (%s)\n%s\n", name, strings.TrimSpace(text))
+		names = append(names, name)
+		fmt.Fprintf(&b, "\n# Project memory (%s)\n%s\n", name, text)
+	}
+	if len(names) > 1 {
+		fmt.Fprintf(&b, "\nWhere these files disagree, %s.\n", precedence(names))
 	}
 	return b.String()
 }
 
-func readMemory(path string, check func(real string) error) ([]byte, error) {
+// precedence words the order of the memory files: "REASONIX.md takes
+// precedence over AGENTS.md, and AGENTS.md over CLAUDE.md".
+func precedence(names []string) string {
+	parts := []string{names[0] + " takes precedence over " + names[1]}
+	for i := 2; i < len(names); i++ {
+		parts = append(parts, names[i-1]+" over "+names[i])
+	}
+	return strings.Join(parts, ", and ")
+}
+
+// memorySeen is what a session read of its memory files, so that a file
+// is not read twice: their real paths and their texts.
+type memorySeen struct {
+	real, text map[string]bool
+}
+
+// read reads the memory file at path, judged on its real path by check,
+// trimmed and cut at maxMemoryBytes. ok is false for a file that is
+// missing, refused, empty, or that says what an earlier one said.
+func (m *memorySeen) read(path string, check func(real string) error) (text string, ok bool) {
+	data, real, err := readMemory(path, check)
+	if err != nil {
+		return "", false
+	}
+	return m.add(real, data)
+}
+
+// add takes a memory file's content, read from real.
+func (m *memorySeen) add(real string, data []byte) (text string, ok bool) {
+	if m.real == nil {
+		m.real, m.text = map[string]bool{}, map[string]bool{}
+	}
+	text = strings.TrimSpace(string(data))
+	if text == "" || m.real[real] || m.text[text] {
+		return "", false
+	}
+	m.real[real], m.text[text] = true, true
+	if len(text) > maxMemoryBytes {
+		text = text[:maxMemoryBytes] + "\n[… cut: the file is longer than 64 KiB]"
+	}
+	return text, true
+}
+
+// readMemory reads a memory file and returns it with its real path.
+func readMemory(path string, check func(real string) error) ([]byte, string, error) {
 	f, err := walk.Open(path, check)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer f.Close()
-	return walk.ReadAll(f, nil, 0)
+	data, err := walk.ReadAll(f, nil, 0)
+	return data, f.Name(), err
+}
+
+// systemMessage is a new session's system message: BuildSystemPrompt's,
+// then the index of the memory as it stands now. The index is taken once,
+// so the cached prefix holds for the session; notes saved or forgotten
+// during it are seen through the memory tool, and in the next session's
+// index.
+func (a *Agent) systemMessage() string {
+	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root, a.Env.CheckRead)
+	if idx := memory.ForEnv(a.Env).Index(); idx != "" {
+		system += "\n" + idx
+	}
+	return system
 }
 
 // PrefixHash fingerprints the immutable prefix: the system prompt and the
