@@ -13,6 +13,7 @@ import (
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
+	"github.com/reasonix/reasonix/tools/memory"
 	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/sandbox"
 )
@@ -180,6 +181,22 @@ func workspaceRoot(cfg *config.Config, dir string) (string, error) {
 		return "", fmt.Errorf("workspace root %s is not a directory", root)
 	}
 	return root, nil
+}
+
+// OpenMemory returns the memory a session started in dir would have:
+// the user's notes and those of the workspace root, read under the same
+// sandbox. For front ends that list it.
+func OpenMemory(cfg *config.Config, dir string) (*memory.Store, error) {
+	root, err := workspaceRoot(cfg, dir)
+	if err != nil {
+		return nil, err
+	}
+	home, err := config.Home()
+	if err != nil {
+		return nil, err
+	}
+	guard, _ := newSandbox(cfg, dir, root, home)
+	return memory.New(home, root, guard.CheckRead), nil
 }
 
 // graphTools are the tools that need a project graph; they are not

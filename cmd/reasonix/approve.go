@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
@@ -38,7 +39,11 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 		fmt.Fprint(t.r.err, "  run it again outside the sandbox, this once? [y] yes  [n] no: ")
 	} else if p.AlwaysAsk {
 		// Nothing is remembered: the user approves this change alone.
-		t.r.line(fmt.Sprintf("? %s %s\n  (%s)", p.Tool, describeArgs(p), p.Why))
+		what := p.Tool + " " + describeArgs(p)
+		if p.Preview != "" {
+			what = agent.DescribeCall(p.Tool, p.Args) // the preview says the rest
+		}
+		t.r.line(fmt.Sprintf("? %s\n  (%s)", what, p.Why))
 		if change := p.Change(); change != "" {
 			t.r.line(change)
 		}
@@ -135,6 +140,35 @@ func (t *termApprover) ApprovePlan(ctx context.Context, sessionID, plan string) 
 		return false, "", nil
 	}
 	return false, ans, nil
+}
+
+// Ask puts the model's question on the terminal: the options numbered,
+// answered by number or in the user's own words; an empty line is no
+// answer.
+func (t *termApprover) Ask(ctx context.Context, q tools.Question) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.br == nil {
+		t.br = bufio.NewReader(t.in)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "? %s", strings.TrimSpace(q.Question))
+	for i, o := range q.Options {
+		fmt.Fprintf(&b, "\n  [%d] %s", i+1, o)
+	}
+	t.r.mu.Lock()
+	t.r.line(b.String())
+	fmt.Fprint(t.r.err, "  answer with a number, or type your own answer: ")
+	t.r.mu.Unlock()
+	ans, err := t.readLine(ctx)
+	if err != nil {
+		return "", err
+	}
+	ans = strings.TrimSpace(ans)
+	if n, err := strconv.Atoi(ans); err == nil && n >= 1 && n <= len(q.Options) {
+		return q.Options[n-1], nil
+	}
+	return ans, nil
 }
 
 // refusals reports the calls an unattended run refused because they

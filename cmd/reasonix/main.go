@@ -6,6 +6,7 @@
 //	reasonix lsp [--stdio] [--config FILE]
 //	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] PROMPT
 //	reasonix sessions [--json]
+//	reasonix memory [--json] [--archived] [--config FILE]
 //	reasonix mcp list [--verbose] [--json] [--config FILE]
 //	reasonix setup [--force]
 //	reasonix version
@@ -49,6 +50,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return lspCmd(args[1:], stdin, stdout, stderr)
 	case "sessions":
 		return sessionsCmd(args[1:], stdout, stderr)
+	case "memory":
+		return memoryCmd(args[1:], stdout, stderr)
 	case "mcp":
 		return mcpCmd(args[1:], stdout, stderr)
 	case "setup":

@@ -98,7 +98,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	refused := newRefusals(r)
 	if interactive {
 		ta := &termApprover{in: stdin, r: r}
-		opts.Approver, opts.Plans = ta, ta
+		opts.Approver, opts.Plans, opts.Asker = ta, ta, ta
 	} else {
 		opts.Refused = refused.refused
 	}
