@@ -214,6 +214,7 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 		Dir:      root,
 		Approver: &approver{s: s},
 		Plans:    &approver{s: s},
+		Asker:    &asker{s: s},
 		Notify:   func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
 		FS:       &editorFS{s: s},
 		Sink:     s.event,

@@ -20,6 +20,7 @@ import (
 const (
 	methodSaveDocuments = "reasonix/saveDocuments"
 	methodApprove       = "reasonix/approve"
+	methodAsk           = "reasonix/ask"
 	methodEvent         = "reasonix/event"
 )
 
@@ -31,16 +32,18 @@ const (
 //
 // The served ones are async: each may wait for the workspace's agent to be
 // built (its MCP servers to start), and the connection goes on meanwhile.
-// The server sends the others with saveDocumentsParams, approveParams and
-// agent events (progress.go).
+// The server sends the others with saveDocumentsParams, approveParams,
+// questionParams and agent events (progress.go).
 var customMethods = []endpoint{
 	{name: "reasonix/listSessions", dir: clientToServer, async: true, serve: handler((*Server).listSessions)},
 	{name: "reasonix/newSession", dir: clientToServer, async: true, serve: handler((*Server).newSession)},
 	{name: "reasonix/resumeSession", dir: clientToServer, async: true, serve: handler((*Server).resumeSession)},
 	{name: methodSaveDocuments, dir: serverToClient},
 	{name: methodApprove, dir: serverToClient},
+	{name: methodAsk, dir: serverToClient},
 	{name: "reasonix/mcpServers", dir: clientToServer, async: true, serve: handler((*Server).mcpServers)},
 	{name: "reasonix/listCommands", dir: clientToServer, async: true, serve: handler((*Server).listCommands)},
+	{name: "reasonix/memory", dir: clientToServer, async: true, serve: handler((*Server).memory)},
 	{name: methodEvent, dir: serverToClient, notification: true},
 }
 

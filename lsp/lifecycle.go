@@ -29,6 +29,7 @@ type clientCaps struct {
 	saveDocuments bool
 	events        bool
 	approvals     bool
+	questions     bool
 }
 
 // reasonixClientFeatures is how a client declares the Reasonix extensions
@@ -38,6 +39,7 @@ type reasonixClientFeatures struct {
 	SaveDocuments bool `json:"saveDocuments"`
 	Events        bool `json:"events"`
 	Approvals     bool `json:"approvals"`
+	Questions     bool `json:"questions"`
 }
 
 // folder is a workspace folder.
@@ -59,6 +61,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 	caps.saveDocuments = caps.saveDocuments || features.SaveDocuments
 	caps.events = caps.events || features.Events
 	caps.approvals = caps.approvals || features.Approvals
+	caps.questions = caps.questions || features.Questions
 	var encodings []protocol.PositionEncodingKind
 	if g := params.Capabilities.General; g != nil {
 		encodings = g.PositionEncodings
@@ -138,6 +141,7 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 			c.saveDocuments = exp.Reasonix.SaveDocuments
 			c.events = exp.Reasonix.Events
 			c.approvals = exp.Reasonix.Approvals
+			c.questions = exp.Reasonix.Questions
 		}
 	}
 	return c

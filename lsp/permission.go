@@ -119,6 +119,10 @@ func promptText(p permission.Prompt, s *Server) string {
 		what = fmt.Sprintf("run the command `%s`", clip(str("command"), 300))
 	case p.Tool == "move_file":
 		what = fmt.Sprintf("move %s to %s", str("source"), str("destination"))
+	case p.Tool == "remember":
+		what = "save a note in its memory"
+	case p.Tool == "forget":
+		what = "forget a note in its memory"
 	case p.Tool == "apply_patch":
 		what = "apply a patch to " + strings.Join(patchFiles(str("patch")), ", ")
 	case str("path") != "":

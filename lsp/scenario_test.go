@@ -26,13 +26,14 @@ import (
 // extra project config (config), programs it needs (needs: language
 // servers; skipped without them), the editor's capabilities (editor: words
 // among events, saveDocuments, noResourceOps, noProgress, utf8,
-// lateDidChange, approvals) and the
+// lateDidChange, approvals, questions) and the
 // steps, one per line:
 //
 //	open PATH                         open a file in a buffer
 //	type PATH "OLD" "NEW"             edit a buffer without saving
 //	save PATH                         save a buffer
 //	answer TITLE[|TITLE…]             answer dialogs with the first offered title ("" = dismiss)
+//	reply TEXT                        answer dialogs with TEXT, offered or not (a typed answer)
 //	reject REASON                     refuse workspace edits with REASON
 //	codeaction PATH L:C-L:C [MESSAGE] request actions (with a diagnostic when MESSAGE is given)
 //	run TITLE-PREFIX                  execute a returned action's command
@@ -40,7 +41,8 @@ import (
 //	plan "PROMPT" ...                 the same in plan mode
 //	wait progress end | wait edits N  wait for a condition
 //	expect WHAT ...                   assert: buffer/disk PATH contains|lacks TEXT,
-//	                                  dialogs N, dialog|log|message|progress contains TEXT,
+//	                                  dialogs N, approvals N, questions N,
+//	                                  dialog|log|message|progress contains TEXT,
 //	                                  result FIELD contains TEXT, actions N, edits N
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/scenarios/*.txtar")
@@ -132,6 +134,8 @@ func runScenario(t *testing.T, file string) {
 			opts.LateDidChange = true
 		case "approvals":
 			opts.Approvals = true
+		case "questions":
+			opts.Questions = true
 		default:
 			t.Fatalf("unknown editor option %q", w)
 		}
@@ -212,6 +216,9 @@ func (sc *scenario) step(n int, a []string) {
 			}
 			return ""
 		})
+	case "reply":
+		// Answers every dialog with the text as typed, offered or not.
+		sc.ed.AnswerWith(func(*protocol.ShowMessageRequestParams) string { return rest })
 	case "reject":
 		sc.ed.RejectEdits(rest)
 	case "codeaction":
@@ -296,6 +303,8 @@ func (sc *scenario) expect(n int, a []string) {
 		count("dialogs", len(rec.Dialogs))
 	case "approvals":
 		count("approvals", len(rec.Approvals))
+	case "questions":
+		count("questions", len(rec.Questions))
 	case "edits":
 		count("edits", len(rec.Edits))
 	case "actions":

@@ -265,6 +265,31 @@ func (e *Editor) custom(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		}
 		b, _ := json.Marshal(map[string]any{"action": action})
 		return jsonrpc2.RawMessage(b), nil
+	case "reasonix/ask":
+		var p map[string]any
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+		dialog := protocol.ShowMessageRequestParams{Message: fmt.Sprint(p["question"])}
+		options, _ := p["options"].([]any)
+		for _, o := range options {
+			dialog.Actions = append(dialog.Actions, protocol.MessageActionItem{Title: fmt.Sprint(o)})
+		}
+		e.mu.Lock()
+		answer := e.answer
+		e.mu.Unlock()
+		e.record(func(r *Recorded) {
+			r.Questions = append(r.Questions, p)
+			r.Dialogs = append(r.Dialogs, dialog)
+		})
+		var text any
+		if answer != nil {
+			if s := answer(&dialog); s != "" {
+				text = s // an option, or typed text
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"answer": text})
+		return jsonrpc2.RawMessage(b), nil
 	case "reasonix/saveDocuments":
 		var p struct {
 			URIs []string `json:"uris"`

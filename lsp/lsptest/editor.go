@@ -40,6 +40,7 @@ type Options struct {
 	NoProgress       bool // no window.workDoneProgress
 	Events           bool // reasonix/event notifications
 	Approvals        bool // answers reasonix/approve instead of dialogs
+	Questions        bool // answers reasonix/ask instead of dialogs
 	SaveDocuments    bool // implements reasonix/saveDocuments
 	UTF8             bool // offer the utf-8 position encoding
 	NoLiteralActions bool // no codeActionLiteralSupport
@@ -91,6 +92,9 @@ type Recorded struct {
 	Dialogs []protocol.ShowMessageRequestParams
 	// Approvals holds the reasonix/approve requests as sent.
 	Approvals []map[string]any
+	// Questions holds the reasonix/ask requests as sent; they are in
+	// Dialogs too, the question as the message, the options as actions.
+	Questions []map[string]any
 	Messages  []protocol.ShowMessageParams
 	Logs      []string
 	Progress  []Progress
@@ -190,6 +194,7 @@ func (e *Editor) capabilities() protocol.ClientCapabilities {
 	}
 	exp, _ := json.Marshal(map[string]any{"reasonix": map[string]bool{
 		"events": e.opts.Events, "saveDocuments": e.opts.SaveDocuments, "approvals": e.opts.Approvals,
+		"questions": e.opts.Questions,
 	}})
 	caps.Experimental = exp
 	return caps

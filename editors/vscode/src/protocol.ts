@@ -265,6 +265,44 @@ export interface ApproveResult {
   action: ApprovalAction | null;
 }
 
+/** The ask tool's question (reasonix/ask): the model's suggested answers, and whether the user may type one. */
+export interface QuestionParams {
+  sessionId: string;
+  question: string;
+  options: string[];
+  allowText: boolean;
+}
+
+/** The answer: an option, what the user typed, or null when they dismissed the question. */
+export interface QuestionResult {
+  answer: string | null;
+}
+
+export interface MemoryParams {
+  folder?: string;
+  /** Also the notes forget archived. */
+  archived?: boolean;
+}
+
+export type MemoryScope = 'project' | 'user';
+
+/** One note of the agent's memory (memory.Entry). */
+export interface MemoryNote {
+  scope: MemoryScope;
+  name: string;
+  description: string;
+  path: string;
+  archived?: boolean;
+  updated: string;
+  content: string;
+}
+
+export interface MemoryResult {
+  /** Where each scope's notes live. */
+  dirs: Partial<Record<MemoryScope, string>>;
+  notes: MemoryNote[];
+}
+
 // ---- reasonix/event ----
 
 export interface ToolEvent {
@@ -359,6 +397,9 @@ export interface Command<A, R> {
  * reasonix/mcpServers is optional too: without it there is no list of MCP
  * servers, and the chat works as before; so is reasonix/listCommands,
  * without which the panel completes only its own commands.
+ * servers, and the chat works as before. So are reasonix/ask (without it
+ * the server asks the agent's questions with window/showMessageRequest)
+ * and reasonix/memory (without it there is no list of the agent's notes).
  */
 export const Methods = {
   listSessions: { method: 'reasonix/listSessions', direction: 'clientToServer', required: true } as RequestMethod<ListSessionsParams, ListSessionsResult>,
@@ -368,6 +409,8 @@ export const Methods = {
   listCommands: { method: 'reasonix/listCommands', direction: 'clientToServer', required: false } as RequestMethod<ListCommandsParams, ListCommandsResult>,
   saveDocuments: { method: 'reasonix/saveDocuments', direction: 'serverToClient', required: true } as RequestMethod<SaveDocumentsParams, SaveDocumentsResult>,
   approve: { method: 'reasonix/approve', direction: 'serverToClient', required: false } as RequestMethod<ApproveParams, ApproveResult>,
+  question: { method: 'reasonix/ask', direction: 'serverToClient', required: false } as RequestMethod<QuestionParams, QuestionResult>,
+  memory: { method: 'reasonix/memory', direction: 'clientToServer', required: false } as RequestMethod<MemoryParams, MemoryResult>,
   event: { method: 'reasonix/event', direction: 'serverToClient', required: true } as NotificationMethod<ReasonixEvent>,
 } as const;
 
@@ -379,7 +422,7 @@ export const Commands = {
 } as const;
 
 /** What the client declares in capabilities.experimental.reasonix. */
-export const CLIENT_FEATURES = { saveDocuments: true, events: true, approvals: true } as const;
+export const CLIENT_FEATURES = { saveDocuments: true, events: true, approvals: true, questions: true } as const;
 
 /** What the server announces in capabilities.experimental.reasonix. */
 export interface ServerFeatures {

@@ -13,12 +13,14 @@ M.to_server = {
   resumeSession = 'reasonix/resumeSession',
   mcpServers = 'reasonix/mcpServers',
   listCommands = 'reasonix/listCommands',
+  memory = 'reasonix/memory',
 }
 
 --- Requests and notifications the server sends, which the plugin handles.
 M.to_client = {
   saveDocuments = 'reasonix/saveDocuments',
   approve = 'reasonix/approve',
+  ask = 'reasonix/ask',
   event = 'reasonix/event',
 }
 
@@ -33,7 +35,7 @@ M.commands = {
 --- handles every method of M.to_client.
 ---@return table
 function M.client_features()
-  return { saveDocuments = true, events = true, approvals = true }
+  return { saveDocuments = true, events = true, approvals = true, questions = true }
 end
 
 return M
