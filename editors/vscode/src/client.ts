@@ -32,6 +32,8 @@ import {
   type Command,
   Methods,
   type NotificationMethod,
+  type QuestionParams,
+  type QuestionResult,
   type ReasonixEvent,
   type RequestMethod,
   type SaveDocumentsParams,
@@ -44,6 +46,8 @@ import {
 export interface Hooks {
   onEvent(event: ReasonixEvent): void;
   approve(params: ApproveParams, token: CancellationToken): Promise<ApproveResult>;
+  /** The agent's question to the user (the ask tool). */
+  question(params: QuestionParams, token: CancellationToken): Promise<QuestionResult>;
   saveDocuments(params: SaveDocumentsParams): Promise<SaveDocumentsResult>;
   /** Called with every workspace/applyEdit; `apply` is the default handling. */
   applyEdit(
@@ -192,6 +196,7 @@ function registerHandlers(client: LanguageClient, hooks: Hooks): void {
     hooks.onEvent(e);
   });
   client.onRequest(Methods.approve.method, (params: ApproveParams, token: CancellationToken) => hooks.approve(params, token));
+  client.onRequest(Methods.question.method, (params: QuestionParams, token: CancellationToken) => hooks.question(params, token));
   client.onRequest(Methods.saveDocuments.method, (params: SaveDocumentsParams) => hooks.saveDocuments(params));
   // Replaces the client's default dialog: permission questions go where
   // reasonix/approve ones go; anything else is shown as VS Code would.

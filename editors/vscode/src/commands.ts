@@ -3,7 +3,7 @@
 // registered by the language client, so code actions run as they are.
 import * as vscode from 'vscode';
 import { type Controller } from './controller';
-import { type McpServer, type McpServersResult, type McpServerState } from './protocol';
+import { type McpServer, type McpServersResult, type McpServerState, type MemoryNote, type MemoryResult } from './protocol';
 
 export const CommandIds = {
   openChat: 'reasonix.openChat',
@@ -11,6 +11,7 @@ export const CommandIds = {
   newSession: 'reasonix.newSession',
   stop: 'reasonix.stop',
   mcpServers: 'reasonix.mcpServers',
+  showMemory: 'reasonix.showMemory',
   restartServer: 'reasonix.restartServer',
 } as const;
 
@@ -24,6 +25,7 @@ export function registerCommands(c: Controller): vscode.Disposable[] {
     vscode.commands.registerCommand(CommandIds.newSession, () => c.newSession().then(() => c.panel.reveal())),
     vscode.commands.registerCommand(CommandIds.stop, () => c.stop()),
     vscode.commands.registerCommand(CommandIds.mcpServers, () => showMcpServers(c)),
+    vscode.commands.registerCommand(CommandIds.showMemory, () => showMemory(c)),
     vscode.commands.registerCommand(CommandIds.restartServer, () => c.restart()),
   ];
 }
@@ -98,6 +100,47 @@ async function showMcpServers(c: Controller): Promise<McpServerItem | undefined>
     matchOnDescription: true,
     matchOnDetail: true,
   });
+}
+
+/** A note in the memory QuickPick. */
+export interface MemoryNoteItem extends vscode.QuickPickItem {
+  note: MemoryNote;
+}
+
+/**
+ * Lists what the agent remembers for the active editor's workspace folder
+ * (or the first): the project's notes and the user's, each with its
+ * description; picking one opens its file. Resolves to the picked item.
+ */
+async function showMemory(c: Controller): Promise<MemoryNoteItem | undefined> {
+  const folder = activeFolder();
+  let result: MemoryResult;
+  try {
+    result = await c.memory(folder?.uri.toString());
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Reasonix: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+  if (result.notes.length === 0) {
+    void vscode.window.showInformationMessage(
+      'Reasonix: no notes yet. The agent saves one when you ask it to remember something, with your approval.',
+    );
+    return undefined;
+  }
+  const items: MemoryNoteItem[] = result.notes.map((n) => ({
+    label: `${n.scope}/${n.name}`,
+    description: n.description,
+    detail: n.path,
+    iconPath: new vscode.ThemeIcon(n.scope === 'user' ? 'account' : 'repo'),
+    note: n,
+  }));
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Reasonix: Memory',
+    placeHolder: 'What the agent remembers; pick a note to open it',
+    matchOnDescription: true,
+  });
+  if (picked) await vscode.window.showTextDocument(vscode.Uri.file(picked.note.path));
+  return picked;
 }
 
 /** A server as the QuickPick shows it. */

@@ -9,7 +9,8 @@ import { BinaryNotFoundError, RESTART_SETTINGS, SECTION } from './config';
 import { findFiles, saveDocuments } from './documents';
 import { type Attach, type ExtensionToPanel, type PanelToExtension } from './messages';
 import { ChatPanel, VIEW_ID } from './panel';
-import { type AskArgs, Commands, type McpServersResult, Methods, type ReasonixEvent, type TurnResult } from './protocol';
+import { type AskArgs, Commands, type McpServersResult, type MemoryResult, Methods, type ReasonixEvent, type TurnResult } from './protocol';
+import { Questions } from './questions';
 import { EditReview } from './review';
 import { StatusBar } from './status';
 
@@ -20,6 +21,7 @@ export class Controller implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
   readonly panel: ChatPanel;
   readonly approvals: Approvals;
+  readonly questions: Questions;
   readonly review: EditReview;
   readonly status: StatusBar;
   private readonly disposables: vscode.Disposable[] = [];
@@ -37,6 +39,7 @@ export class Controller implements vscode.Disposable {
     this.output = vscode.window.createOutputChannel('Reasonix', { log: true });
     this.panel = new ChatPanel(context.extensionUri);
     this.approvals = new Approvals(this.panel);
+    this.questions = new Questions(this.panel);
     this.review = new EditReview();
     this.status = new StatusBar(openChatCommand);
     this.model = vscode.workspace.getConfiguration(SECTION).get<string>('model') ?? '';
@@ -44,6 +47,7 @@ export class Controller implements vscode.Disposable {
       this.output,
       this.panel,
       this.approvals,
+      this.questions,
       this.review,
       this.status,
       vscode.window.registerWebviewViewProvider(VIEW_ID, this.panel, { webviewOptions: { retainContextWhenHidden: true } }),
@@ -73,6 +77,7 @@ export class Controller implements vscode.Disposable {
       this.current = await ReasonixClient.start(this.output, {
         onEvent: (e) => this.onEvent(e),
         approve: (p, token) => this.approvals.ask(p, token),
+        question: (p, token) => this.questions.ask(p, token),
         saveDocuments: (p) => saveDocuments(p),
         applyEdit: (p, apply) => this.review.apply(p, apply),
       });
@@ -108,6 +113,7 @@ export class Controller implements vscode.Disposable {
     this.running.clear();
     this.asking = false;
     this.approvals.withdrawAll(); // open questions are Deny now
+    this.questions.withdrawAll();
     if (c) {
       await c.stop().catch((err: unknown) => this.output.warn(`stopping the server: ${String(err)}`));
       c.dispose();
@@ -176,6 +182,9 @@ export class Controller implements vscode.Disposable {
           return;
         case 'approve':
           this.approvals.answer(m.id, m.action);
+          return;
+        case 'answer':
+          this.questions.answer(m.id, m.answer);
           return;
         case 'openDiff':
           await this.review.openDiff(m.path);
@@ -306,6 +315,18 @@ export class Controller implements vscode.Disposable {
       );
     }
     return client.request(Methods.mcpServers, { folder: folderUri });
+  }
+
+  /** What the agent remembers in a workspace folder (a URI; default: the first): the user's notes and the project's. */
+  async memory(folderUri = folder()): Promise<MemoryResult> {
+    const client = await this.requireClient();
+    if (!client.supports(Methods.memory)) {
+      throw new Error(
+        `The Reasonix server ${client.binary} does not list the agent's memory (it lacks ${Methods.memory.method}). ` +
+          'Update reasonix, or set reasonix.path to a newer binary.',
+      );
+    }
+    return client.request(Methods.memory, { folder: folderUri });
   }
 
   /**

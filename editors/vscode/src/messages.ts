@@ -8,6 +8,7 @@ import type {
   McpPrompt,
   McpResource,
   McpServer,
+  QuestionParams,
   ReasonixEvent,
   ReasonixEventKind,
   SessionSummary,
@@ -27,6 +28,7 @@ export type {
   McpPrompt,
   McpResource,
   McpServer,
+  QuestionParams,
   ReasonixEvent,
   ReasonixEventKind,
   SessionSummary,
@@ -69,6 +71,8 @@ export type PanelToExtension =
   | { type: 'listSessions' }
   | { type: 'resumeSession'; sessionId: string }
   | { type: 'approve'; id: string; action: ApprovalAction | null }
+  /** The answer to the agent's question `id`: an option, typed text, or null (dismissed). */
+  | { type: 'answer'; id: string; answer: string | null }
   | { type: 'openDiff'; path: string }
   | { type: 'acceptFile'; path: string }
   | { type: 'rejectFile'; path: string }
@@ -91,6 +95,10 @@ export type ExtensionToPanel =
   | { type: 'approval'; id: string; request: ApproveParams }
   /** The question `id` was answered, or withdrawn (turn stopped, server gone): drop its card. */
   | { type: 'approvalDone'; id: string; action: ApprovalAction | null }
+  /** The agent asks the user (reasonix/ask); the panel answers with `answer` and the id. */
+  | { type: 'question'; id: string; request: QuestionParams }
+  /** The question `id` was answered, or withdrawn: settle its card. */
+  | { type: 'questionDone'; id: string; answer: string | null }
   /** The answer to the latest `requestFiles`. */
   | { type: 'files'; items: FileItem[] }
   /**

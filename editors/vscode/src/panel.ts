@@ -99,6 +99,7 @@ const SHAPES: { [K in PanelToExtension['type']]: Record<string, 'string' | 'stri
   listSessions: {},
   resumeSession: { sessionId: 'string' },
   approve: { id: 'string', action: 'action' },
+  answer: { id: 'string', answer: 'action' },
   openDiff: { path: 'string' },
   acceptFile: { path: 'string' },
   rejectFile: { path: 'string' },

@@ -17,6 +17,8 @@ test('isPanelMessage accepts the union and nothing else', () => {
     { type: 'ask', prompt: 'hi', attach: null },
     { type: 'approve', id: 'a1', action: 'Deny' },
     { type: 'approve', id: 'a1', action: null },
+    { type: 'answer', id: 'q1', answer: 'Remove it now' },
+    { type: 'answer', id: 'q1', answer: null },
     { type: 'requestFiles', prefix: '' },
     { type: 'resumeSession', sessionId: 's' },
     { type: 'requestMcp' },
@@ -33,6 +35,8 @@ test('isPanelMessage accepts the union and nothing else', () => {
     { type: 'ask', prompt: 'hi', attach: 'disk' },
     { type: 'approve', id: 1, action: 'Deny' },
     { type: 'approve', id: 'a1' },
+    { type: 'answer', id: 'q1' },
+    { type: 'answer', id: 'q1', answer: 3 },
     { type: 'openDiff' },
     { type: 'state', model: '', running: false, sessionId: null },
   ];
@@ -43,10 +47,11 @@ test('isPanelMessage accepts the union and nothing else', () => {
 test('missingMethods names the required methods a server lacks', () => {
   const all = Object.values(Methods).map((m) => m.method);
   assert.deepEqual(missingMethods({ methods: all }), []);
-  // reasonix/approve is optional: dialogs are the fallback. So is
-  // reasonix/mcpServers: without it there is no list of MCP servers; and
+  // reasonix/approve and reasonix/ask are optional: dialogs are the
+  // fallback. So are reasonix/mcpServers and reasonix/memory: without them
+  // there is no list of MCP servers, or of the agent's notes; and
   // reasonix/listCommands: without it the panel completes its own commands.
-  const optional = ['reasonix/approve', 'reasonix/mcpServers', 'reasonix/listCommands'];
+  const optional = ['reasonix/approve', 'reasonix/ask', 'reasonix/mcpServers', 'reasonix/memory', 'reasonix/listCommands'];
   assert.deepEqual(missingMethods({ methods: all.filter((m) => !optional.includes(m)) }), []);
   assert.deepEqual(missingMethods({ methods: all.filter((m) => m !== 'reasonix/saveDocuments') }), ['reasonix/saveDocuments']);
   assert.equal(missingMethods(undefined).length, all.length - optional.length);

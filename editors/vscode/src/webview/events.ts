@@ -2,11 +2,12 @@
 // a resumed session's messages) into transcript entries.
 import type { ChatMessage, ReasonixEvent, TurnResult } from '../messages';
 import { describeCall, formatCost, formatTokens, plural } from './format';
-import type { ApprovalEntry, Entry, NoticeEntry, StreamEntry, Store, ToolEntry, UserEntry } from './state';
+import type { ApprovalEntry, Entry, NoticeEntry, QuestionEntry, StreamEntry, Store, ToolEntry, UserEntry } from './state';
 
 const isUser = (e: Entry): e is UserEntry => e.kind === 'user';
 const isTool = (e: Entry): e is ToolEntry => e.kind === 'tool';
 const isApproval = (e: Entry): e is ApprovalEntry => e.kind === 'approval';
+const isQuestion = (e: Entry): e is QuestionEntry => e.kind === 'question';
 
 /** The row of a tool call, by the turn and the call's id. */
 const findCall = (store: Store, turn: number, callId: string): ToolEntry | undefined =>
@@ -141,6 +142,9 @@ function endTurn(store: Store, turn: number, done: TurnResult): void {
     } else if (e.kind === 'approval' && e.choice === undefined) {
       e.choice = null; // the turn ended before anyone answered
       store.update(e);
+    } else if (e.kind === 'question' && e.answer === undefined) {
+      e.answer = null;
+      store.update(e);
     }
   }
   if (done.stop === 'error') {
@@ -165,6 +169,19 @@ export function settleApproval(store: Store, id: string, action: string | null):
   const card = store.findLast((e): e is ApprovalEntry => isApproval(e) && e.approvalId === id);
   if (!card || card.choice !== undefined) return;
   card.choice = action;
+  store.update(card);
+}
+
+export function addQuestion(store: Store, id: string, request: QuestionEntry['request']): void {
+  if (store.findLast((e): e is QuestionEntry => isQuestion(e) && e.questionId === id)) return;
+  store.add<QuestionEntry>({ kind: 'question', questionId: id, request });
+}
+
+/** Records an answer given elsewhere (a picker), or null for a withdrawn question. */
+export function settleQuestion(store: Store, id: string, answer: string | null): void {
+  const card = store.findLast((e): e is QuestionEntry => isQuestion(e) && e.questionId === id);
+  if (!card || card.answer !== undefined) return;
+  card.answer = answer;
   store.update(card);
 }
 

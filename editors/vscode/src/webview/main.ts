@@ -4,10 +4,10 @@ import type { ApprovalAction, Attach, ExtensionToPanel } from '../messages';
 import { Composer } from './composer';
 import { ChangesView } from './changes';
 import { h } from './dom';
-import { addApproval, applyEvent, historyEntries, settleApproval } from './events';
+import { addApproval, addQuestion, applyEvent, historyEntries, settleApproval, settleQuestion } from './events';
 import { Header } from './header';
 import { SessionsView } from './sessions';
-import { restoreState, stateToSave, Store, type ApprovalEntry, type NoticeEntry } from './state';
+import { restoreState, stateToSave, Store, type ApprovalEntry, type NoticeEntry, type QuestionEntry } from './state';
 import { TranscriptView } from './transcript';
 import { getState, post, setState } from './vscode';
 
@@ -21,7 +21,7 @@ const empty = h(
   h('p', null, 'Ask Reasonix about your code.'),
   h('p', { class: 'hint' }, 'Type / for commands (/help lists them) and @ to mention a file or an MCP resource; Enter sends, Shift+Enter starts a new line.'),
 );
-const transcript = new TranscriptView(() => s().entries, answer, empty);
+const transcript = new TranscriptView(() => s().entries, answer, respond, empty);
 const sessions = new SessionsView({
   resume: (sessionId) => {
     post({ type: 'resumeSession', sessionId });
@@ -78,6 +78,12 @@ function receive(msg: ExtensionToPanel): void {
     case 'approvalDone':
       // Answered in a modal dialog, or withdrawn: the card says so.
       settleApproval(store, msg.id, msg.action);
+      return;
+    case 'question':
+      addQuestion(store, msg.id, msg.request);
+      return;
+    case 'questionDone':
+      settleQuestion(store, msg.id, msg.answer);
       return;
     case 'state':
       s().model = msg.model || s().model;
@@ -153,6 +159,15 @@ function answer(e: ApprovalEntry, action: ApprovalAction): void {
   if (e.choice !== undefined) return;
   e.choice = action;
   post({ type: 'approve', id: e.approvalId, action });
+  store.update(e);
+  transcript.flush();
+  save();
+}
+
+function respond(e: QuestionEntry, text: string): void {
+  if (e.answer !== undefined || !text.trim()) return;
+  e.answer = text.trim();
+  post({ type: 'answer', id: e.questionId, answer: e.answer });
   store.update(e);
   transcript.flush();
   save();

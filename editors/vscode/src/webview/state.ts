@@ -1,7 +1,7 @@
 // The panel's state: the transcript as data, and everything around it.
 // It is plain JSON so that vscode.setState can keep it while the view is
 // hidden; the DOM is always rebuilt from it.
-import type { ApproveParams, Attach, ChangedFile, SessionSummary, Usage } from '../messages';
+import type { ApproveParams, Attach, ChangedFile, QuestionParams, SessionSummary, Usage } from '../messages';
 
 export type ToolStatus = 'running' | 'ok' | 'error' | 'denied' | 'stopped';
 
@@ -46,6 +46,15 @@ export interface ApprovalEntry extends EntryBase {
   choice?: string | null;
 }
 
+/** The agent's question to the user (the ask tool). */
+export interface QuestionEntry extends EntryBase {
+  kind: 'question';
+  questionId: string;
+  request: QuestionParams;
+  /** The answer, given here or in a picker; null when there was none. */
+  answer?: string | null;
+}
+
 export interface NoticeEntry extends EntryBase {
   kind: 'notice';
   level: 'info' | 'error' | 'retry' | 'stop';
@@ -60,7 +69,7 @@ export interface DoneEntry extends EntryBase {
   text: string;
 }
 
-export type Entry = UserEntry | StreamEntry | ToolEntry | ApprovalEntry | NoticeEntry | DoneEntry;
+export type Entry = UserEntry | StreamEntry | ToolEntry | ApprovalEntry | QuestionEntry | NoticeEntry | DoneEntry;
 
 /** An entry before the store numbers it. */
 export type NewEntry<E extends Entry = Entry> = E extends Entry ? Omit<E, 'id'> : never;

@@ -3,9 +3,10 @@
 // only its last Markdown block changes, so nothing above it flickers.
 import type { ApprovalAction } from '../messages';
 import { renderApproval } from './approval';
+import { renderQuestion } from './question';
 import { h } from './dom';
 import { MarkdownView } from './markdown';
-import type { ApprovalEntry, Change, Entry, StreamEntry } from './state';
+import type { ApprovalEntry, Change, Entry, QuestionEntry, StreamEntry } from './state';
 import { renderTool } from './tools';
 
 interface Shown {
@@ -24,6 +25,7 @@ export class TranscriptView {
   constructor(
     private entries: () => Entry[],
     private readonly answer: (e: ApprovalEntry, action: ApprovalAction) => void,
+    private readonly respond: (e: QuestionEntry, answer: string) => void,
     private readonly empty: HTMLElement,
   ) {
     this.el.addEventListener('scroll', () => {
@@ -113,6 +115,8 @@ export class TranscriptView {
         return { el: renderTool(e) };
       case 'approval':
         return { el: renderApproval(e, this.answer) };
+      case 'question':
+        return { el: renderQuestion(e, this.respond) };
       case 'notice':
         return {
           el: h('div', { class: `notice notice-${e.level}${e.mono ? ' notice-mono' : ''}`, attrs: e.level === 'error' ? { role: 'alert' } : {} }, e.text),

@@ -287,6 +287,44 @@ describe('the running state', () => {
     await p.page.close();
   });
 
+  test("the agent's question: an option, an answer of one's own, one answered in a picker, one left open", async () => {
+    const p = await panel();
+    const request = { sessionId: 'S1', question: 'Keep /v1 for one more release?', options: ['Keep it, deprecated', 'Remove it now'], allowText: true };
+    await p.deliver(ev('turn_start', { text: 'q' }), { type: 'question', id: 'q1', request }, { type: 'question', id: 'q1', request });
+    assert.equal(await p.count('.question'), 1, 'a question is shown once');
+    const card = p.page.getByRole('group', { name: 'Question from Reasonix' });
+    assert.equal(await card.locator('.approval-message').innerText(), request.question);
+    assert.deepEqual(await card.locator('.approval-actions button').allInnerTexts(), request.options);
+    await card.getByRole('button', { name: 'Remove it now' }).click();
+    assert.equal(await card.locator('.approval-choice').innerText(), 'You answered: Remove it now');
+    assert.equal(await card.locator('.approval-actions button:disabled').count(), 2);
+    assert.equal(await card.locator('.question-input').count(), 0, 'an answered card takes no more text');
+
+    // In the user's own words, sent with Enter.
+    await p.deliver({ type: 'question', id: 'q2', request: { ...request, question: 'Until when?' } });
+    const second = p.page.locator('.question').nth(1);
+    await second.getByRole('textbox', { name: 'Your answer' }).fill('until the 2.0 release');
+    await second.getByRole('textbox', { name: 'Your answer' }).press('Enter');
+    assert.equal(await second.locator('.approval-choice').innerText(), 'You answered: until the 2.0 release');
+
+    // Answered in a picker, then one the turn ends without.
+    await p.deliver({ type: 'question', id: 'q3', request }, { type: 'questionDone', id: 'q3', answer: 'Keep it, deprecated' });
+    assert.equal(await p.page.locator('.question').nth(2).locator('.approval-choice').innerText(), 'You answered: Keep it, deprecated');
+    await p.deliver({ type: 'question', id: 'q4', request });
+    const usage = { prompt_tokens: 1, completion_tokens: 1, cache_hit_tokens: 0, cache_miss_tokens: 1 };
+    await p.deliver(ev('turn_done', { done: { sessionId: 'S1', turn: 1, text: '', stop: 'cancelled', steps: 1, toolCalls: 1, usage, cost: 0, priced: true } }));
+    assert.equal(await p.page.locator('.question').nth(3).locator('.approval-choice').innerText(), 'No answer: the agent goes on with an assumption.');
+    assert.deepEqual(
+      (await p.posted()).filter((m) => m.type === 'answer'),
+      [
+        { type: 'answer', id: 'q1', answer: 'Remove it now' },
+        { type: 'answer', id: 'q2', answer: 'until the 2.0 release' },
+      ],
+    );
+    await p.expectClean();
+    await p.page.close();
+  });
+
   test('a running tool row shows its latest progress, a finished one none', async () => {
     const p = await panel();
     const name = 'mcp__everything__trigger-long-running-operation';

@@ -1,0 +1,63 @@
+// The agent's questions (the ask tool, reasonix/ask): asked as a card in
+// the chat panel when it is on screen, else as a QuickPick of the
+// suggested answers with a way to type another, so a question is never
+// left unseen.
+import * as vscode from 'vscode';
+import { type CancellationToken } from 'vscode-languageclient/node';
+import { type ChatPanel } from './panel';
+import { type QuestionParams, type QuestionResult } from './protocol';
+
+/** The QuickPick item that opens an input box for an answer of one's own. */
+export const OWN_ANSWER = 'Answer in my own words…';
+
+export class Questions implements vscode.Disposable {
+  private next = 1;
+  /** Questions shown in the panel and not answered yet, by id. */
+  private readonly pending = new Map<string, (answer: string | null) => void>();
+
+  constructor(private readonly panel: ChatPanel) {}
+
+  async ask(params: QuestionParams, token: CancellationToken): Promise<QuestionResult> {
+    if (!this.panel.visible) return { answer: await this.pick(params) };
+    const id = `question-${this.next++}`;
+    const answer = new Promise<string | null>((resolve) => this.pending.set(id, resolve));
+    const cancelled = token.onCancellationRequested(() => this.answer(id, null));
+    this.panel.post({ type: 'question', id, request: params });
+    try {
+      return { answer: await answer };
+    } finally {
+      cancelled.dispose();
+    }
+  }
+
+  /** The panel's answer to question `id` (null: dismissed). */
+  answer(id: string, answer: string | null): void {
+    const resolve = this.pending.get(id);
+    if (!resolve) return;
+    this.pending.delete(id);
+    const text = answer?.trim() || null;
+    resolve(text);
+    this.panel.post({ type: 'questionDone', id, answer: text });
+  }
+
+  private async pick(params: QuestionParams): Promise<string | null> {
+    const items = params.allowText ? [...params.options, OWN_ANSWER] : params.options;
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `Reasonix asks: ${params.question}`,
+      placeHolder: 'Pick an answer',
+      ignoreFocusOut: true,
+    });
+    if (picked !== OWN_ANSWER) return picked ?? null;
+    const typed = await vscode.window.showInputBox({ title: 'Reasonix asks', prompt: params.question, ignoreFocusOut: true });
+    return typed?.trim() || null;
+  }
+
+  /** Withdraws every open question (the server went away): no answer. */
+  withdrawAll(): void {
+    for (const id of [...this.pending.keys()]) this.answer(id, null);
+  }
+
+  dispose(): void {
+    this.withdrawAll();
+  }
+}
