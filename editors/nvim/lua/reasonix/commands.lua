@@ -427,7 +427,36 @@ function M.mcp()
   end)
 end
 
-M.subcommands = { 'ask', 'cancel', 'chat', 'fix', 'mcp', 'new', 'resume', 'sessions' }
+--- Lists what the agent remembers for the workspace (the project's notes,
+--- then the user's) with vim.ui.select, and opens the note picked.
+function M.memory()
+  with_client(target_buffer(), function(client)
+    lsp.request(client, protocol.to_server.memory, { folder = folder_of(client) }, function(err, result)
+      if err or type(result) ~= 'table' then
+        notify('cannot list the memory: ' .. error_text(err), vim.log.levels.ERROR)
+        return
+      end
+      local notes = result.notes or {}
+      if #notes == 0 then
+        notify('no notes yet: the agent saves one when you ask it to remember something, with your approval')
+        return
+      end
+      vim.ui.select(notes, {
+        prompt = 'What Reasonix remembers',
+        kind = 'reasonix.memory',
+        format_item = function(n)
+          return string.format('%s/%s  %s', n.scope, n.name, n.description or '')
+        end,
+      }, function(n)
+        if n then
+          vim.cmd('edit ' .. vim.fn.fnameescape(n.path))
+        end
+      end)
+    end)
+  end)
+end
+
+M.subcommands = { 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'resume', 'sessions' }
 
 --- :Reasonix {subcommand} [args].
 ---@param o table the user command's argument table
@@ -450,6 +479,8 @@ function M.run(o)
     M.new()
   elseif sub == 'mcp' then
     M.mcp()
+  elseif sub == 'memory' then
+    M.memory()
   else
     local msg = string.format("unknown subcommand '%s'; use one of: %s", sub, table.concat(M.subcommands, ', '))
     notify(msg, vim.log.levels.ERROR)

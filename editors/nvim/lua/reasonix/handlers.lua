@@ -50,6 +50,47 @@ function M.pick(message, titles)
   end)
 end
 
+--- The picker item for an answer typed in the user's own words.
+M.own_answer = 'Answer in my own words…'
+
+--- Asks for text with vim.ui.input (dressing or snacks show it when
+--- installed) and returns it, or nil when the user cancelled. Waits as
+--- M.pick does, and takes its turn among the questions.
+---@param prompt string
+---@return string|nil
+function M.input(prompt)
+  return async.await(function(done)
+    table.insert(queue, function()
+      vim.ui.input({ prompt = prompt }, function(text)
+        asking = false
+        done(text)
+        next_question()
+      end)
+    end)
+    next_question()
+  end)
+end
+
+--- reasonix/ask: the agent's question (the ask tool). The suggested
+--- answers are picked with vim.ui.select, whose last item lets the user
+--- type one; the answer is the text, or null when dismissed.
+function M.ask(_, params)
+  params = params or {}
+  local titles = vim.deepcopy(params.options or {})
+  if params.allowText then
+    table.insert(titles, M.own_answer)
+  end
+  local question = params.question or ''
+  local choice = M.pick('Reasonix asks: ' .. question, titles)
+  if choice == M.own_answer then
+    choice = M.input(question .. ' ')
+  end
+  if choice == nil or vim.trim(choice) == '' then
+    return { answer = vim.NIL }
+  end
+  return { answer = vim.trim(choice) }
+end
+
 --- reasonix/approve: a permission question; the answer is one of actions,
 --- or null (Deny).
 function M.approve(_, params, ctx)
@@ -209,6 +250,7 @@ function M.table()
   end
   return {
     [protocol.to_client.approve] = M.approve,
+    [protocol.to_client.ask] = M.ask,
     [protocol.to_client.saveDocuments] = M.save_documents,
     [protocol.to_client.event] = M.event,
     ['window/showMessageRequest'] = M.show_message_request,

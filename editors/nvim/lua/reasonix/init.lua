@@ -169,4 +169,9 @@ function M.mcp()
   commands().mcp()
 end
 
+--- Lists what the agent remembers and opens the note picked.
+function M.memory()
+  commands().memory()
+end
+
 return M

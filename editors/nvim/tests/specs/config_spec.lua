@@ -85,7 +85,7 @@ describe('config', function()
   end)
 
   it('completes subcommands, and rejects unknown ones', function()
-    H.eq({ 'ask', 'cancel', 'chat', 'fix', 'mcp', 'new', 'resume', 'sessions' }, vim.fn.getcompletion('Reasonix ', 'cmdline'), 'all')
+    H.eq({ 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'resume', 'sessions' }, vim.fn.getcompletion('Reasonix ', 'cmdline'), 'all')
     H.eq({ 'cancel', 'chat' }, vim.fn.getcompletion('Reasonix c', 'cmdline'), 'prefix')
     vim.cmd('Reasonix frobnicate')
     H.truthy(H.notifications[1].msg:find("unknown subcommand 'frobnicate'", 1, true), 'notification')
