@@ -199,30 +199,76 @@ func (l *lockedBuffer) Logf(format string, args ...any) {
 // the scenario's workspace and checks what it left behind.
 func playClient(t *testing.T, bin, scenario string, argv ...string) {
 	sc := loadClientScenario(t, scenario)
+	run := startClientRun(t, bin, sc.script, sc.files)
+	run.play(t, []string{
+		"REASONIX_TEST_FILE=" + filepath.Join(run.root, filepath.FromSlash(sc.file)),
+		"REASONIX_TEST_DIAGNOSTIC=" + sc.diagnostic,
+		"REASONIX_TEST_WANT=" + sc.want[sc.file],
+	}, argv...)
 
-	var modelLog lockedBuffer
-	srv := scripted.NewServer(sc.script, scripted.Options{Logf: modelLog.Logf})
-	url, err := srv.Start()
+	for name, want := range sc.want {
+		got, err := os.ReadFile(filepath.Join(run.root, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("%s on disk:\n%s\nwant:\n%s", name, got, want)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	gotest := exec.CommandContext(ctx, "go", "test", "-count=1", "./...")
+	gotest.Dir = run.root
+	gotest.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	if out, err := gotest.CombinedOutput(); err != nil {
+		t.Errorf("go test in the fixed module: %v\n%s", err, out)
+	}
+	if n := run.srv.Remaining(); n != 0 {
+		t.Errorf("%d scripted model steps were never asked for", n)
+	}
+}
+
+// A clientRun is a workspace, a scripted model server and a wrapper that
+// starts `reasonix lsp` with its log kept, for one client program.
+type clientRun struct {
+	root string
+	// home is REASONIX_HOME for every server the client starts.
+	home      string
+	wrapper   string
+	serverLog string
+	srv       *scripted.Server
+	modelLog  *lockedBuffer
+}
+
+// startClientRun writes files (and a reasonix.toml pointing at a server
+// playing script) into a fresh workspace.
+func startClientRun(t *testing.T, bin string, script *scripted.Script, files map[string]string) *clientRun {
+	run := &clientRun{modelLog: &lockedBuffer{}}
+	run.srv = scripted.NewServer(script, scripted.Options{Logf: run.modelLog.Logf})
+	url, err := run.srv.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Close() })
+	t.Cleanup(func() { run.srv.Close() })
 
 	// The real path: editors and the server report resolved paths, and a
 	// symlinked temp dir would make them differ from ours.
-	root, err := filepath.EvalSymlinks(t.TempDir())
+	run.root, err = filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc.files["reasonix.toml"] = fmt.Sprintf(`default_model = "scripted"
+	all := map[string]string{"reasonix.toml": fmt.Sprintf(`default_model = "scripted"
 [[providers]]
 name = "scripted"
 base_url = %q
 model = "deepseek-flash"
 options = { retry_base_ms = 10 }
-`, url)
-	for name, body := range sc.files {
-		p := filepath.Join(root, filepath.FromSlash(name))
+`, url)}
+	for name, body := range files {
+		all[name] = body
+	}
+	for name, body := range all {
+		p := filepath.Join(run.root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -234,27 +280,32 @@ options = { retry_base_ms = 10 }
 	// The clients start the server through a wrapper that keeps its log
 	// (stderr) in a file of ours, since each editor hides it differently.
 	aux := t.TempDir()
-	serverLog := filepath.Join(aux, "server.log")
-	wrapper := filepath.Join(aux, "reasonix-lsp")
-	script := fmt.Sprintf("#!/bin/sh\nexec %q lsp \"$@\" 2>>%q\n", bin, serverLog)
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+	run.home = filepath.Join(aux, "home")
+	run.serverLog = filepath.Join(aux, "server.log")
+	run.wrapper = filepath.Join(aux, "reasonix-lsp")
+	wrapper := fmt.Sprintf("#!/bin/sh\nexec %q lsp \"$@\" 2>>%q\n", bin, run.serverLog)
+	if err := os.WriteFile(run.wrapper, []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return run
+}
 
+// play runs the client program argv in testdata/clients, with env added
+// to the environment the client scripts share, and fails the test unless
+// it exits 0 in time.
+func (run *clientRun) play(t *testing.T, env []string, argv ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
 	var out lockedBuffer
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = clientsDir
 	cmd.Env = append(os.Environ(),
-		"REASONIX_HOME="+filepath.Join(aux, "home"),
+		"REASONIX_HOME="+run.home,
 		"DEEPSEEK_API_KEY=",
-		"REASONIX_LSP="+wrapper,
-		"REASONIX_TEST_ROOT="+root,
-		"REASONIX_TEST_FILE="+filepath.Join(root, filepath.FromSlash(sc.file)),
-		"REASONIX_TEST_DIAGNOSTIC="+sc.diagnostic,
-		"REASONIX_TEST_WANT="+sc.want[sc.file],
+		"REASONIX_LSP="+run.wrapper,
+		"REASONIX_TEST_ROOT="+run.root,
 	)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// The client, the server and the agent's shell commands form one
 	// process group, killed whole on a timeout.
@@ -266,10 +317,10 @@ options = { retry_base_ms = 10 }
 		if !t.Failed() {
 			return
 		}
-		serverOut, _ := os.ReadFile(serverLog)
+		serverOut, _ := os.ReadFile(run.serverLog)
 		t.Logf("server log:\n%s", serverOut)
-		t.Logf("model requests:\n%s", modelLog.String())
-		for _, r := range srv.Requests() {
+		t.Logf("model requests:\n%s", run.modelLog.String())
+		for _, r := range run.srv.Requests() {
 			if r.Error != "" {
 				t.Logf("model request #%d (step %d): %s", r.Seq, r.Step, r.Error)
 			}
@@ -277,7 +328,7 @@ options = { retry_base_ms = 10 }
 	})
 
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	t.Logf("%s ran %.1fs; its output:\n%s", argv[0], time.Since(start).Seconds(), out.String())
 	if ctx.Err() != nil {
 		t.Fatalf("%s did not finish within %v", argv[0], clientTimeout)
@@ -288,24 +339,5 @@ options = { retry_base_ms = 10 }
 	}
 	if err != nil {
 		t.Fatal(err)
-	}
-
-	for name, want := range sc.want {
-		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != want {
-			t.Errorf("%s on disk:\n%s\nwant:\n%s", name, got, want)
-		}
-	}
-	gotest := exec.CommandContext(ctx, "go", "test", "-count=1", "./...")
-	gotest.Dir = root
-	gotest.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
-	if out, err := gotest.CombinedOutput(); err != nil {
-		t.Errorf("go test in the fixed module: %v\n%s", err, out)
-	}
-	if n := srv.Remaining(); n != 0 {
-		t.Errorf("%d scripted model steps were never asked for", n)
 	}
 }
