@@ -58,19 +58,8 @@ expect tool `+tt.expect+`
 text finished
 `)
 			work, home := t.TempDir(), t.TempDir()
-
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			line := strings.Join([]string{reasonixBin, "run", "--config", cfg, "'write out.txt'"}, " ")
-			cmd := exec.CommandContext(ctx, "script", "-qec", line, "/dev/null")
-			cmd.Dir = work
-			cmd.Env = append(os.Environ(), "REASONIX_HOME="+home, "TERM=xterm")
-			cmd.Stdin = strings.NewReader(tt.answer + "\n")
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out)
-			}
-			if !strings.Contains(string(out), "? write_file out.txt") {
+			out := runOnTerminal(t, work, home, tt.answer+"\n", "run", "--config", cfg, "'write out.txt'")
+			if !strings.Contains(out, "? write_file out.txt") {
 				t.Fatalf("no prompt on the terminal:\n%s", out)
 			}
 			if srv.Remaining() != 0 {
@@ -86,6 +75,25 @@ text finished
 			}
 		})
 	}
+}
+
+// runOnTerminal runs the binary in dir under a pseudo-terminal (util-linux
+// script), typing input, and returns what the terminal showed. Arguments
+// are joined into one shell command line: quote them for the shell.
+func runOnTerminal(t *testing.T, dir, home, input string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	line := strings.Join(append([]string{reasonixBin}, args...), " ")
+	cmd := exec.CommandContext(ctx, "script", "-qec", line, "/dev/null")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home, "TERM=xterm")
+	cmd.Stdin = strings.NewReader(input)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return string(out)
 }
 
 // TestRefusalReport: each refused call gets a line, the how-to comes once

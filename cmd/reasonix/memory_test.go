@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/memory"
@@ -92,19 +91,9 @@ call write_file {"path": "hello.py", "content": "def hello():\n\treturn 'hi'\n"}
 text Wrote hello.py, indented with tabs as you prefer.
 `)
 	work, home := t.TempDir(), t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	line := strings.Join([]string{reasonixBin, "run", "--config", cfg, "'remember: I prefer tabs'"}, " ")
-	cmd := exec.CommandContext(ctx, "script", "-qec", line, "/dev/null")
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home, "TERM=xterm")
-	cmd.Stdin = strings.NewReader("y\n")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	out := runOnTerminal(t, work, home, "y\n", "run", "--config", cfg, "'remember: I prefer tabs'")
 	for _, want := range []string{"? remember indent", "needs approval each time", "Save the note user/indent", "Indent with tabs, never spaces, in every language.", "this once?"} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("the terminal lacks %q:\n%s", want, out)
 		}
 	}

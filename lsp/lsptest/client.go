@@ -232,6 +232,38 @@ func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) ([]string, error)
 	return order, nil
 }
 
+// askLikeDialog answers a reasonix/approve or reasonix/ask request as
+// the dialog whose message and actions are its params' message and
+// choices fields: it is recorded among the dialogs (and by keep), and
+// the editor's answer goes back as the result's field answer, null when
+// there is none.
+func (e *Editor) askLikeDialog(req *jsonrpc2.Request, message, choices, answerField string, keep func(*Recorded, map[string]any)) (any, error) {
+	var p map[string]any
+	if err := json.Unmarshal(req.Params(), &p); err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	dialog := protocol.ShowMessageRequestParams{Message: fmt.Sprint(p[message])}
+	list, _ := p[choices].([]any)
+	for _, c := range list {
+		dialog.Actions = append(dialog.Actions, protocol.MessageActionItem{Title: fmt.Sprint(c)})
+	}
+	e.mu.Lock()
+	answer := e.answer
+	e.mu.Unlock()
+	e.record(func(r *Recorded) {
+		keep(r, p)
+		r.Dialogs = append(r.Dialogs, dialog)
+	})
+	var got any
+	if answer != nil {
+		if s := answer(&dialog); s != "" {
+			got = s
+		}
+	}
+	b, _ := json.Marshal(map[string]any{answerField: got})
+	return jsonrpc2.RawMessage(b), nil
+}
+
 // custom handles the Reasonix methods.
 func (e *Editor) custom(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	switch req.Method() {
@@ -241,55 +273,16 @@ func (e *Editor) custom(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		e.record(func(r *Recorded) { r.Events = append(r.Events, ev) })
 		return nil, nil
 	case "reasonix/approve":
-		var p map[string]any
-		if err := json.Unmarshal(req.Params(), &p); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
-		}
-		dialog := protocol.ShowMessageRequestParams{Message: fmt.Sprint(p["message"])}
-		actions, _ := p["actions"].([]any)
-		for _, a := range actions {
-			dialog.Actions = append(dialog.Actions, protocol.MessageActionItem{Title: fmt.Sprint(a)})
-		}
-		e.mu.Lock()
-		answer := e.answer
-		e.mu.Unlock()
-		e.record(func(r *Recorded) {
+		// A permission question, answered like a dialog of its actions.
+		return e.askLikeDialog(req, "message", "actions", "action", func(r *Recorded, p map[string]any) {
 			r.Approvals = append(r.Approvals, p)
-			r.Dialogs = append(r.Dialogs, dialog)
 		})
-		var action any
-		if answer != nil {
-			if title := answer(&dialog); title != "" {
-				action = title
-			}
-		}
-		b, _ := json.Marshal(map[string]any{"action": action})
-		return jsonrpc2.RawMessage(b), nil
 	case "reasonix/ask":
-		var p map[string]any
-		if err := json.Unmarshal(req.Params(), &p); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
-		}
-		dialog := protocol.ShowMessageRequestParams{Message: fmt.Sprint(p["question"])}
-		options, _ := p["options"].([]any)
-		for _, o := range options {
-			dialog.Actions = append(dialog.Actions, protocol.MessageActionItem{Title: fmt.Sprint(o)})
-		}
-		e.mu.Lock()
-		answer := e.answer
-		e.mu.Unlock()
-		e.record(func(r *Recorded) {
+		// The agent's question: its options are the dialog's actions, and
+		// the answer may be any text.
+		return e.askLikeDialog(req, "question", "options", "answer", func(r *Recorded, p map[string]any) {
 			r.Questions = append(r.Questions, p)
-			r.Dialogs = append(r.Dialogs, dialog)
 		})
-		var text any
-		if answer != nil {
-			if s := answer(&dialog); s != "" {
-				text = s // an option, or typed text
-			}
-		}
-		b, _ := json.Marshal(map[string]any{"answer": text})
-		return jsonrpc2.RawMessage(b), nil
 	case "reasonix/saveDocuments":
 		var p struct {
 			URIs []string `json:"uris"`

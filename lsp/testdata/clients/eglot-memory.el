@@ -13,42 +13,12 @@
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'eglot)
+(load (expand-file-name "reasonix-test.el") nil t)
 
-(defconst reasonix-test-timeout 45
-  "Seconds to wait for any one thing.")
-
-(defconst reasonix-test-permission "Allow once|Allow for session|Always allow|Deny")
-
-(defvar reasonix-test-dialogs nil "Dialogs, newest first: (MESSAGE ACTIONS).")
-(defvar reasonix-test-server nil "The eglot connection, for its transcript.")
-
-(defun reasonix-test-say (format-string &rest args)
-  (princ (concat "eglot: " (apply #'format format-string args) "\n") #'external-debugging-output))
-
-(defun reasonix-test-env (name)
-  (let ((v (getenv name)))
-    (unless (and v (not (string-empty-p v)))
-      (error "%s is not set" name))
-    v))
-
-(defun reasonix-test-wait (what pred)
-  "Run the event loop until PRED holds, or fail naming WHAT."
-  (let ((deadline (+ (float-time) reasonix-test-timeout)))
-    (while (not (funcall pred))
-      (when (> (float-time) deadline)
-        (error "Timed out waiting for %s" what))
-      (accept-process-output nil 0.02))))
-
-(cl-defmethod eglot-handle-request
-  (_server (_method (eql window/showMessageRequest)) &key _type message actions)
-  (let ((titles (mapconcat (lambda (a) (plist-get a :title)) actions "|")))
-    (push (list message titles) reasonix-test-dialogs)
-    (reasonix-test-say "dialog: %s [%s]" message titles)
-    (if (equal titles reasonix-test-permission)
-        '(:title "Allow once")
-      '(:title "Not in YAML"))))
+;; Permission dialogs "Allow once", the agent's question one of its options.
+(setq reasonix-test-answer
+      (lambda (_message actions)
+        (if (equal actions reasonix-test-permission) "Allow once" "Not in YAML")))
 
 (defun reasonix-test-session (root prompt)
   "Start a Reasonix server on ROOT, run one turn of PROMPT, stop the server; return the turn's result."
@@ -66,14 +36,7 @@
                                                :arguments (vector (list :prompt prompt)))
                                          :timeout reasonix-test-timeout)))
             (reasonix-test-say "turn: %s" (plist-get result :text))
-            ;; shutdown and exit by hand, as eglot.el does, to keep the
-            ;; exit code.
-            (setf (eglot--shutdown-requested server) t)
-            (jsonrpc-request server :shutdown nil)
-            (jsonrpc-notify server :exit nil)
-            (reasonix-test-wait "the server to exit" (lambda () (not (process-live-p proc))))
-            (unless (and (eq (process-status proc) 'exit) (= (process-exit-status proc) 0))
-              (error "The server ended with %s %s" (process-status proc) (process-exit-status proc)))
+            (reasonix-test-shutdown server)
             result)
         (when (process-live-p proc)
           (delete-process proc))
@@ -103,16 +66,6 @@
       (error "The second session asked: %S" (car reasonix-test-dialogs)))
     (reasonix-test-say "ok: the note was saved with approval, the question answered, the note used by the next process")))
 
-(condition-case err
-    (progn
-      (reasonix-test-main)
-      (kill-emacs 0))
-  (error
-   (reasonix-test-say "FAIL: %s" (error-message-string err))
-   (when reasonix-test-server
-     (reasonix-test-say "JSON-RPC transcript:\n%s"
-                        (with-current-buffer (jsonrpc-events-buffer reasonix-test-server)
-                          (buffer-string))))
-   (kill-emacs 1)))
+(reasonix-test-run #'reasonix-test-main)
 
 ;;; eglot-memory.el ends here

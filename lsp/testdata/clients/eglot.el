@@ -16,55 +16,23 @@
 ;; reasonix/saveDocuments, no progress.  So the agent's shell command runs
 ;; while the fix is still only in the buffer, and the server says so to
 ;; the model.  Eglot asks permission dialogs with `completing-read', which
-;; in batch would read stdin, so they are answered here ("Allow once"); the
-;; turn's end shows as its answer in window/showMessage.  Exits 0 only if
+;; in batch would read stdin, so they are answered "Allow once"
+;; (reasonix-test.el); the turn's end shows as its answer in
+;; window/showMessage.  Exits 0 only if
 ;; every check held; otherwise 1, with the reason and eglot's JSON-RPC
 ;; transcript on stderr (REASONIX_TEST_TRANSCRIPT=1 prints it always).
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'eglot)
+(load (expand-file-name "reasonix-test.el") nil t)
 
-(defconst reasonix-test-timeout 45
-  "Seconds to wait for any one thing.")
-
-(defconst reasonix-test-actions "Allow once|Allow for session|Always allow|Deny")
-
-(defvar reasonix-test-dialogs nil "Permission dialogs, newest first: (MESSAGE ACTIONS).")
 (defvar reasonix-test-messages nil "window/showMessage notifications, newest first: (TYPE MESSAGE).")
-(defvar reasonix-test-server nil "The eglot connection, for its transcript.")
-
-(defun reasonix-test-say (format-string &rest args)
-  (princ (concat "eglot: " (apply #'format format-string args) "\n") #'external-debugging-output))
-
-(defun reasonix-test-env (name)
-  (let ((v (getenv name)))
-    (unless (and v (not (string-empty-p v)))
-      (error "%s is not set" name))
-    v))
-
-(defun reasonix-test-wait (what pred)
-  "Run the event loop until PRED holds, or fail naming WHAT."
-  (let ((deadline (+ (float-time) reasonix-test-timeout)))
-    (while (not (funcall pred))
-      (when (> (float-time) deadline)
-        (error "Timed out waiting for %s" what))
-      (accept-process-output nil 0.02))))
 
 ;; Emacs 28 has no Go mode; a stand-in of the same name gives the buffer
 ;; the major mode (and so the language id, "go") a user's would have.
 (unless (fboundp 'go-mode)
   (define-derived-mode go-mode prog-mode "Go")
   (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode)))
-
-;; Eglot's own handler asks with `completing-read'.
-(cl-defmethod eglot-handle-request
-  (_server (_method (eql window/showMessageRequest)) &key _type message actions)
-  (push (list message (mapconcat (lambda (a) (plist-get a :title)) actions "|"))
-        reasonix-test-dialogs)
-  (reasonix-test-say "dialog: %s" message)
-  '(:title "Allow once"))
 
 (cl-defmethod eglot-handle-notification
   (_server (_method (eql window/showMessage)) &key type message)
@@ -74,13 +42,6 @@
 ;; Apply the server's edits without asking, as a user who trusts it
 ;; would have configured.
 (setq eglot-confirm-server-initiated-edits nil)
-
-(defun reasonix-test-transcript ()
-  "Print eglot's record of the JSON-RPC traffic."
-  (when reasonix-test-server
-    (reasonix-test-say "JSON-RPC transcript:\n%s"
-                       (with-current-buffer (jsonrpc-events-buffer reasonix-test-server)
-                         (buffer-string)))))
 
 (defun reasonix-test-main ()
   (let* ((root (file-name-as-directory (reasonix-test-env "REASONIX_TEST_ROOT")))
@@ -147,30 +108,16 @@
             (unless (= (length reasonix-test-dialogs) 2)
               (error "%d permission dialogs, want 2" (length reasonix-test-dialogs)))
             (dolist (d reasonix-test-dialogs)
-              (unless (equal (cadr d) reasonix-test-actions)
+              (unless (equal (cadr d) reasonix-test-permission)
                 (error "Dialog actions %s" (cadr d))))
 
-            ;; shutdown and exit by hand: `eglot-shutdown' kills the
-            ;; process straight after exit, so its exit code would be lost.
-            (setf (eglot--shutdown-requested server) t)
-            (jsonrpc-request server :shutdown nil)
-            (jsonrpc-notify server :exit nil)
-            (reasonix-test-wait "the server to exit" (lambda () (not (process-live-p proc))))
-            (unless (and (eq (process-status proc) 'exit) (= (process-exit-status proc) 0))
-              (error "The server ended with %s %s" (process-status proc) (process-exit-status proc)))
+            (reasonix-test-shutdown server)
             (reasonix-test-say "ok: %d dialogs, server exit 0" (length reasonix-test-dialogs))
             (when (getenv "REASONIX_TEST_TRANSCRIPT")
               (reasonix-test-transcript)))
         (when (process-live-p proc)
           (delete-process proc))))))
 
-(condition-case err
-    (progn
-      (reasonix-test-main)
-      (kill-emacs 0))
-  (error
-   (reasonix-test-say "FAIL: %s" (error-message-string err))
-   (reasonix-test-transcript)
-   (kill-emacs 1)))
+(reasonix-test-run #'reasonix-test-main)
 
 ;;; eglot.el ends here

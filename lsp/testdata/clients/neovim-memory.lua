@@ -10,15 +10,11 @@
 -- permission dialog "Allow once", the agent's question with one of its
 -- options. Exits 0 only if every check held.
 
-local TIMEOUT_MS = 45000
-local PERMISSION = 'Allow once|Allow for session|Always allow|Deny'
+local T = dofile('reasonix_test.lua')
+local say, wait, PERMISSION = T.say, T.wait, T.PERMISSION
 
-local function say(fmt, ...)
-  io.stderr:write(string.format('neovim: ' .. fmt, ...) .. '\n')
-end
-
-local root = assert(os.getenv('REASONIX_TEST_ROOT'), 'REASONIX_TEST_ROOT is not set')
-local server = assert(os.getenv('REASONIX_LSP'), 'REASONIX_LSP is not set')
+local root = T.getenv('REASONIX_TEST_ROOT')
+local server = T.getenv('REASONIX_LSP')
 
 local dialogs = {}
 
@@ -36,17 +32,11 @@ vim.lsp.handlers['window/showMessageRequest'] = function(_, params)
   return { title = 'Not in YAML' }
 end
 
-local function wait(what, cond)
-  if not vim.wait(TIMEOUT_MS, cond, 20) then
-    error('timed out waiting for ' .. what, 0)
-  end
-end
-
 --- Starts a Reasonix server (a new process) on the workspace, runs one
 --- turn with reasonix.ask, stops the server, and returns the turn's result.
 local function session(prompt)
   local exit_code
-  local client_id = vim.lsp.start_client({
+  local client = T.start({
     name = 'reasonix',
     cmd = { server },
     root_dir = root,
@@ -55,15 +45,10 @@ local function session(prompt)
       exit_code = code
     end,
   })
-  assert(client_id, 'the client did not start')
-  local client = vim.lsp.get_client_by_id(client_id)
-  wait('initialize', function()
-    return client.initialized
-  end)
   local res = client.request_sync('workspace/executeCommand', {
     command = 'reasonix.ask',
     arguments = { { prompt = prompt } },
-  }, TIMEOUT_MS)
+  }, T.TIMEOUT_MS)
   assert(res and not res.err and res.result, 'reasonix.ask failed: ' .. vim.inspect(res))
   say('turn: %s', res.result.text)
   client.stop()
@@ -93,10 +78,4 @@ local function main()
   say('ok: the note was saved with approval, the question answered, the note used by the next process')
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if ok then
-  vim.cmd('qall!')
-else
-  say('FAIL: %s', tostring(err))
-  vim.cmd('cquit 1')
-end
+T.run(main)

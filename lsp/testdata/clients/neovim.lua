@@ -18,18 +18,8 @@
 -- held; anything else (an error, a timeout) exits 1 with the reason on
 -- stderr.
 
-local TIMEOUT_MS = 45000
-local ACTIONS = 'Allow once|Allow for session|Always allow|Deny'
-
-local function say(fmt, ...)
-  io.stderr:write(string.format('neovim: ' .. fmt, ...) .. '\n')
-end
-
-local function getenv(name)
-  local v = os.getenv(name)
-  assert(v and v ~= '', name .. ' is not set')
-  return v
-end
+local T = dofile('reasonix_test.lua')
+local say, getenv, wait = T.say, T.getenv, T.wait
 
 local root = getenv('REASONIX_TEST_ROOT')
 local file = getenv('REASONIX_TEST_FILE')
@@ -89,12 +79,6 @@ local function buffer_text(bufnr)
   return text
 end
 
-local function wait(what, cond)
-  if not vim.wait(TIMEOUT_MS, cond, 20) then
-    error('timed out waiting for ' .. what, 0)
-  end
-end
-
 local function main()
   vim.cmd('filetype on')
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
@@ -102,7 +86,7 @@ local function main()
 
   local capabilities = vim.lsp.protocol.make_client_capabilities()
   capabilities.experimental = { reasonix = { saveDocuments = true } }
-  local client_id = vim.lsp.start_client({
+  local client = T.start({
     name = 'reasonix',
     cmd = { getenv('REASONIX_LSP') },
     root_dir = root,
@@ -112,12 +96,7 @@ local function main()
       seen.exit_code = code
     end,
   })
-  assert(client_id, 'the client did not start')
-  local client = vim.lsp.get_client_by_id(client_id)
-  wait('initialize', function()
-    return client.initialized
-  end)
-  assert(vim.lsp.buf_attach_client(bufnr, client_id), 'cannot attach the buffer')
+  assert(vim.lsp.buf_attach_client(bufnr, client.id), 'cannot attach the buffer')
 
   local res = client.request_sync('textDocument/codeAction', {
     textDocument = { uri = vim.uri_from_bufnr(bufnr) },
@@ -159,7 +138,7 @@ local function main()
   -- documented actions.
   assert(#seen.dialogs == 2, #seen.dialogs .. ' permission dialogs, want 2')
   for _, d in ipairs(seen.dialogs) do
-    assert(d.actions == ACTIONS, 'dialog actions ' .. d.actions)
+    assert(d.actions == T.PERMISSION, 'dialog actions ' .. d.actions)
   end
   assert(#seen.saves == 1 and #seen.saves[1] == 1, 'saveDocuments calls: ' .. vim.inspect(seen.saves))
 
@@ -171,10 +150,4 @@ local function main()
   say('ok: %d dialogs, %d saves, server exit %d', #seen.dialogs, #seen.saves, seen.exit_code)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if ok then
-  vim.cmd('qall!')
-else
-  say('FAIL: %s', tostring(err))
-  vim.cmd('cquit 1')
-end
+T.run(main)
