@@ -31,22 +31,33 @@ local function next_question()
   table.remove(queue, 1)()
 end
 
---- Asks the user to pick one of titles with vim.ui.select, so telescope,
---- fzf-lua, snacks or dressing show it when installed, and returns the
---- chosen title or nil. See reasonix.async for how this waits.
----@param message string
----@param titles string[]
----@return string|nil
-function M.pick(message, titles)
+--- Waits for the answer of a question that open shows, in its turn:
+--- open(answered) opens it and calls answered(value) when the user is
+--- done. See reasonix.async for how this waits.
+---@param open fun(answered: fun(value: any))
+---@return any
+local function queued(open)
   return async.await(function(done)
     table.insert(queue, function()
-      vim.ui.select(titles, { prompt = message, kind = 'reasonix.approval' }, function(choice)
+      open(function(value)
         asking = false
-        done(choice)
+        done(value)
         next_question()
       end)
     end)
     next_question()
+  end)
+end
+
+--- Asks the user to pick one of titles with vim.ui.select, so telescope,
+--- fzf-lua, snacks or dressing show it when installed, and returns the
+--- chosen title or nil.
+---@param message string
+---@param titles string[]
+---@return string|nil
+function M.pick(message, titles)
+  return queued(function(answered)
+    vim.ui.select(titles, { prompt = message, kind = 'reasonix.approval' }, answered)
   end)
 end
 
@@ -59,15 +70,8 @@ M.own_answer = 'Answer in my own words…'
 ---@param prompt string
 ---@return string|nil
 function M.input(prompt)
-  return async.await(function(done)
-    table.insert(queue, function()
-      vim.ui.input({ prompt = prompt }, function(text)
-        asking = false
-        done(text)
-        next_question()
-      end)
-    end)
-    next_question()
+  return queued(function(answered)
+    vim.ui.input({ prompt = prompt }, answered)
   end)
 end
 
