@@ -6,35 +6,30 @@
 import * as vscode from 'vscode';
 import { type CancellationToken } from 'vscode-languageclient/node';
 import { type ChatPanel } from './panel';
+import { PendingAnswers } from './pending';
 import { APPROVAL_ACTIONS, type ApprovalAction, type ApproveParams, type ApproveResult } from './protocol';
 
 export class Approvals implements vscode.Disposable {
-  private next = 1;
-  /** Questions shown in the panel and not answered yet, by id, with their actions. */
-  private readonly pending = new Map<string, { actions: readonly string[]; resolve: (action: ApprovalAction | null) => void }>();
+  private readonly pending = new PendingAnswers<ApprovalAction>('approval');
+  /** The actions each question in the panel offers, by id. */
+  private readonly actions = new Map<string, readonly string[]>();
 
   constructor(private readonly panel: ChatPanel) {}
 
   async ask(params: ApproveParams, token: CancellationToken): Promise<ApproveResult> {
     if (!this.panel.visible) return { action: await this.modal(params) };
-    const id = `approval-${this.next++}`;
-    const answer = new Promise<ApprovalAction | null>((resolve) => this.pending.set(id, { actions: actionsOf(params), resolve }));
-    const cancelled = token.onCancellationRequested(() => this.answer(id, null));
-    this.panel.post({ type: 'approval', id, request: params });
-    try {
-      return { action: await answer };
-    } finally {
-      cancelled.dispose();
-    }
+    const action = await this.pending.ask(token, (id) => {
+      this.actions.set(id, actionsOf(params));
+      this.panel.post({ type: 'approval', id, request: params });
+    });
+    return { action };
   }
 
   /** The panel's answer to question `id` (null: dismissed, which is Deny). */
   answer(id: string, action: string | null): void {
-    const q = this.pending.get(id);
-    if (!q) return;
-    this.pending.delete(id);
-    const valid = q.actions.find((a) => a === action) ?? null;
-    q.resolve(valid);
+    const valid = this.actions.get(id)?.find((a) => a === action) ?? null;
+    if (!this.pending.settle(id, valid)) return;
+    this.actions.delete(id);
     this.panel.post({ type: 'approvalDone', id, action: valid });
   }
 
@@ -45,7 +40,7 @@ export class Approvals implements vscode.Disposable {
 
   /** Withdraws every open question (the server went away): Deny. */
   withdrawAll(): void {
-    for (const id of [...this.pending.keys()]) this.answer(id, null);
+    for (const id of this.pending.ids()) this.answer(id, null);
   }
 
   dispose(): void {

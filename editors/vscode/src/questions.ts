@@ -5,39 +5,26 @@
 import * as vscode from 'vscode';
 import { type CancellationToken } from 'vscode-languageclient/node';
 import { type ChatPanel } from './panel';
+import { PendingAnswers } from './pending';
 import { type QuestionParams, type QuestionResult } from './protocol';
 
 /** The QuickPick item that opens an input box for an answer of one's own. */
 export const OWN_ANSWER = 'Answer in my own words…';
 
 export class Questions implements vscode.Disposable {
-  private next = 1;
-  /** Questions shown in the panel and not answered yet, by id. */
-  private readonly pending = new Map<string, (answer: string | null) => void>();
+  private readonly pending = new PendingAnswers<string>('question');
 
   constructor(private readonly panel: ChatPanel) {}
 
   async ask(params: QuestionParams, token: CancellationToken): Promise<QuestionResult> {
     if (!this.panel.visible) return { answer: await this.pick(params) };
-    const id = `question-${this.next++}`;
-    const answer = new Promise<string | null>((resolve) => this.pending.set(id, resolve));
-    const cancelled = token.onCancellationRequested(() => this.answer(id, null));
-    this.panel.post({ type: 'question', id, request: params });
-    try {
-      return { answer: await answer };
-    } finally {
-      cancelled.dispose();
-    }
+    return { answer: await this.pending.ask(token, (id) => this.panel.post({ type: 'question', id, request: params })) };
   }
 
   /** The panel's answer to question `id` (null: dismissed). */
   answer(id: string, answer: string | null): void {
-    const resolve = this.pending.get(id);
-    if (!resolve) return;
-    this.pending.delete(id);
     const text = answer?.trim() || null;
-    resolve(text);
-    this.panel.post({ type: 'questionDone', id, answer: text });
+    if (this.pending.settle(id, text)) this.panel.post({ type: 'questionDone', id, answer: text });
   }
 
   private async pick(params: QuestionParams): Promise<string | null> {
@@ -54,7 +41,7 @@ export class Questions implements vscode.Disposable {
 
   /** Withdraws every open question (the server went away): no answer. */
   withdrawAll(): void {
-    for (const id of [...this.pending.keys()]) this.answer(id, null);
+    for (const id of this.pending.ids()) this.answer(id, null);
   }
 
   dispose(): void {
