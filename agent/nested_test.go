@@ -117,6 +117,13 @@ func TestMemoryIndexIsTakenAtStart(t *testing.T) {
 	if !strings.Contains(next.Messages()[0].Content, "- project/build: How to build") {
 		t.Fatalf("the next session's index:\n%s", next.Messages()[0].Content)
 	}
+
+	// Without the memory tool ([tools] enabled leaves it out) nothing
+	// could read the notes: no index.
+	h.a.Tools, _ = tools.NewRegistry(builtin(t, "read_file")...)
+	if other, _ := h.a.NewSession(); strings.Contains(other.Messages()[0].Content, "# Memory") {
+		t.Fatalf("an index without the memory tool:\n%s", other.Messages()[0].Content)
+	}
 }
 
 // TestNestedMemory: a subdirectory's memory files reach the model with the

@@ -122,12 +122,18 @@ func readMemory(path string, check func(real string) error) ([]byte, string, err
 }
 
 // systemMessage is a new session's system message: BuildSystemPrompt's,
-// then the index of the memory as it stands now. The index is taken once,
-// so the cached prefix holds for the session; notes saved or forgotten
-// during it are seen through the memory tool, and in the next session's
-// index.
+// then the index of the memory as it stands now, when the memory tool is
+// offered to read it. The index is taken once, so the cached prefix holds
+// for the session; notes saved or forgotten during it are seen through
+// the memory tool, and in the next session's index.
 func (a *Agent) systemMessage() string {
 	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root, a.Env.CheckRead)
+	if a.Tools == nil {
+		return system
+	}
+	if _, ok := a.Tools.Get("memory"); !ok {
+		return system
+	}
 	if idx := memory.ForEnv(a.Env).Index(); idx != "" {
 		system += "\n" + idx
 	}
