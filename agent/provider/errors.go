@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // APIError is a failure the model endpoint reported, or a failure to talk to
@@ -13,6 +14,9 @@ type APIError struct {
 	Status int
 	// Message is the provider's own explanation when it gave one.
 	Message string
+	// Code is the provider's error code when it gave one, such as
+	// "context_length_exceeded".
+	Code string
 	// Attempts is how many times the request was sent.
 	Attempts int
 	// Err is the underlying transport error, if any.
@@ -47,6 +51,19 @@ func (e *APIError) Unwrap() error { return e.Err }
 func IsAuth(err error) bool {
 	var ae *APIError
 	return errors.As(err, &ae) && (ae.Status == 401 || ae.Status == 403)
+}
+
+// IsContextLength reports whether err is a provider refusing a request
+// for being longer than the model's context window: HTTP 400 with the code
+// context_length_exceeded (OpenAI), or a message that speaks of the
+// maximum context length (DeepSeek, and OpenAI without the code).
+func IsContextLength(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != 400 {
+		return false
+	}
+	return ae.Code == "context_length_exceeded" ||
+		strings.Contains(strings.ToLower(ae.Message), "maximum context length")
 }
 
 // ErrStreamTruncated is reported when a stream ends before the model

@@ -5,7 +5,8 @@
 // Usage:
 //
 //	scripted-model -script FILE [-addr 127.0.0.1:0] [-key KEY] [-model NAME]
-//	               [-url-file PATH] [-no-reasoning-check] [-fallback TEXT] [-v]
+//	               [-url-file PATH] [-no-reasoning-check] [-fallback TEXT]
+//	               [-context-window TOKENS] [-v]
 //	scripted-model -script FILE -extract DIR
 //	scripted-model -script FILE -section NAME
 //
@@ -14,8 +15,10 @@
 // "scripted-model listening on <base URL>". With -url-file the base URL is
 // also written to PATH (atomically, without a newline) and removed on exit,
 // so a test can wait for the file. With -fallback, requests the script
-// has no step left for are answered with TEXT instead of an error. With -v every request is logged to
-// stderr. SIGINT and SIGTERM stop the server cleanly.
+// has no step left for are answered with TEXT instead of an error. With
+// -context-window a prompt of more tokens is refused as OpenAI and DeepSeek
+// refuse it (HTTP 400, context_length_exceeded). With -v every request is
+// logged to stderr. SIGINT and SIGTERM stop the server cleanly.
 //
 // For scripts that stage a scenario: -extract writes the scenario's
 // starting workspace (its files/ sections) under DIR, and -section prints
@@ -60,6 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	urlFile := fs.String("url-file", "", "write the base URL to this file once listening")
 	noReasoningCheck := fs.Bool("no-reasoning-check", false, "do not require reasoning_content to be passed back in tool-call turns")
 	fallback := fs.String("fallback", "", "answer with this text once the script has no step left, instead of an error")
+	window := fs.Int("context-window", 0, "refuse prompts of more tokens with 400 context_length_exceeded (default: no limit)")
 	verbose := fs.Bool("v", false, "log every request to stderr")
 	extract := fs.String("extract", "", "write the scenario's files/ sections under this directory and exit")
 	section := fs.String("section", "", "print this section of the scenario and exit")
@@ -78,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := scripted.Options{APIKey: *key, Model: *model, NoReasoningCheck: *noReasoningCheck, Fallback: *fallback}
+	opts := scripted.Options{APIKey: *key, Model: *model, NoReasoningCheck: *noReasoningCheck, Fallback: *fallback, ContextWindow: *window}
 	if *verbose {
 		log := slog.New(slog.NewTextHandler(stderr, nil))
 		opts.Logf = func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }

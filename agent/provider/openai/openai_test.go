@@ -185,6 +185,33 @@ func TestClientErrorsFailAtOnce(t *testing.T) {
 	}
 }
 
+// TestContextLengthExceeded: a prompt over the model's window fails at
+// once, and the error says so in both vendors' wordings.
+func TestContextLengthExceeded(t *testing.T) {
+	bodies := map[string]string{
+		"openai":   `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`,
+		"deepseek": `{"error":{"message":"This model's maximum context length is 65536 tokens. However, you requested 70000 tokens (70000 in the messages, 0 in the completion).","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`,
+		"code":     `{"error":{"message":"too long","type":"invalid_request_error","code":"context_length_exceeded"}}`,
+		"other":    `{"error":{"message":"Invalid Parameters","type":"invalid_request_error"}}`,
+	}
+	for name, body := range bodies {
+		var n atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, body)
+		}))
+		_, _, err := collect(t, newClient(t, srv.URL, nil), userReq)
+		srv.Close()
+		if got, want := provider.IsContextLength(err), name != "other"; got != want {
+			t.Errorf("%s: IsContextLength = %v, want %v (err %v)", name, got, want, err)
+		}
+		if n.Load() != 1 {
+			t.Errorf("%s: %d requests, want 1", name, n.Load())
+		}
+	}
+}
+
 func TestRetriesAreBounded(t *testing.T) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

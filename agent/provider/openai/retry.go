@@ -57,7 +57,8 @@ func (p retryPolicy) next(attempt int, f *failure) (time.Duration, bool) {
 // message.
 func (c *Client) statusFailure(resp *http.Response) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	ae := &provider.APIError{Provider: c.name, Status: resp.StatusCode, Message: errorMessage(body)}
+	msg, code := errorMessage(body)
+	ae := &provider.APIError{Provider: c.name, Status: resp.StatusCode, Message: msg, Code: code}
 	f := &failure{err: ae}
 	switch s := resp.StatusCode; {
 	case s == http.StatusRequestTimeout, s == http.StatusConflict, s == http.StatusTooManyRequests, s >= 500:
@@ -67,10 +68,11 @@ func (c *Client) statusFailure(resp *http.Response) error {
 	return f
 }
 
-// errorMessage extracts the human message from an error body in the usual
-// shapes: {"error":{"message":...}}, {"error":"..."}, {"message":...}, or
-// plain text.
-func errorMessage(body []byte) string {
+// errorMessage extracts the human message, and the error code when there
+// is one, from an error body in the usual shapes:
+// {"error":{"message":...,"code":...}}, {"error":"..."}, {"message":...},
+// or plain text.
+func errorMessage(body []byte) (msg, code string) {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -78,21 +80,22 @@ func errorMessage(body []byte) string {
 	if json.Unmarshal(body, &v) == nil {
 		var e wireError
 		if json.Unmarshal(v.Error, &e) == nil && e.Message != "" {
-			return e.Message
+			code, _ = e.Code.(string)
+			return e.Message, code
 		}
 		var s string
 		if json.Unmarshal(v.Error, &s) == nil && s != "" {
-			return s
+			return s, ""
 		}
 		if v.Message != "" {
-			return v.Message
+			return v.Message, ""
 		}
 	}
 	s := strings.TrimSpace(string(body))
 	if len(s) > 500 {
 		s = s[:500] + "…"
 	}
-	return s
+	return s, ""
 }
 
 // retryAfter reads Retry-After (seconds or an HTTP date) and the

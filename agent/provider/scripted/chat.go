@@ -104,6 +104,14 @@ func (s *Server) decide(rec *Request, req *chatRequest, body []byte, authMsg str
 		rec.Status, rec.Error = status, msg
 		return reply{status: status, err: apiError{Message: msg, Type: "invalid_request_error"}}
 	}
+	if w := s.opts.ContextWindow; w > 0 && promptTokens > w {
+		rec.Status = http.StatusBadRequest
+		rec.Error = contextLengthMessage(w, promptTokens, req.MaxTokens)
+		return reply{status: http.StatusBadRequest, err: apiError{
+			Message: rec.Error, Type: "invalid_request_error",
+			Param: new("messages"), Code: new("context_length_exceeded"),
+		}}
+	}
 	if !s.opts.NoReasoningCheck {
 		if detail := s.missingReasoning(req); detail != "" {
 			rep := fail(http.StatusBadRequest, reasoningMessage)
@@ -214,6 +222,17 @@ func (s *Server) missingReasoning(req *chatRequest) string {
 		}
 	}
 	return ""
+}
+
+// contextLengthMessage is what OpenAI and DeepSeek answer for a prompt
+// longer than the model's context window.
+func contextLengthMessage(window, prompt int, maxTokens *int) string {
+	completion := 0
+	if maxTokens != nil {
+		completion = *maxTokens
+	}
+	return fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+		window, prompt+completion, prompt, completion)
 }
 
 // faultError is the error body of a "fault <status>" step: the script's

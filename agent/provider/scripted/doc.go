@@ -70,4 +70,10 @@
 // cache: the longest prefix shared with any earlier request, in whole
 // 64-token blocks. Only requests that were answered with a step (not error
 // answers) enter the cache.
+//
+// With Options.ContextWindow set, a request whose prompt counts more
+// tokens than the window is refused with HTTP 400 and the body OpenAI
+// sends (code "context_length_exceeded", "This model's maximum context
+// length is N tokens. …", which is DeepSeek's wording too), before any
+// step is consumed.
 package scripted

@@ -173,3 +173,40 @@ func TestDelayStopsWhenClientHangsUp(t *testing.T) {
 		t.Errorf("record error = %q", rec.Error)
 	}
 }
+
+// TestContextWindow: a server with a context window refuses a prompt that
+// does not fit with OpenAI's body, consumes no step for it, and answers
+// one that fits.
+func TestContextWindow(t *testing.T) {
+	srv, url := start(t, "text fits\n", Options{ContextWindow: 40})
+	resp := post(t, url, body(t, true, msg("user", strings.Repeat("word ", 40))))
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("status %d, want 400", resp.StatusCode)
+	}
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Param   string `json:"param"`
+			Code    string `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Error.Code != "context_length_exceeded" || e.Error.Type != "invalid_request_error" || e.Error.Param != "messages" ||
+		!strings.HasPrefix(e.Error.Message, "This model's maximum context length is 40 tokens. However, you requested ") {
+		t.Errorf("error body = %+v", e.Error)
+	}
+	if srv.Remaining() != 1 {
+		t.Errorf("Remaining = %d after a refused request, want 1", srv.Remaining())
+	}
+	if a := streamOK(t, url, body(t, true, msg("user", "hi"))); a.content != "fits" {
+		t.Errorf("content = %q", a.content)
+	}
+	reqs := srv.Requests()
+	if reqs[0].Status != 400 || !strings.Contains(reqs[0].Error, "maximum context length") {
+		t.Errorf("record = %+v", reqs[0])
+	}
+}

@@ -29,6 +29,12 @@ type Options struct {
 	// assistant message with tool calls must carry back the
 	// reasoning_content produced with them.
 	NoReasoningCheck bool
+	// ContextWindow, when positive, is the model's context window in
+	// tokens: a request whose prompt counts more tokens is refused with
+	// HTTP 400 and the body OpenAI sends (code context_length_exceeded,
+	// a message naming the maximum context length, which is also how
+	// DeepSeek words it), before any step is consumed.
+	ContextWindow int
 	// Fallback, when set, answers every request the script has no step
 	// left for, as plain text, instead of the 400 that says the script is
 	// exhausted. A demo that outlives its script keeps answering.
