@@ -93,6 +93,15 @@ type AgentConfig struct {
 	// TokenBudget stops a session whose prompt plus completion tokens,
 	// summed over all its requests, reach it; 0 means no budget.
 	TokenBudget int `toml:"token_budget"`
+	// CompactRatio is the share of the model's context window at which a
+	// session is compacted: when a request's prompt reaches it, the next
+	// one is preceded by a compaction. Default 0.8.
+	CompactRatio float64 `toml:"compact_ratio"`
+	// SummaryModel is a model reference for the model that writes a
+	// compaction's summary; empty means the session's own model.
+	SummaryModel string `toml:"summary_model"`
+
+	compactRatioAt, summaryModelAt Pos
 }
 
 // ToolsConfig is the [tools] table.
@@ -350,7 +359,22 @@ func (r Resolved) String() string { return r.Provider.Name + "/" + r.Model }
 // model), a bare model name (the first provider offering it), or an
 // explicit provider/model. An empty ref means default_model.
 func (c *Config) ResolveModel(ref string) (Resolved, error) {
-	at := Pos{File: "--model"}
+	return c.resolveModel(ref, Pos{File: "--model"})
+}
+
+// SummaryModel resolves [agent] summary_model, the model that writes a
+// compaction's summary; ok is false when it is not set, and the session's
+// own model writes it.
+func (c *Config) SummaryModel() (res Resolved, ok bool, err error) {
+	if c.Agent.SummaryModel == "" {
+		return Resolved{}, false, nil
+	}
+	res, err = c.resolveModel(c.Agent.SummaryModel, c.Agent.summaryModelAt)
+	return res, err == nil, err
+}
+
+// resolveModel resolves ref, naming at in its errors.
+func (c *Config) resolveModel(ref string, at Pos) (Resolved, error) {
 	if ref == "" {
 		ref, at = c.DefaultModel, c.defaultModelAt
 		if ref == "" {

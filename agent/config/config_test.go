@@ -132,6 +132,8 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"no model", "[[providers]]\nname = \"a\"\nbase_url = \"u\"\n", `reasonix.toml:1: provider "a" declares no model`},
 		{"bad mode", "[permissions]\nmode = \"sometimes\"\n", `reasonix.toml:2: [permissions] mode must be ask, allow or deny`},
 		{"bad posture", "[permissions]\n\napproval = \"always\"\n", `reasonix.toml:3: [permissions] approval must be ask, auto or yolo`},
+		{"bad compact ratio", "[agent]\nmax_steps = 5\ncompact_ratio = 1.5\n", `reasonix.toml:3: [agent] compact_ratio must be above 0 and at most 1, not 1.5`},
+		{"negative window", "[[providers]]\nname = \"a\"\nbase_url = \"u\"\nmodel = \"m\"\ncontext_window = -1\n", `reasonix.toml:1: provider "a": context_window must not be negative`},
 		{"wrong type", "[agent]\nmax_steps = \"ten\"\n", `reasonix.toml:2: "agent.max_steps" must be an integer, not a string`},
 		{"wrong type in a list", "[permissions]\nmode = \"ask\"\n\nallow = \"Bash\"\n", `reasonix.toml:4: "permissions.allow" must be an array, not a string`},
 		// The decoder names the last entry that sets the key; the error
@@ -163,6 +165,35 @@ func TestModelReferenceErrorNamesItsLine(t *testing.T) {
 	var ce *Error
 	if !errors.As(err, &ce) || ce.At.File != p || ce.At.Line != 2 {
 		t.Fatalf("err = %#v", err)
+	}
+}
+
+// TestSummaryModel: [agent] summary_model resolves like any model
+// reference, and a bad one is an error at its line; compact_ratio
+// defaults to 0.8.
+func TestSummaryModel(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	p := writeFile(t, dir, "reasonix.toml", "[agent]\ncompact_ratio = 0.5\nsummary_model = \"deepseek-v4-pro\"\n")
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok, err := c.SummaryModel()
+	if err != nil || !ok || res.String() != "deepseek/deepseek-v4-pro" || c.Agent.CompactRatio != 0.5 {
+		t.Fatalf("SummaryModel = %v, %v, %v; ratio %v", res, ok, err, c.Agent.CompactRatio)
+	}
+	writeFile(t, dir, "reasonix.toml", "[agent]\n\nsummary_model = \"nope\"\n")
+	if c, err = Load(Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = c.SummaryModel()
+	var ce *Error
+	if !errors.As(err, &ce) || ce.At.File != p || ce.At.Line != 3 {
+		t.Fatalf("err = %#v", err)
+	}
+	if _, ok, err := Defaults().SummaryModel(); ok || err != nil || Defaults().Agent.CompactRatio != 0.8 {
+		t.Fatalf("defaults: %v %v", ok, err)
 	}
 }
 

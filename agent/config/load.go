@@ -240,6 +240,14 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	if set("agent", "token_budget") {
 		a.TokenBudget = l.Agent.TokenBudget
 	}
+	if set("agent", "compact_ratio") {
+		a.CompactRatio = l.Agent.CompactRatio
+		a.compactRatioAt = Pos{File: path, Line: loc.find("agent", 0, "compact_ratio")}
+	}
+	if set("agent", "summary_model") {
+		a.SummaryModel = l.Agent.SummaryModel
+		a.summaryModelAt = Pos{File: path, Line: loc.find("agent", 0, "summary_model")}
+	}
 	if set("tools", "enabled") {
 		c.Tools.Enabled = l.Tools.Enabled
 	}
@@ -373,6 +381,12 @@ func (c *Config) validate() error {
 		if p.Default != "" && len(p.Models) > 0 && !contains(p.Models, p.Default) {
 			return &Error{At: p.At, Msg: fmt.Sprintf("provider %q: default %q is not in models %v", p.Name, p.Default, p.Models)}
 		}
+		if p.ContextWindow < 0 {
+			return &Error{At: p.At, Msg: fmt.Sprintf("provider %q: context_window must not be negative (0 turns compaction off)", p.Name)}
+		}
+	}
+	if r := c.Agent.CompactRatio; !(r > 0 && r <= 1) {
+		return &Error{At: c.Agent.compactRatioAt, Msg: fmt.Sprintf("[agent] compact_ratio must be above 0 and at most 1, not %v", r)}
 	}
 	switch c.Permissions.Mode {
 	case "", "ask", "allow", "deny":
