@@ -175,7 +175,7 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	if len(l.Messages) == 0 || l.Messages[0].Role != provider.RoleSystem {
 		return nil, fmt.Errorf("session %s has no system message", id)
 	}
-	f, err := a.Store.reopen(id)
+	f, err := a.Store.reopen(l.Meta)
 	if err != nil {
 		return nil, err
 	}

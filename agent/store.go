@@ -23,8 +23,31 @@ import (
 // file, one record per line. Records are written with a single write call
 // as they happen, so a killed process loses at most the record in flight,
 // and a torn last line is skipped on load.
+//
+// A compaction rewrites a session's file to hold only the compacted view,
+// and first appends the messages it drops to the session's archive,
+// <id>.archive.jsonl beside it (see rewrite), so the file stays about as
+// large as the model's context window and nothing is lost.
 type Store struct {
 	Dir string
+}
+
+// archiveSuffix ends the name of a session's archive; tmpSuffix the name
+// of a session file being rewritten. Neither is a session.
+const (
+	sessionSuffix = ".jsonl"
+	archiveSuffix = ".archive.jsonl"
+	tmpSuffix     = ".jsonl.tmp"
+)
+
+// sessionID returns the id of the session a file name holds, or false for
+// any other file (an archive, a rewrite in progress, a directory of
+// outputs).
+func sessionID(name string) (string, bool) {
+	if strings.HasSuffix(name, archiveSuffix) {
+		return "", false
+	}
+	return strings.CutSuffix(name, sessionSuffix)
 }
 
 // Meta describes a session; it is the first record of its file.
@@ -37,11 +60,31 @@ type Meta struct {
 	// PrefixHash fingerprints the cached prompt prefix (system prompt and
 	// tool schemas) the session started with.
 	PrefixHash string `json:"prefixHash"`
+	// Compactions counts the session's compactions, and Archived the
+	// messages they moved to the archive.
+	Compactions int `json:"compactions,omitempty"`
+	Archived    int `json:"archived,omitempty"`
 }
 
-// record is one line of a session file.
+// ArchiveBlock heads the messages one compaction moved to a session's
+// archive.
+type ArchiveBlock struct {
+	// Seq numbers the session's compactions from 1. A block whose Seq
+	// repeats an earlier one's supersedes it (and anything after it): the
+	// earlier attempt was cut short before the session file was
+	// rewritten, so its messages stayed in the session.
+	Seq      int       `json:"seq"`
+	Time     time.Time `json:"time"`
+	Messages int       `json:"messages"`
+	Reason   string    `json:"reason,omitempty"`
+}
+
+// record is one line of a session file or archive.
 type record struct {
-	Type    string            `json:"type"` // "meta", "message", "usage"
+	// Type is "meta", "message", "usage" (one model request), "totals"
+	// (the usage of the requests a rewrite left out) or, in an archive,
+	// "compaction".
+	Type    string            `json:"type"`
 	Meta    *Meta             `json:"meta,omitempty"`
 	Message *provider.Message `json:"message,omitempty"`
 	Turn    int               `json:"turn,omitempty"`
@@ -49,13 +92,19 @@ type record struct {
 	Usage   *provider.Usage   `json:"usage,omitempty"`
 	Cost    float64           `json:"cost,omitempty"`
 	Time    *time.Time        `json:"time,omitempty"`
+	// Bytes is the size of the request a usage record accounts, as
+	// estimateBytes measures it: with the prompt tokens it calibrates
+	// the estimates a resumed session starts from.
+	Bytes int           `json:"bytes,omitempty"`
+	Block *ArchiveBlock `json:"compaction,omitempty"`
 }
 
 // sessionFile appends records to one session's file.
 type sessionFile struct {
-	mu   sync.Mutex // guards f and kept
+	mu   sync.Mutex // guards f, meta and kept
 	f    *os.File
 	path string
+	meta Meta
 	// fresh is set when this process created the file. A fresh file is
 	// removed on close unless it was kept: a run that failed before the
 	// model answered once leaves no empty session to list or resume.
@@ -73,7 +122,14 @@ func newID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-func (st *Store) path(id string) string { return filepath.Join(st.Dir, id+".jsonl") }
+func (st *Store) path(id string) string { return filepath.Join(st.Dir, id+sessionSuffix) }
+
+// ArchivePath is the file holding what compactions dropped from session id.
+func (st *Store) ArchivePath(id string) string { return filepath.Join(st.Dir, id+archiveSuffix) }
+
+// OutputDir is the directory holding session id's tool outputs that were
+// too large for the conversation (see tools.MaxResultBytes).
+func (st *Store) OutputDir(id string) string { return filepath.Join(st.Dir, id+".outputs") }
 
 // create starts a new session file.
 func (st *Store) create(m Meta) (*sessionFile, error) {
@@ -85,7 +141,7 @@ func (st *Store) create(m Meta) (*sessionFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	sf := &sessionFile{f: f, path: p, fresh: true}
+	sf := &sessionFile{f: f, path: p, meta: m, fresh: true}
 	if err := sf.append(record{Type: "meta", Meta: &m}); err != nil {
 		f.Close()
 		return nil, err
@@ -93,14 +149,15 @@ func (st *Store) create(m Meta) (*sessionFile, error) {
 	return sf, nil
 }
 
-// reopen opens an existing session file for appending.
-func (st *Store) reopen(id string) (*sessionFile, error) {
-	p := st.path(id)
+// reopen opens an existing session file, whose header is m, for
+// appending.
+func (st *Store) reopen(m Meta) (*sessionFile, error) {
+	p := st.path(m.ID)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	return &sessionFile{f: f, path: p}, nil
+	return &sessionFile{f: f, path: p, meta: m}, nil
 }
 
 func (sf *sessionFile) append(r record) error {
@@ -145,6 +202,118 @@ func (sf *sessionFile) close() error {
 	return err
 }
 
+// rewrite replaces the session's messages with view, the outcome of
+// compaction number block.Seq, after moving dropped to the archive. The
+// file's other records become one header and one totals record (total,
+// cost and turns: the usage of every request so far).
+//
+// The order makes it safe to kill the process at any point: the archive
+// block is appended and synced first; the new file is written beside the
+// old one, synced, and renamed over it. Until the rename the old file is
+// whole and the archive may hold a block that a later compaction repeats
+// (ArchiveBlock.Seq says which one counts); after it, the dropped
+// messages are already on disk.
+func (sf *sessionFile) rewrite(view, dropped []provider.Message, block ArchiveBlock, total provider.Usage, cost float64, turns int) error {
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	if sf.f == nil {
+		return errors.New("session file is closed")
+	}
+	if err := appendArchive(strings.TrimSuffix(sf.path, sessionSuffix)+archiveSuffix, block, dropped); err != nil {
+		return fmt.Errorf("session archive: %w", err)
+	}
+	meta := sf.meta
+	meta.Compactions = block.Seq
+	meta.Archived += len(dropped)
+	var buf []byte
+	add := func(r record) error {
+		b, err := json.Marshal(r)
+		buf = append(append(buf, b...), '\n')
+		return err
+	}
+	if err := add(record{Type: "meta", Meta: &meta}); err != nil {
+		return err
+	}
+	if err := add(record{Type: "totals", Turn: turns, Usage: &total, Cost: cost}); err != nil {
+		return err
+	}
+	for i := range view {
+		if err := add(record{Type: "message", Message: &view[i]}); err != nil {
+			return err
+		}
+	}
+	tmp := strings.TrimSuffix(sf.path, sessionSuffix) + tmpSuffix
+	if err := writeSynced(tmp, buf); err != nil {
+		return fmt.Errorf("session store: %w", err)
+	}
+	// Windows cannot rename over an open file: close, rename, reopen.
+	sf.f.Close()
+	renameErr := os.Rename(tmp, sf.path)
+	if renameErr == nil {
+		syncDir(filepath.Dir(sf.path))
+		sf.meta = meta
+	} else {
+		os.Remove(tmp)
+	}
+	f, err := os.OpenFile(sf.path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		sf.f = nil
+		return fmt.Errorf("session store: %w", cmp.Or(renameErr, err))
+	}
+	sf.f, sf.kept = f, true
+	if renameErr != nil {
+		return fmt.Errorf("session store: %w", renameErr)
+	}
+	return nil
+}
+
+// appendArchive appends one compaction's block to an archive and syncs it.
+func appendArchive(path string, block ArchiveBlock, msgs []provider.Message) error {
+	var buf []byte
+	b, err := json.Marshal(record{Type: "compaction", Block: &block})
+	if err != nil {
+		return err
+	}
+	buf = append(append(buf, b...), '\n')
+	for i := range msgs {
+		b, err := json.Marshal(record{Type: "message", Message: &msgs[i]})
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(buf)
+	if err == nil {
+		err = f.Sync()
+	}
+	return cmp.Or(err, f.Close())
+}
+
+// writeSynced writes a new file with data and syncs it to disk.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	return cmp.Or(err, f.Close())
+}
+
+// syncDir makes a rename in dir durable, where the system allows it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
 // Loaded is a session read back from its file.
 type Loaded struct {
 	Meta     Meta
@@ -153,6 +322,9 @@ type Loaded struct {
 	Cost     float64
 	Turns    int
 	Updated  time.Time
+	// TokensPerByte is what the last model request's prompt tokens were
+	// per byte of it; zero when no request recorded its size.
+	TokensPerByte float64
 }
 
 // Resolve finds the id of a session by its full id or a unique prefix.
@@ -160,8 +332,10 @@ func (st *Store) Resolve(idOrPrefix string) (string, error) {
 	if idOrPrefix == "" {
 		return "", errors.New("empty session id")
 	}
-	if _, err := os.Stat(st.path(idOrPrefix)); err == nil {
-		return idOrPrefix, nil
+	if _, ok := sessionID(idOrPrefix + sessionSuffix); ok {
+		if _, err := os.Stat(st.path(idOrPrefix)); err == nil {
+			return idOrPrefix, nil
+		}
 	}
 	entries, err := os.ReadDir(st.Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -169,7 +343,7 @@ func (st *Store) Resolve(idOrPrefix string) (string, error) {
 	}
 	var hits []string
 	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		id, ok := sessionID(e.Name())
 		if ok && strings.HasPrefix(id, idOrPrefix) {
 			hits = append(hits, id)
 		}
@@ -213,10 +387,13 @@ func (st *Store) Load(id string) (*Loaded, error) {
 			if r.Message != nil {
 				l.Messages = append(l.Messages, *r.Message)
 			}
-		case "usage":
+		case "usage", "totals":
 			if r.Usage != nil {
 				l.Usage.Add(*r.Usage)
 				l.Cost += r.Cost
+				if r.Bytes > 0 {
+					l.TokensPerByte = float64(r.Usage.PromptTokens) / float64(r.Bytes)
+				}
 			}
 			l.Turns = max(l.Turns, r.Turn)
 		}
@@ -238,15 +415,18 @@ func (st *Store) Load(id string) (*Loaded, error) {
 
 // Summary is one row of a session listing.
 type Summary struct {
-	ID       string    `json:"id"`
-	Created  time.Time `json:"created"`
-	Updated  time.Time `json:"updated"`
-	Root     string    `json:"root"`
-	Model    string    `json:"model"`
-	Title    string    `json:"title"`
-	Turns    int       `json:"turns"`
-	Messages int       `json:"messages"`
-	Cost     float64   `json:"cost"`
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	Root    string    `json:"root"`
+	Model   string    `json:"model"`
+	Title   string    `json:"title"`
+	Turns   int       `json:"turns"`
+	// Messages counts the messages the session holds; Archived those
+	// its compactions moved to the archive.
+	Messages int     `json:"messages"`
+	Archived int     `json:"archived,omitempty"`
+	Cost     float64 `json:"cost"`
 }
 
 // List summarises every session, most recently updated first.
@@ -260,7 +440,7 @@ func (st *Store) List() ([]Summary, error) {
 	}
 	var out []Summary
 	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		id, ok := sessionID(e.Name())
 		if !ok {
 			continue
 		}
@@ -269,7 +449,7 @@ func (st *Store) List() ([]Summary, error) {
 			continue
 		}
 		s := Summary{ID: id, Created: l.Meta.Created, Updated: l.Updated, Root: l.Meta.Root,
-			Model: l.Meta.Model, Turns: l.Turns, Messages: len(l.Messages), Cost: l.Cost}
+			Model: l.Meta.Model, Turns: l.Turns, Messages: len(l.Messages), Archived: l.Meta.Archived, Cost: l.Cost}
 		for _, m := range l.Messages {
 			if m.Role == provider.RoleUser {
 				s.Title = title(m.Content)
@@ -280,6 +460,44 @@ func (st *Store) List() ([]Summary, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
 	return out, nil
+}
+
+// Archive reads back what the compactions of session id dropped, oldest
+// first. A session never compacted has no archive: nil, no error.
+func (st *Store) Archive(id string) ([]provider.Message, error) {
+	f, err := os.Open(st.ArchivePath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	defer f.Close()
+	// starts[k] is where block k+1's messages begin in msgs.
+	var msgs []provider.Message
+	var starts []int
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 256<<20)
+	for sc.Scan() {
+		var r record
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue // torn by a killed process
+		}
+		switch {
+		case r.Type == "compaction" && r.Block != nil && r.Block.Seq >= 1:
+			// A repeated number supersedes the earlier block.
+			if k := r.Block.Seq - 1; k < len(starts) {
+				msgs, starts = msgs[:starts[k]], starts[:k]
+			}
+			starts = append(starts, len(msgs))
+		case r.Type == "message" && r.Message != nil:
+			msgs = append(msgs, *r.Message)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	return msgs, nil
 }
 
 // title shortens a prompt to one line for listings.

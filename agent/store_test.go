@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +99,127 @@ func TestUpdatedIsNeverBeforeCreated(t *testing.T) {
 	}
 	if l.Updated.Before(created) {
 		t.Fatalf("updated %v before created %v", l.Updated, created)
+	}
+}
+
+func userMsg(s string) provider.Message { return provider.Message{Role: provider.RoleUser, Content: s} }
+
+// TestRewriteArchivesFirst: a compaction's rewrite leaves the session
+// file holding the view and the totals, the archive holding what was
+// dropped, and listings and id prefixes ignore the archive.
+func TestRewriteArchivesFirst(t *testing.T) {
+	st := &Store{Dir: t.TempDir()}
+	f, err := st.create(Meta{ID: "20260101-000000-aaaaaa", Created: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := []provider.Message{{Role: provider.RoleSystem, Content: "sys"}, userMsg("one"), userMsg("two"), userMsg("three")}
+	for i := range all {
+		f.append(record{Type: "message", Message: &all[i]})
+	}
+	f.append(record{Type: "usage", Turn: 3, Usage: &provider.Usage{PromptTokens: 300, CacheMissTokens: 300}, Cost: 0.5, Bytes: 1000})
+	view := []provider.Message{all[0], all[3]}
+	total := provider.Usage{PromptTokens: 300, CacheMissTokens: 300}
+	if err := f.rewrite(view, all[1:3], ArchiveBlock{Seq: 1, Messages: 2}, total, 0.5, 3); err != nil {
+		t.Fatal(err)
+	}
+	// The file stays open for appending.
+	more := userMsg("four")
+	if err := f.append(record{Type: "message", Message: &more}); err != nil {
+		t.Fatal(err)
+	}
+	f.close()
+
+	l, err := st.Load("20260101-000000-aaaaaa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Messages) != 3 || l.Messages[1].Content != "three" || l.Messages[2].Content != "four" {
+		t.Fatalf("view = %+v", l.Messages)
+	}
+	if l.Usage != total || l.Cost != 0.5 || l.Turns != 3 || l.Meta.Compactions != 1 || l.Meta.Archived != 2 {
+		t.Fatalf("loaded %+v", l)
+	}
+	arch, err := st.Archive("20260101-000000-aaaaaa")
+	if err != nil || len(arch) != 2 || arch[0].Content != "one" || arch[1].Content != "two" {
+		t.Fatalf("archive = %+v, %v", arch, err)
+	}
+	// A leftover of a rewrite cut short is no session either.
+	os.WriteFile(filepath.Join(st.Dir, "20260101-000000-aaaaaa"+tmpSuffix), []byte("x"), 0o600)
+	list, err := st.List()
+	if err != nil || len(list) != 1 || list[0].Messages != 3 || list[0].Archived != 2 {
+		t.Fatalf("list = %+v, %v", list, err)
+	}
+	for _, ref := range []string{"2026", "20260101-000000-aaaaaa"} {
+		if id, err := st.Resolve(ref); err != nil || id != "20260101-000000-aaaaaa" {
+			t.Errorf("Resolve(%q) = %q, %v", ref, id, err)
+		}
+	}
+	if id, err := st.Resolve("20260101-000000-aaaaaa.archive"); err == nil {
+		t.Errorf("Resolve found the archive as session %q", id)
+	}
+}
+
+// TestArchiveBlockRepeated: a compaction cut short after writing its
+// archive block but before the rewrite leaves the session whole; the
+// next compaction repeats the block's number, and the archive reads back
+// without the first attempt's duplicates.
+func TestArchiveBlockRepeated(t *testing.T) {
+	st := &Store{Dir: t.TempDir()}
+	path := st.ArchivePath("s")
+	one, two, three := userMsg("one"), userMsg("two"), userMsg("three")
+	if err := appendArchive(path, ArchiveBlock{Seq: 1, Messages: 1}, []provider.Message{one}); err != nil {
+		t.Fatal(err)
+	}
+	// The killed process's retry, later, drops more.
+	if err := appendArchive(path, ArchiveBlock{Seq: 1, Messages: 2}, []provider.Message{one, two}); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendArchive(path, ArchiveBlock{Seq: 2, Messages: 1}, []provider.Message{three}); err != nil {
+		t.Fatal(err)
+	}
+	// And a torn line at the end.
+	af, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	af.WriteString(`{"type":"message","message":{"role":"us`)
+	af.Close()
+	arch, err := st.Archive("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range arch {
+		got = append(got, m.Content)
+	}
+	if strings.Join(got, ",") != "one,two,three" {
+		t.Fatalf("archive = %v", got)
+	}
+}
+
+// TestRewriteFailureKeepsTheSession: a rewrite that cannot write its new
+// file leaves the old one whole and open for appending.
+func TestRewriteFailureKeepsTheSession(t *testing.T) {
+	st := &Store{Dir: t.TempDir()}
+	f, err := st.create(Meta{ID: "s1", Created: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := []provider.Message{{Role: provider.RoleSystem, Content: "sys"}, userMsg("one"), userMsg("two")}
+	for i := range all {
+		f.append(record{Type: "message", Message: &all[i]})
+	}
+	// A directory where the new file would go makes the write fail.
+	os.Mkdir(filepath.Join(st.Dir, "s1"+tmpSuffix), 0o700)
+	if err := f.rewrite(all[:1], all[1:], ArchiveBlock{Seq: 1}, provider.Usage{}, 0, 1); err == nil {
+		t.Fatal("rewrite succeeded")
+	}
+	more := userMsg("three")
+	if err := f.append(record{Type: "message", Message: &more}); err != nil {
+		t.Fatal(err)
+	}
+	f.keep()
+	f.close()
+	l, err := st.Load("s1")
+	if err != nil || len(l.Messages) != 4 || l.Meta.Compactions != 0 {
+		t.Fatalf("after a failed rewrite: %+v, %v", l, err)
 	}
 }
