@@ -55,6 +55,14 @@ type Agent struct {
 	Temperature *float64
 	MaxTokens   int
 
+	// ContextWindow is the model's context window in tokens; 0 turns
+	// automatic compaction off. CompactRatio is the share of it at which
+	// a session is compacted (0 means 0.8). Summarizer writes the
+	// summaries; nil means the session's own model.
+	ContextWindow int
+	CompactRatio  float64
+	Summarizer    *Summarizer
+
 	// Sink receives every event; nil discards them. It may be called from
 	// several goroutines, but never concurrently for the same session.
 	Sink func(Event)
@@ -125,6 +133,16 @@ type Session struct {
 	running  bool
 	plan     bool
 	file     *sessionFile
+	// What the session knows of its prompt's size (see estimate): the
+	// length of the history the last request sent and the prompt tokens
+	// it counted, and the provider's tokens per byte.
+	sentLen    int
+	sentTokens int
+	perByte    float64
+	// compactions counts the session's compactions; foldBlocked is the
+	// length of a history found to hold nothing to fold.
+	compactions int
+	foldBlocked int
 	// redact scrubs secrets from everything appended.
 	redact *redactor
 	// model is the model reference /model switched the session to.
@@ -181,7 +199,8 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	}
 	r := newRedactor(a.Secrets)
 	s := &Session{ID: id, Created: l.Meta.Created, messages: repairHistory(l.Messages),
-		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r, tools: a.sessionTools()}
+		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r, tools: a.sessionTools(),
+		perByte: l.TokensPerByte, compactions: l.Meta.Compactions}
 	s.nested.resume(a.Env, s.messages)
 	if l.Meta.Root != "" && l.Meta.Root != a.Env.Root {
 		a.emit(Event{Kind: EventNotice, SessionID: id,

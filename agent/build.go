@@ -99,6 +99,10 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	summarizer, err := newSummarizer(cfg, res)
+	if err != nil {
+		return nil, err
+	}
 
 	a := &Agent{
 		Provider:     prov,
@@ -124,6 +128,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		a.Price = &p
 	}
+	a.ContextWindow, a.CompactRatio, a.Summarizer = res.Provider.ContextWindow, cfg.Agent.CompactRatio, summarizer
 	keys := providerKeys(cfg)
 	a.Secrets = secrets(keys)
 	// Commands the agent runs do not inherit the keys.
@@ -157,6 +162,24 @@ func newProvider(cfg *config.Config, ref string) (provider.Provider, config.Reso
 		return nil, res, &config.Error{At: res.Provider.At, Msg: err.Error()}
 	}
 	return prov, res, nil
+}
+
+// newSummarizer builds the model of [agent] summary_model, or returns nil
+// when it is unset or names the session's own model.
+func newSummarizer(cfg *config.Config, session config.Resolved) (*Summarizer, error) {
+	res, ok, err := cfg.SummaryModel()
+	if err != nil || !ok || res.String() == session.String() {
+		return nil, err
+	}
+	prov, res, err := newProvider(cfg, res.String())
+	if err != nil {
+		return nil, err
+	}
+	sm := &Summarizer{Provider: prov, Model: res.Model, ModelRef: res.String(), Window: res.Provider.ContextWindow}
+	if p, ok := res.Provider.PriceOf(res.Model); ok {
+		sm.Price = &p
+	}
+	return sm, nil
 }
 
 // workspaceRoot is the directory the agent works in: dir, unless

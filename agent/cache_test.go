@@ -49,12 +49,17 @@ func session20() string {
 // newScriptedAgent returns an agent wired to a fresh scripted server
 // playing script, in a workspace holding a small Go project.
 func newScriptedAgent(tb testing.TB, script string) (*agent.Agent, *scripted.Server) {
+	return newScriptedAgentWith(tb, script, scripted.Options{})
+}
+
+// newScriptedAgentWith is newScriptedAgent with the server's options.
+func newScriptedAgentWith(tb testing.TB, script string, opts scripted.Options) (*agent.Agent, *scripted.Server) {
 	tb.Helper()
 	sc, err := scripted.Parse([]byte(script))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv := scripted.NewServer(sc, scripted.Options{})
+	srv := scripted.NewServer(sc, opts)
 	url, err := srv.Start()
 	if err != nil {
 		tb.Fatal(err)

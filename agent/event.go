@@ -32,6 +32,10 @@ const (
 	EventUsage EventKind = "usage"
 	// EventNotice is something the user should know that is not an error.
 	EventNotice EventKind = "notice"
+	// EventCompaction reports a compaction: Text is the one-line notice
+	// ("compacted: 41k → 6.2k tokens, 38 messages archived"), Compaction
+	// the details.
+	EventCompaction EventKind = "compaction"
 	// EventError reports a failure that ends the turn.
 	EventError EventKind = "error"
 	// EventTurnDone closes a turn; Done holds its outcome.
@@ -51,6 +55,8 @@ type Event struct {
 	Usage     *UsageEvent `json:"usage,omitempty"`
 	Done      *TurnResult `json:"done,omitempty"`
 	Error     string      `json:"error,omitempty"`
+	// Compaction is set on EventCompaction.
+	Compaction *CompactResult `json:"compaction,omitempty"`
 }
 
 // ToolEvent describes a tool call.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 )
 
@@ -147,6 +148,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		return TurnResult{}, err
 	}
 	schemas := toolSchemas(s.tools)
+	overflowed := false // the last request was refused as too long
 	for {
 		if a.MaxSteps > 0 && t.steps >= a.MaxSteps {
 			msg := fmt.Sprintf("stopped after %d model requests (max_steps = %d); the task may be unfinished — continue the session to go on", t.steps, a.MaxSteps)
@@ -158,6 +160,9 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			}
 			return TurnResult{Stop: StopMaxSteps}, fmt.Errorf("%w (%d)", ErrMaxSteps, a.MaxSteps)
 		}
+		if err := t.autoCompact(ctx, schemas); err != nil {
+			return t.failed(ctx, err)
+		}
 		t.steps++
 		req := provider.Request{
 			Model:       a.Model,
@@ -166,16 +171,22 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			Temperature: a.Temperature,
 			MaxTokens:   a.MaxTokens,
 		}
+		bytes := messagesBytes(req.Messages) + schemasBytes(schemas)
 		resp, err := a.Provider.Stream(ctx, req, t.forward)
-		if err != nil {
-			if ctx.Err() != nil {
-				return TurnResult{Stop: StopCancelled}, t.closeCancelled(ctx)
+		if err != nil && !overflowed && a.ContextWindow > 0 && provider.IsContextLength(err) && ctx.Err() == nil {
+			// The estimate fell short: compact, and send it again once.
+			overflowed = true
+			if _, cerr := t.compact(ctx, CompactOverflow); cerr == nil {
+				continue
+			} else if !errors.Is(cerr, ErrNothingToCompact) {
+				t.event(Event{Kind: EventNotice, Text: cerr.Error()})
 			}
-			// Record the failure as the assistant's turn, so the next
-			// user message does not follow a user message.
-			s.append(provider.Message{Role: provider.RoleAssistant, Content: "[no answer: the model request failed]"})
-			return TurnResult{}, err
 		}
+		if err != nil {
+			return t.failed(ctx, err)
+		}
+		overflowed = false
+		s.sent(len(req.Messages), resp.Usage.PromptTokens, bytes)
 		msg := resp.Message
 		msg.Role = provider.RoleAssistant
 		if s.redact != nil {
@@ -184,7 +195,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		if err := s.append(msg); err != nil {
 			return TurnResult{}, err
 		}
-		if err := t.account(resp); err != nil {
+		if _, err := t.account(resp, bytes, a.model()); err != nil {
 			return TurnResult{}, err
 		}
 		if a.TokenBudget > 0 {
@@ -227,13 +238,34 @@ func (t *turn) forward(c provider.Chunk) {
 	}
 }
 
-// account adds a response's usage to the turn and session and reports it.
-func (t *turn) account(resp provider.Response) error {
-	a, s := t.a, t.s
+// failed ends a turn whose model request (or compaction) failed.
+func (t *turn) failed(ctx context.Context, err error) (TurnResult, error) {
+	if ctx.Err() != nil {
+		return TurnResult{Stop: StopCancelled}, t.closeCancelled(ctx)
+	}
+	// Record the failure as the assistant's turn, so the next user
+	// message does not follow a user message.
+	t.s.append(provider.Message{Role: provider.RoleAssistant, Content: "[no answer: the model request failed]"})
+	return TurnResult{}, err
+}
+
+// modelInfo names the model a request went to, for its accounting.
+type modelInfo struct {
+	name, ref string
+	price     *config.Price
+}
+
+func (a *Agent) model() modelInfo { return modelInfo{name: a.Model, ref: a.ModelRef, price: a.Price} }
+
+// account adds a response's usage to the turn and session, records it
+// with the request's size in bytes, and reports it. It returns the
+// request's cost.
+func (t *turn) account(resp provider.Response, bytes int, m modelInfo) (float64, error) {
+	s := t.s
 	u := resp.Usage
 	var cost float64
-	if a.Price != nil {
-		cost = a.Price.Cost(u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens)
+	if m.price != nil {
+		cost = m.price.Cost(u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens)
 	}
 	t.usage.Add(u)
 	t.cost += cost
@@ -243,19 +275,19 @@ func (t *turn) account(resp provider.Response) error {
 	sessionUsage, sessionCost := s.usage, s.cost
 	s.mu.Unlock()
 	if s.file != nil {
-		if err := s.file.append(record{Type: "usage", Turn: t.n, Model: a.ModelRef, Usage: &u, Cost: cost}); err != nil {
-			return err
+		if err := s.file.append(record{Type: "usage", Turn: t.n, Model: m.ref, Usage: &u, Cost: cost, Bytes: bytes}); err != nil {
+			return cost, err
 		}
 	}
 	model := resp.Model
 	if model == "" {
-		model = a.Model
+		model = m.name
 	}
 	t.event(Event{Kind: EventUsage, Usage: &UsageEvent{
 		Model: model, Request: u, Turn: t.usage, Session: sessionUsage,
-		RequestCost: cost, TurnCost: t.cost, SessionCost: sessionCost, Priced: a.Price != nil,
+		RequestCost: cost, TurnCost: t.cost, SessionCost: sessionCost, Priced: t.a.Price != nil,
 	}})
-	return nil
+	return cost, nil
 }
 
 // skipCalls answers tool calls that will not run, keeping the log valid.

@@ -34,6 +34,10 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	// Name is the tool's name on a tool result.
 	Name string `json:"name,omitempty"`
+	// Digest marks the assistant message a compaction wrote in place of
+	// the work it folded. It is the session's bookkeeping: providers
+	// send a digest as any other assistant message.
+	Digest bool `json:"digest,omitempty"`
 }
 
 // ToolCall is one complete call the model asked for.

@@ -1,0 +1,285 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/agent/provider"
+)
+
+// Compaction keeps a session within its model's context window. When a
+// request's prompt reaches CompactRatio of ContextWindow (or the provider
+// refuses a prompt as too long), the older work is folded into a digest
+// written by the model, the originals are moved to the session's archive,
+// and the session goes on from the compacted view. It is the one point
+// where the prompt's prefix changes: the request after a compaction is a
+// new prefix that every later request extends byte for byte. What is kept
+// and folded is decided in compact_plan.go; the summary requests are in
+// compact_summary.go.
+
+// Why a compaction ran.
+const (
+	// CompactThreshold: a prompt reached compact_ratio of the window.
+	CompactThreshold = "threshold"
+	// CompactOverflow: the provider refused a prompt as too long.
+	CompactOverflow = "overflow"
+	// CompactManual: Agent.Compact was called (the /compact command).
+	CompactManual = "manual"
+)
+
+// defaultCompactRatio is [agent] compact_ratio's default.
+const defaultCompactRatio = 0.8
+
+// Summarizer is the model that writes compaction summaries when it is not
+// the session's own ([agent] summary_model).
+type Summarizer struct {
+	Provider provider.Provider
+	// Model is the model name sent in requests, ModelRef its
+	// provider/model form.
+	Model    string
+	ModelRef string
+	// Price is nil when unknown.
+	Price *config.Price
+	// Window is its context window in tokens; 0 when unknown.
+	Window int
+}
+
+func (sm Summarizer) model() modelInfo {
+	return modelInfo{name: sm.Model, ref: sm.ModelRef, price: sm.Price}
+}
+
+// summarizer is the model that writes summaries: Agent.Summarizer, or
+// the session's own.
+func (a *Agent) summarizer() Summarizer {
+	if a.Summarizer != nil {
+		return *a.Summarizer
+	}
+	return Summarizer{Provider: a.Provider, Model: a.Model, ModelRef: a.ModelRef, Price: a.Price, Window: a.ContextWindow}
+}
+
+func (a *Agent) compactRatio() float64 {
+	if a.CompactRatio > 0 && a.CompactRatio <= 1 {
+		return a.CompactRatio
+	}
+	return defaultCompactRatio
+}
+
+// CompactResult describes one compaction. It is also the payload of the
+// EventCompaction event.
+type CompactResult struct {
+	// Reason is CompactThreshold, CompactOverflow or CompactManual.
+	Reason string `json:"reason"`
+	// Before and After estimate the prompt tokens of the session's next
+	// request without and with the compaction.
+	Before int `json:"before"`
+	After  int `json:"after"`
+	// Archived counts the messages moved to the archive; Kept the
+	// messages of the new view (the system message and digest included).
+	Archived int `json:"archived"`
+	Kept     int `json:"kept"`
+	// Requests counts the summary requests sent; Pieces the pieces the
+	// history was summarised in (1 unless it was too long for one
+	// request).
+	Requests int `json:"requests"`
+	Pieces   int `json:"pieces"`
+	// Usage and Cost are the summary requests'.
+	Usage provider.Usage `json:"usage"`
+	Cost  float64        `json:"cost"`
+}
+
+// Notice is the compaction in one line, as front ends show it:
+// "compacted: 41k → 6.2k tokens, 38 messages archived".
+func (r CompactResult) Notice() string {
+	s := fmt.Sprintf("compacted: %s → %s tokens, %s archived", FormatTokens(r.Before), FormatTokens(r.After), countOf(r.Archived, "message"))
+	if r.Pieces > 1 {
+		s += fmt.Sprintf(", summarised in %d pieces", r.Pieces)
+	}
+	return s
+}
+
+// FormatTokens renders a token count compactly: 950, 6.2k, 41k, 1.2M.
+func FormatTokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+func countOf(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Compact compacts the session now, whatever its size: what the /compact
+// command does. It must not be called while a turn of the session runs
+// (it returns ErrBusy), and returns ErrNothingToCompact (wrapped) when the
+// history holds nothing to fold. Without a configured context window it
+// plans as if the window were 128k tokens. Like a compaction inside a
+// turn, it emits EventCompaction and accounts the summary requests to the
+// session.
+func (a *Agent) Compact(ctx context.Context, s *Session) (CompactResult, error) {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return CompactResult{}, ErrBusy
+	}
+	s.running = true
+	t := &turn{a: a, s: s, n: s.turns}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running = false
+		s.mu.Unlock()
+	}()
+	return t.compact(ctx, CompactManual)
+}
+
+// autoCompact compacts before a request when the estimated prompt reaches
+// the threshold. A history with nothing to fold is left as it is (the
+// provider has the last word) until it changes.
+func (t *turn) autoCompact(ctx context.Context, schemas []provider.ToolSchema) error {
+	a, s := t.a, t.s
+	if a.ContextWindow <= 0 {
+		return nil
+	}
+	if s.estimate(schemas) < int(a.compactRatio()*float64(a.ContextWindow)) {
+		return nil
+	}
+	s.mu.Lock()
+	blocked := s.foldBlocked == len(s.messages)
+	s.mu.Unlock()
+	if blocked {
+		return nil
+	}
+	_, err := t.compact(ctx, CompactThreshold)
+	if errors.Is(err, ErrNothingToCompact) {
+		s.mu.Lock()
+		s.foldBlocked = len(s.messages)
+		s.mu.Unlock()
+		t.event(Event{Kind: EventNotice, Text: "the conversation is near the model's context window, and all it holds is kept: user messages, summaries and the latest work"})
+		return nil
+	}
+	return err
+}
+
+// compact folds the session's older work into a digest.
+func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error) {
+	a, s := t.a, t.s
+	res := CompactResult{Reason: reason}
+	schemas := toolSchemas(s.tools)
+	msgs := s.Messages()
+	k := s.sizer()
+	window := a.ContextWindow
+	if window <= 0 {
+		window = defaultPlanWindow
+	}
+	b := newBudgets(window, a.compactRatio(), k.of(msgs[0])+k.tokens(schemasBytes(schemas)))
+	if reason == CompactManual {
+		b.tail = 0 // asked for: keep only the latest work
+	}
+	p, err := planCompaction(msgs, k, b)
+	if err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	res.Before = s.estimate(schemas)
+	summary, err := t.summarize(ctx, msgs[0], p.fold, schemas, b, &res)
+	if err != nil {
+		return res, fmt.Errorf("compaction: the summary request failed: %w", err)
+	}
+	digest := provider.Message{Role: provider.RoleAssistant, Content: digestText(len(p.dropped), summary), Digest: true}
+	if s.redact != nil {
+		digest = s.redact.message(digest)
+	}
+	view := make([]provider.Message, 0, len(p.kept)+len(p.tail)+2)
+	view = append(view, msgs[0])
+	view = append(view, p.kept...)
+	view = append(view, digest)
+	view = append(view, p.tail...)
+	if err := s.replace(view, p.dropped, len(msgs), reason); err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	res.Archived, res.Kept = len(p.dropped), len(view)
+	res.After = s.estimate(schemas)
+	t.event(Event{Kind: EventCompaction, Text: res.Notice(), Compaction: &res})
+	return res, nil
+}
+
+// replace makes view the session's history, after moving dropped to the
+// archive. n is the length of the history the view was planned from.
+func (s *Session) replace(view, dropped []provider.Message, n int, reason string) error {
+	s.mu.Lock()
+	if len(s.messages) != n {
+		s.mu.Unlock()
+		return errors.New("the session changed while it was being compacted")
+	}
+	usage, cost, turns, seq := s.usage, s.cost, s.turns, s.compactions+1
+	s.mu.Unlock()
+	if s.file != nil {
+		block := ArchiveBlock{Seq: seq, Time: time.Now().UTC(), Messages: len(dropped), Reason: reason}
+		if err := s.file.rewrite(view, dropped, block, usage, cost, turns); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.messages = view
+	s.compactions = seq
+	s.sentLen = 0 // the next estimate counts the new view
+	s.mu.Unlock()
+	return nil
+}
+
+// estimate is the session's next prompt in tokens, less what the next
+// user message or results add: the last request's reported count plus
+// the messages appended since, or, after a compaction or a resume, the
+// whole history and the tool schemas.
+func (s *Session) estimate(schemas []provider.ToolSchema) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := s.sizerLocked()
+	if s.sentLen > 0 && s.sentLen <= len(s.messages) {
+		return s.sentTokens + k.ofAll(s.messages[s.sentLen:])
+	}
+	return k.tokens(messagesBytes(s.messages) + schemasBytes(schemas))
+}
+
+// sent records a request of the first n messages that counted tokens
+// prompt tokens and bytes bytes.
+func (s *Session) sent(n, tokens, bytes int) {
+	s.mu.Lock()
+	s.sentLen, s.sentTokens = n, tokens
+	s.mu.Unlock()
+	s.calibrate(tokens, bytes)
+}
+
+// calibrate learns the tokens per byte of the provider's tokenizer.
+func (s *Session) calibrate(tokens, bytes int) {
+	if tokens <= 0 || bytes <= 0 {
+		return
+	}
+	s.mu.Lock()
+	s.perByte = float64(tokens) / float64(bytes)
+	s.mu.Unlock()
+}
+
+func (s *Session) sizer() sizer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sizerLocked()
+}
+
+func (s *Session) sizerLocked() sizer {
+	if s.perByte > 0 {
+		return sizer(s.perByte)
+	}
+	return defaultTokensPerByte
+}

@@ -1,0 +1,240 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/agenttest"
+	"github.com/reasonix/reasonix/agent/provider/scripted"
+)
+
+// windowedAgent is an agent in a workspace holding the long session's
+// items file, wired to a scripted server that refuses prompts over
+// window tokens; the agent knows the window too. It records the
+// compaction events.
+func windowedAgent(tb testing.TB, script string, window int) (*agent.Agent, *scripted.Server, *events) {
+	tb.Helper()
+	a, srv := newScriptedAgentWith(tb, script, scripted.Options{ContextWindow: window})
+	name, content := agenttest.ItemsFile()
+	if err := os.WriteFile(filepath.Join(a.Env.Root, name), []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	a.ContextWindow = window
+	ev := &events{}
+	a.Sink = ev.add
+	return a, srv, ev
+}
+
+// events records the events of kinds a test looks at.
+type events struct {
+	mu          sync.Mutex // guards the fields below
+	compactions []agent.CompactResult
+	notices     []string
+}
+
+func (e *events) add(ev agent.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch ev.Kind {
+	case agent.EventCompaction:
+		e.compactions = append(e.compactions, *ev.Compaction)
+		if ev.Text != ev.Compaction.Notice() {
+			panic("the compaction event's text is not its notice: " + ev.Text)
+		}
+	case agent.EventNotice:
+		e.notices = append(e.notices, ev.Text)
+	}
+}
+
+func (e *events) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.compactions)
+}
+
+// runTurns runs turns from..to of the long session in s.
+func runTurns(tb testing.TB, a *agent.Agent, s *agent.Session, from, to int) {
+	tb.Helper()
+	for n := from; n <= to; n++ {
+		if _, err := a.Run(context.Background(), s, agenttest.Prompt(n)); err != nil {
+			tb.Fatalf("turn %d: %v", n, err)
+		}
+	}
+}
+
+// TestLongSessionCompacts plays 60 turns in a 32k window, far smaller
+// than the session: no request is refused, the session compacts several
+// times, every fact the user stated is in the last request verbatim,
+// nothing is lost, and outside compactions each request extends the one
+// before byte for byte, mostly from the cache.
+func TestLongSessionCompacts(t *testing.T) {
+	const turns, window = 60, 32_000
+	a, srv, ev := windowedAgent(t, agenttest.Script(turns, 30), window)
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTurns(t, a, s, 1, turns)
+	reqs := srv.Requests()
+	rep := agenttest.Check(t, reqs)
+	if rep.Summaries < 3 || ev.count() != rep.Summaries {
+		t.Fatalf("%d summary requests, %d compaction events; want several, one each", rep.Summaries, ev.count())
+	}
+	agenttest.CheckFacts(t, agenttest.LastRequest(t, reqs), turns)
+	archive, err := a.Store.Archive(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agenttest.CheckArchived(t, reqs, archive, s.Messages())
+	if rep.HitRatio() < 0.9 || rep.SummaryHitRatio() < 0.5 {
+		t.Errorf("cache hits: %.3f outside summary requests, %.3f in them", rep.HitRatio(), rep.SummaryHitRatio())
+	}
+	for _, c := range ev.compactions {
+		if c.Reason != agent.CompactThreshold || c.After >= c.Before || c.Archived == 0 || c.Pieces != 1 {
+			t.Errorf("compaction %+v", c)
+		}
+	}
+	s.Close()
+
+	// The session file holds the compacted view only, and resumes.
+	l, err := a.Store.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Messages) != len(s.Messages()) || l.Meta.Compactions != rep.Summaries || l.Meta.Archived != len(archive) {
+		t.Fatalf("loaded %d messages, %d compactions, %d archived; the session has %d, %d, %d",
+			len(l.Messages), l.Meta.Compactions, l.Meta.Archived, len(s.Messages()), rep.Summaries, len(archive))
+	}
+	if l.TokensPerByte == 0 {
+		t.Error("no calibration recorded")
+	}
+}
+
+// TestTurnOverflowsMidTurn: one turn whose own tool results outgrow the
+// window compacts in its middle, and finishes.
+func TestTurnOverflowsMidTurn(t *testing.T) {
+	var script strings.Builder
+	for i := range 6 {
+		script.WriteString("match big task\nreasoning Read more.\n")
+		script.WriteString(`call read_file {"path": "items.txt", "offset": ` + strconv.Itoa(1+i*300) + `, "limit": 300}` + "\n---\n")
+	}
+	script.WriteString("match big task\ntext All read.\n---\n" + agenttest.Summaries(6))
+	a, srv, ev := windowedAgent(t, script.String(), 32_000)
+	s, _ := a.NewSession()
+	res, err := a.Run(context.Background(), s, "big task: read the items file")
+	if err != nil || res.Text != "All read." {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	rep := agenttest.Check(t, srv.Requests())
+	if rep.Summaries == 0 || ev.count() == 0 {
+		t.Fatalf("no compaction in a turn that outgrew the window: %+v", rep)
+	}
+	if rep.MaxPrompt > 32_000 {
+		t.Fatalf("a prompt of %d tokens", rep.MaxPrompt)
+	}
+}
+
+// TestOverflowCompactsAndRetries: when the provider refuses a prompt as
+// too long — the agent's idea of the window was wrong — the session
+// compacts and the request is sent again, once.
+func TestOverflowCompactsAndRetries(t *testing.T) {
+	const turns = 30
+	a, srv, ev := windowedAgent(t, agenttest.Script(turns, 30), 24_000)
+	a.ContextWindow, a.CompactRatio = 40_000, 1 // believes in a larger window
+	s, _ := a.NewSession()
+	runTurns(t, a, s, 1, turns)
+	refused := 0
+	for _, r := range srv.Requests() {
+		if r.Status == 400 {
+			refused++
+			if !strings.Contains(r.Error, "maximum context length") {
+				t.Fatalf("refused for another reason: %s", r.Error)
+			}
+		}
+	}
+	overflows := 0
+	for _, c := range ev.compactions {
+		if c.Reason == agent.CompactOverflow {
+			overflows++
+		}
+	}
+	if refused == 0 || overflows != refused {
+		t.Fatalf("%d refusals, %d compactions after one (%+v)", refused, overflows, ev.compactions)
+	}
+	agenttest.CheckFacts(t, agenttest.LastRequest(t, srv.Requests()), turns)
+}
+
+// TestResumeSummarisesInPieces: a long session resumed against a model
+// whose window is far smaller than its history is summarised in pieces
+// that each fit, and goes on.
+func TestResumeSummarisesInPieces(t *testing.T) {
+	const turns = 50
+	a, srv, _ := windowedAgent(t, agenttest.Script(turns+1, 30), 0)
+	s, _ := a.NewSession()
+	runTurns(t, a, s, 1, turns)
+	s.Close()
+	before := len(srv.Requests())
+	if rep := agenttest.Check(t, srv.Requests()); rep.MaxPrompt < 60_000 {
+		t.Fatalf("the session is only %d tokens long", rep.MaxPrompt)
+	}
+
+	// The same session against a 24k model.
+	b, srv2, ev := windowedAgent(t, agenttest.Script(turns+1, 30), 24_000)
+	b.Store = a.Store
+	b.Env.Root = a.Env.Root
+	r, err := b.Resume(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTurns(t, b, r, turns+1, turns+1)
+	if before != 2*turns {
+		t.Fatalf("%d requests before the resume", before)
+	}
+	rep := agenttest.Check(t, srv2.Requests())
+	if len(ev.compactions) != 1 || ev.compactions[0].Pieces < 3 || rep.Summaries != ev.compactions[0].Pieces {
+		t.Fatalf("compactions %+v, %d summary requests", ev.compactions, rep.Summaries)
+	}
+	agenttest.CheckFacts(t, agenttest.LastRequest(t, srv2.Requests()), turns+1)
+	archive, _ := b.Store.Archive(s.ID)
+	agenttest.CheckArchived(t, append(srv.Requests(), srv2.Requests()...), archive, r.Messages())
+}
+
+// TestCompactByHand: Agent.Compact compacts a session between turns, and
+// says when there is nothing to fold.
+func TestCompactByHand(t *testing.T) {
+	a, srv, ev := windowedAgent(t, agenttest.Script(3, 30), 0)
+	s, _ := a.NewSession()
+	if _, err := a.Compact(context.Background(), s); !errors.Is(err, agent.ErrNothingToCompact) {
+		t.Fatalf("compacting an empty session: %v", err)
+	}
+	runTurns(t, a, s, 1, 3)
+	res, err := a.Compact(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != agent.CompactManual || res.Archived == 0 || res.After >= res.Before || ev.count() != 1 {
+		t.Fatalf("result %+v, %d events", res, ev.count())
+	}
+	// By hand, only the last answer stays beside the user's messages.
+	var roles []string
+	for _, m := range s.Messages() {
+		r := string(m.Role)
+		if m.Digest {
+			r = "digest"
+		}
+		roles = append(roles, r)
+	}
+	if got := strings.Join(roles, " "); got != "system user user user digest assistant" {
+		t.Fatalf("the view is %s", got)
+	}
+	if rep := agenttest.Check(t, srv.Requests()); rep.Summaries != 1 {
+		t.Fatalf("%d summary requests", rep.Summaries)
+	}
+}
