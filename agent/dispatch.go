@@ -6,20 +6,18 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/permission"
 )
-
-// maxResultBytes bounds any one tool result in the log. Built-in tools cap
-// their own output well below this; the bound is for tools that do not.
-const maxResultBytes = 128 << 10
 
 // dispatch runs the calls of one model response and returns their results
 // in the order the model asked. Runs of consecutive read-only calls execute
@@ -81,8 +79,10 @@ func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 	t.event(Event{Kind: EventToolResult, Tool: &out})
 
 	content := res.Content
-	if len(content) > maxResultBytes {
-		content = content[:maxResultBytes] + fmt.Sprintf("\n[… result cut: %d bytes in all]", len(res.Content))
+	if capper, ok := tool.(tools.ResultCapper); !ok || !capper.CapsResult() {
+		// The one cap on what a result adds to every later request;
+		// the whole is saved beside the session for read_file.
+		content = tools.CapResult(content, t.outputFile(c))
 	}
 	if content == "" {
 		content = "(no output)"
@@ -157,7 +157,8 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Content: "Cancelled by the user before it ran.", IsError: true, Summary: "cancelled"}
 	}
-	tctx := tools.WithProgress(tools.WithChanged(withWriteCall(tools.WithSession(ctx, t.s.ID), call), t.changedFiles()), func(msg string) {
+	tctx := tools.WithOutputFile(withWriteCall(tools.WithSession(ctx, t.s.ID), call), t.outputFile(c))
+	tctx = tools.WithProgress(tools.WithChanged(tctx, t.changedFiles()), func(msg string) {
 		t.event(Event{Kind: EventToolProgress, Tool: &ToolEvent{CallID: ev.CallID, Name: ev.Name, Title: ev.Title}, Text: msg})
 	})
 	// A plugin's tool may change any file, outside FS and its checks.
@@ -200,6 +201,22 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		res.Content += t.nestedMemoryFor(tool, args, res.Changed)
 	}
 	return res
+}
+
+// outputFile is where call c may save a whole output it cut: a file
+// beside the session named after the turn, step and call, or "" for a
+// session kept in memory only.
+func (t *turn) outputFile(c provider.ToolCall) string {
+	if t.a.Store == nil || t.s.file == nil {
+		return ""
+	}
+	id := strings.Map(func(r rune) rune {
+		if r < 128 && (r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '_'
+	}, abbreviate(c.ID, 64))
+	return filepath.Join(t.a.Store.OutputDir(t.s.ID), fmt.Sprintf("t%d-s%d-%s.txt", t.n, t.steps, id))
 }
 
 // isThirdParty reports whether t is not Reasonix's own (an MCP server's).

@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/permission"
@@ -55,6 +54,9 @@ var bashSchema = schema(`{
 }`)
 
 func (bash) Schema() json.RawMessage { return bashSchema }
+
+// CapsResult: the output is capped as it streams (see capture).
+func (bash) CapsResult() bool { return true }
 
 // Execute runs the command. Its output, exit code and timeout are for the
 // model and come back as a Result; only a failure of the machinery, or the
@@ -250,7 +252,7 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 	}
 	run := &shellRun{confined: proc.Confined()}
 
-	var out capture
+	out := capture{path: tools.OutputFile(ctx)}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -399,15 +401,15 @@ func formatSeconds(d time.Duration) string {
 	return d.Round(time.Millisecond).String()
 }
 
-// Output is capped at its first bashHeadBytes and last bashTailBytes: the
-// head shows what the command did first (often the error that matters), the
-// tail how it ended.
+// Output is capped at its first bashHeadBytes and last bashTailBytes, the
+// cap every tool result has (tools.MaxResultBytes): the head shows what
+// the command did first (often the error that matters), the tail how it
+// ended. When the call has an output file (tools.OutputFile), a longer
+// output is saved there whole, and the marker between head and tail
+// names the read_file call that shows what it left out.
 const (
-	bashHeadBytes = 16 << 10
-	bashTailBytes = 16 << 10
-	// bashLineSlack is how much of a cut line may be given up to make the
-	// cut fall on a line break; past it a long line is cut in its middle.
-	bashLineSlack = 4 << 10
+	bashHeadBytes = tools.ResultEdgeBytes
+	bashTailBytes = tools.ResultEdgeBytes
 )
 
 // captureRing holds the kept tail and the byte before it, which tells
@@ -415,8 +417,9 @@ const (
 const captureRing = bashTailBytes + 1
 
 // capture is an io.Writer that keeps the head and tail of everything written
-// to it in fixed memory, counting the bytes it drops between them. It is not
-// safe for concurrent use; the one goroutine reading the pipe writes to it.
+// to it in fixed memory, counting the bytes it drops between them and the
+// lines. It is not safe for concurrent use; the one goroutine reading the
+// pipe writes to it.
 type capture struct {
 	head []byte
 	// tail is a ring buffer of the last captureRing bytes once it is
@@ -424,11 +427,20 @@ type capture struct {
 	tail  []byte
 	next  int
 	total int64
+	lines int64 // line breaks written
+	// path is where the whole output is saved once it outgrows head and
+	// tail; "" for nowhere. file is open while it is written, and err
+	// set if it could not be.
+	path string
+	file *os.File
+	err  error
 }
 
 func (c *capture) Write(p []byte) (int, error) {
 	n := len(p)
+	c.save(p)
 	c.total += int64(n)
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
 	if room := bashHeadBytes - len(c.head); room > 0 {
 		k := min(room, len(p))
 		c.head = append(c.head, p[:k]...)
@@ -453,65 +465,68 @@ func (c *capture) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// save writes p to the output file, opening it, with everything kept so
+// far, once the output no longer fits head and tail. Until then the head
+// and the ring, not yet wrapped, hold all of it.
+func (c *capture) save(p []byte) {
+	if c.path == "" || c.err != nil {
+		return
+	}
+	if c.file == nil {
+		if c.total+int64(len(p)) <= bashHeadBytes+captureRing {
+			return
+		}
+		c.file, c.err = tools.CreateOutputFile(c.path)
+		if c.err == nil {
+			_, c.err = c.file.Write(append(c.head[:len(c.head):len(c.head)], c.tail...))
+		}
+	}
+	if c.err == nil {
+		_, c.err = c.file.Write(p)
+	}
+}
+
 // text renders the captured output for the model: the head and the tail
 // joined by a marker when bytes were dropped between them, with terminal
-// escape sequences removed and invalid UTF-8 replaced.
+// escape sequences removed and invalid UTF-8 replaced. It closes the
+// output file.
 func (c *capture) text() string {
-	tail := make([]byte, 0, len(c.tail))
-	tail = append(tail, c.tail[c.next:]...)
-	tail = append(tail, c.tail[:c.next]...)
-	head := c.head
-	if c.total == int64(len(head)+len(tail)) {
-		return cleanOutput(append(head, tail...))
+	path := ""
+	if c.file != nil {
+		if err := c.file.Close(); c.err == nil && err == nil {
+			path = c.path
+		}
 	}
-	head = cutHead(head)
-	// tail[0] is the byte before the kept tail: after a line break the tail
-	// already starts a line.
-	if tail[0] == '\n' {
-		tail = tail[1:]
-	} else {
-		tail = cutTail(tail[1:])
+	ring := make([]byte, 0, len(c.tail))
+	ring = append(ring, c.tail[c.next:]...)
+	ring = append(ring, c.tail[:c.next]...)
+	if c.total == int64(len(c.head)+len(ring)) {
+		return cleanOutput(append(c.head, ring...))
+	}
+	head := tools.CutHead(string(c.head))
+	// ring[0] is the byte before the kept tail: after a line break the
+	// tail already starts a line.
+	tail := string(ring[1:])
+	if ring[0] != '\n' {
+		tail = tools.CutTail(tail)
 	}
 	omitted := c.total - int64(len(head)+len(tail))
+	// The omitted bytes end just before the tail; their last line is the
+	// one holding that byte.
+	endsLine := int64(0)
+	if ring[len(ring)-len(tail)-1] == '\n' {
+		endsLine = 1
+	}
+	first := strings.Count(head, "\n") + 1
+	last := int(c.lines-int64(strings.Count(tail, "\n"))-endsLine) + 1
 	var b strings.Builder
-	b.WriteString(cleanOutput(head))
+	b.WriteString(cleanOutput([]byte(head)))
 	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "[... %d bytes omitted ...]\n", omitted)
-	b.WriteString(cleanOutput(tail))
+	b.WriteString(tools.OmittedNote(omitted, first, last, path) + "\n")
+	b.WriteString(cleanOutput([]byte(tail)))
 	return b.String()
-}
-
-// cutHead ends b after its last line break when that gives up little,
-// else at the last whole rune.
-func cutHead(b []byte) []byte {
-	if i := bytes.LastIndexByte(b, '\n'); i >= 0 && len(b)-(i+1) <= bashLineSlack {
-		return b[:i+1]
-	}
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				return b[:i]
-			}
-			break
-		}
-	}
-	return b
-}
-
-// cutTail starts b after its first line break when that gives up little,
-// else at the first whole rune.
-func cutTail(b []byte) []byte {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 && i < bashLineSlack {
-		return b[i+1:]
-	}
-	for i := 0; i < len(b) && i < utf8.UTFMax; i++ {
-		if utf8.RuneStart(b[i]) {
-			return b[i:]
-		}
-	}
-	return b
 }
 
 // ansiEscape matches terminal escape sequences: CSI (colours, cursor

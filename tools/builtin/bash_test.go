@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -586,4 +587,55 @@ func TestBashRefusesForbiddenReads(t *testing.T) {
 	if res := call(t, env, "bash", map[string]any{"command": "ls ~ > /dev/null; echo fine"}); res.IsError {
 		t.Errorf("listing home refused: %s", res.Content)
 	}
+}
+
+// TestBashSavesLongOutput: with an output file, a long output is saved
+// whole, and the marker's read_file call shows exactly the lines left out.
+func TestBashSavesLongOutput(t *testing.T) {
+	needBash(t)
+	const n = 200000
+	env := testEnv(t, nil)
+	path := filepath.Join(t.TempDir(), "outputs", "call.txt")
+	ctx := tools.WithOutputFile(context.Background(), path)
+	res, err := lookup(t, "bash").Execute(ctx, env, json.RawMessage(fmt.Sprintf(`{"command": "seq 1 %d"}`, n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := seqOutput(n); string(saved) != want {
+		t.Fatalf("saved %d bytes, want %d", len(saved), len(want))
+	}
+	head, rest, _ := strings.Cut(res.Content, "[... ")
+	note, tail, _ := strings.Cut(rest, "\n")
+	m := regexp.MustCompile(`read_file (\{.*\}) shows them`).FindStringSubmatch(note)
+	if m == nil {
+		t.Fatalf("no read_file call in the marker %q", note)
+	}
+	var args struct {
+		Path          string
+		Offset, Limit int
+	}
+	json.Unmarshal([]byte(m[1]), &args)
+	headLines := strings.Split(strings.TrimSuffix(head, "\n"), "\n")
+	lastShown, _ := strconv.Atoi(headLines[len(headLines)-1])
+	firstTail, _ := strconv.Atoi(strings.SplitN(tail, "\n", 2)[0])
+	if args.Path != path || args.Offset != lastShown+1 || args.Offset+args.Limit != firstTail {
+		t.Fatalf("read_file %s; the head ends at %d and the tail starts at %d", m[1], lastShown, firstTail)
+	}
+	// The saved file is readable with that call.
+	got := call(t, env, "read_file", m[1])
+	if !strings.HasPrefix(strings.TrimLeft(got.Content, " "), fmt.Sprintf("%d\t%d\n", args.Offset, args.Offset)) {
+		t.Fatalf("read_file shows %.60q", got.Content)
+	}
+}
+
+func seqOutput(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		b.WriteString(strconv.Itoa(i) + "\n")
+	}
+	return b.String()
 }

@@ -197,9 +197,11 @@ func TestReadFile(t *testing.T) {
 	for i := 1; i <= 2500; i++ {
 		long.WriteString("line\n")
 	}
+	wide := strings.Repeat(strings.Repeat("w", 99)+"\n", 1000) // 100 KB
 	env := testEnv(t, map[string]string{
 		"small.txt": "one\ntwo\nthree",
 		"long.txt":  long.String(),
+		"wide.txt":  wide,
 		"bin.dat":   "\x00\x01\x02",
 		"empty.txt": "",
 	})
@@ -210,7 +212,9 @@ func TestReadFile(t *testing.T) {
 	}{
 		{args: map[string]any{"path": "small.txt"}, want: []string{"1\tone\n2\ttwo\n3\tthree\n"}},
 		{args: map[string]any{"path": "small.txt", "offset": 2, "limit": 1}, want: []string{"2\ttwo\n", "Showing lines 2-2 of 3"}},
-		{args: map[string]any{"path": "long.txt"}, want: []string{"2000\tline\n", "Showing lines 1-2000 of 2500"}},
+		{args: map[string]any{"path": "long.txt"}, want: []string{"2000\tline\n", "Showing lines 1-2000 of 2500. To read on: read_file {\"path\":\"long.txt\",\"offset\":2001}"}},
+		// At most 32 KiB come back, whatever the limit.
+		{args: map[string]any{"path": "wide.txt", "limit": 1000}, want: []string{"Showing lines 1-312 of 1000. To read on: read_file {\"path\":\"wide.txt\",\"offset\":313}"}},
 		{args: map[string]any{"path": "bin.dat"}, want: []string{"binary file (3 bytes)"}},
 		{args: map[string]any{"path": "empty.txt"}, want: []string{"is empty"}},
 		{args: map[string]any{"path": "small.txt", "offset": 9}, wantErr: "past the end"},

@@ -21,8 +21,9 @@ const (
 	readDefaultLimit = 2000
 	readMaxLineLen   = 2000
 	// readMaxBytes bounds one result so a file of very long lines cannot
-	// flood the context even within the line limit.
-	readMaxBytes = 256 << 10
+	// flood the context even within the line limit: the cap of every
+	// tool result.
+	readMaxBytes = tools.MaxResultBytes
 )
 
 type readFileArgs struct {
@@ -38,6 +39,10 @@ func init() { tools.RegisterBuiltin(readFile{}) }
 func (readFile) Name() string        { return "read_file" }
 func (readFile) Description() string { return readFileDescription }
 func (readFile) ReadOnly() bool      { return true }
+
+// CapsResult: a result is a window of at most readMaxBytes, and says
+// which call reads on.
+func (readFile) CapsResult() bool { return true }
 
 var readFileSchema = schema(`{
 	"type": "object",
@@ -90,12 +95,13 @@ func (readFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	if len(data) == 0 {
 		return tools.Result{Content: fmt.Sprintf("%s is empty.", args.Path), Summary: "empty"}, nil
 	}
-	return numberLines(data, args.Offset, args.Limit), nil
+	return numberLines(data, args.Path, args.Offset, args.Limit), nil
 }
 
-// numberLines renders lines [offset, offset+limit) of data as the model
-// reads them, with a note when the view is partial.
-func numberLines(data []byte, offset, limit int) tools.Result {
+// numberLines renders lines [offset, offset+limit) of data, the file at
+// path, as the model reads them, with a note when the view is partial
+// that names the call that reads on.
+func numberLines(data []byte, path string, offset, limit int) tools.Result {
 	if offset == 0 {
 		offset = 1
 	}
@@ -139,7 +145,11 @@ func numberLines(data []byte, offset, limit int) tools.Result {
 	}
 	summary := fmt.Sprintf("%d lines", shown)
 	if last < total {
-		fmt.Fprintf(&b, "\n(Showing lines %d-%d of %d. Use offset and limit to read more.)\n", offset, last, total)
+		next, _ := json.Marshal(struct {
+			Path   string `json:"path"`
+			Offset int    `json:"offset"`
+		}{path, last + 1})
+		fmt.Fprintf(&b, "\n(Showing lines %d-%d of %d. To read on: read_file %s)\n", offset, last, total, next)
 		summary = fmt.Sprintf("lines %d-%d of %d", offset, last, total)
 	} else if offset > 1 {
 		summary = fmt.Sprintf("lines %d-%d", offset, last)
