@@ -141,7 +141,7 @@ func (s *Server) event(e agent.Event) {
 			line += " — " + e.Tool.Summary
 		}
 		s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: "+line)
-	case agent.EventRetry, agent.EventNotice:
+	case agent.EventRetry, agent.EventNotice, agent.EventCompaction:
 		s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+e.Text)
 	}
 	s.mu.Lock()

@@ -172,7 +172,7 @@ func (r *renderer) event(e agent.Event) {
 			s += r.color(dim, fmt.Sprintf(" (%.1fs)", float64(t.DurationMs)/1000))
 		}
 		r.line(s)
-	case agent.EventNotice:
+	case agent.EventNotice, agent.EventCompaction:
 		r.line(r.color(dim, "note: "+e.Text))
 	case agent.EventError:
 		// The command reports the error itself, with advice; the text of
@@ -232,14 +232,4 @@ func plural(n int, word string) string {
 }
 
 // tokens renders a token count compactly: 950, 12.3k, 1.2M.
-func tokens(n int) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 10_000:
-		return fmt.Sprintf("%.0fk", float64(n)/1e3)
-	case n >= 1_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d", n)
-}
+func tokens(n int) string { return agent.FormatTokens(n) }

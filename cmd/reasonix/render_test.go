@@ -23,6 +23,7 @@ func TestRenderPiped(t *testing.T) {
 		tool(agent.EventToolResult),
 		{Kind: agent.EventText, Text: "Second thoughts.\n\n"},
 		{Kind: agent.EventUsage},
+		{Kind: agent.EventCompaction, Text: "compacted: 26k → 13k tokens, 39 messages archived", Compaction: &agent.CompactResult{}},
 		tool(agent.EventToolStart),
 		{Kind: agent.EventNotice, Text: "something to know"},
 		tool(agent.EventToolResult),
@@ -43,6 +44,7 @@ func TestRenderPiped(t *testing.T) {
 	want := "I'll read the file.\n" +
 		"✓ read_file a.go — 3 lines\n" +
 		"Second thoughts.\n" +
+		"note: compacted: 26k → 13k tokens, 39 messages archived\n" +
 		"note: something to know\n" +
 		"✓ read_file a.go — 3 lines\n" +
 		"! the model's response broke off; retrying\n" +

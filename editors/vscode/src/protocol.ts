@@ -330,6 +330,19 @@ export interface UsageEvent {
   priced: boolean;
 }
 
+/** A compaction: the session's older work folded into a summary (agent.CompactResult). */
+export interface CompactionEvent {
+  reason: 'threshold' | 'overflow' | 'manual';
+  before: number;
+  after: number;
+  archived: number;
+  kept: number;
+  requests: number;
+  pieces: number;
+  usage: Usage;
+  cost: number;
+}
+
 interface EventBase {
   sessionId: string;
   turn: number;
@@ -343,6 +356,8 @@ export type ReasonixEvent =
   | (EventBase & { kind: 'reasoning'; text: string })
   | (EventBase & { kind: 'retry'; text: string })
   | (EventBase & { kind: 'notice'; text: string })
+  /** text is the one-line notice: "compacted: 41k → 6.2k tokens, 38 messages archived". */
+  | (EventBase & { kind: 'compaction'; text: string; compaction: CompactionEvent })
   | (EventBase & { kind: 'tool_start'; tool: ToolEvent })
   /** How far along a running call is, in the tool's words ("1/3", "Compiling (2/10)"). */
   | (EventBase & { kind: 'tool_progress'; tool: ToolEvent; text: string })

@@ -368,6 +368,9 @@ function handlers.notice(b, ev)
   lines(b, { '_' .. (ev.text or '') .. '_' })
 end
 
+--- A compaction shows as a note: "compacted: 41k → 6.2k tokens, …".
+handlers.compaction = handlers.notice
+
 function handlers.error(b, ev)
   block(b, 'note')
   lines(b, { '**Error:** ' .. (ev.error or ev.text or 'unknown error') })

@@ -171,6 +171,27 @@ describe('chat', function()
     H.eq('✓ mcp__x__build — built', row(), 'the finished row')
   end)
 
+  it('shows a compaction as a note', function()
+    local chat = require('reasonix.chat')
+    local state = require('reasonix.state')
+    state.client_id, state.session = 1, 's4'
+    chat.reset('s4')
+    local function ev(e)
+      e.sessionId = 's4'
+      chat.on_event(1, e)
+    end
+    ev({ kind = 'turn_start', turn = 1, text = 'go on' })
+    ev({
+      kind = 'compaction',
+      turn = 1,
+      step = 1,
+      text = 'compacted: 41k → 6.2k tokens, 38 messages archived',
+      compaction = { reason = 'threshold', before = 41210, after = 6230, archived = 38 },
+    })
+    local lines = chat.lines()
+    H.eq('_compacted: 41k → 6.2k tokens, 38 messages archived_', lines[#lines - 1], 'the note')
+  end)
+
   it('shows reasoning as a quote when asked to', function()
     H.setup({ chat = { reasoning = 'show' } })
     local chat = require('reasonix.chat')

@@ -104,6 +104,7 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
       return;
     }
     case 'notice':
+    case 'compaction':
       store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: ev.text });
       return;
     case 'error':

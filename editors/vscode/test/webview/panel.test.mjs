@@ -257,13 +257,17 @@ describe('the running state', () => {
       ev('text', { step: 1, text: 'Half an ans' }),
       ev('retry', { step: 1, text: 'The model request failed (502); retrying in 1s.' }),
       ev('text', { step: 1, text: 'A whole answer.' }),
-      ev('notice', { text: 'The session was compacted.' }),
+      ev('notice', { text: 'the answer was cut off at the model\'s output limit (max_tokens)' }),
+      ev('compaction', { text: 'compacted: 41k → 6.2k tokens, 38 messages archived', compaction: { reason: 'threshold', before: 41210, after: 6230, archived: 38, kept: 19, requests: 1, pieces: 1 } }),
       ev('error', { error: 'provider: 401 Unauthorized' }),
     );
     assert.deepEqual(await p.page.locator('.answer').allInnerTexts(), ['A whole answer.']);
     assert.equal(await p.count('details.reasoning'), 0);
     assert.equal(await p.text('.notice-retry'), 'The model request failed (502); retrying in 1s.');
-    assert.equal(await p.text('.notice-info'), 'The session was compacted.');
+    assert.deepEqual(await p.page.locator('.notice-info').allInnerTexts(), [
+      "the answer was cut off at the model's output limit (max_tokens)",
+      'compacted: 41k → 6.2k tokens, 38 messages archived',
+    ]);
     assert.equal(await p.text('.notice-error'), 'provider: 401 Unauthorized');
     assert.equal(await p.page.locator('.notice-error').getAttribute('role'), 'alert');
     await p.page.close();
