@@ -55,6 +55,11 @@ text Add subtracted; it adds now and the test passes.
 // workspace writes a Go module with a failing test and a project config
 // pointing at a scripted model server playing script.
 func workspace(t testing.TB, script string, extraConfig string) (string, *scripted.Server) {
+	return workspaceWith(t, script, extraConfig, scripted.Options{})
+}
+
+// workspaceWith is workspace with the scripted server's options.
+func workspaceWith(t testing.TB, script string, extraConfig string, opts scripted.Options) (string, *scripted.Server) {
 	t.Helper()
 	t.Setenv("REASONIX_HOME", t.TempDir())
 	t.Setenv("DEEPSEEK_API_KEY", "")
@@ -62,7 +67,7 @@ func workspace(t testing.TB, script string, extraConfig string) (string, *script
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := scripted.NewServer(sc, scripted.Options{})
+	srv := scripted.NewServer(sc, opts)
 	url, err := srv.Start()
 	if err != nil {
 		t.Fatal(err)
