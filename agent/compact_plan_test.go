@@ -128,7 +128,7 @@ func TestPlanCompaction(t *testing.T) {
 func TestSplitPieces(t *testing.T) {
 	k := sizer(0.25)
 	msgs := history("uctctaUctcTa")[1:]
-	pieces := splitPieces(msgs, k, 120)
+	pieces := splitPieces(msgs, k, 120, 120)
 	var joined []provider.Message
 	for i, p := range pieces {
 		if p[0].Role == provider.RoleTool {

@@ -52,19 +52,22 @@ func (t *turn) summarize(ctx context.Context, system provider.Message, fold []pr
 	sm := t.a.summarizer()
 	k := t.s.sizer()
 	fixed := k.of(system) + k.tokens(schemasBytes(schemas)+len(summarizeInstruction)+len(rollingNote)+len(rollingPrefix)+3*messageOverhead)
-	windows := []int{sm.Window * 9 / 10, sm.Window / 2}
+	// Estimates are estimates: leave a twentieth of the window spare, and
+	// if the provider still refuses, try again with pieces of half the
+	// window.
+	windows := []int{sm.Window * 19 / 20, sm.Window / 2}
 	if sm.Window <= 0 {
 		// The window is unknown: one request, and only if the provider
 		// refuses it, pieces sized for a common window.
-		windows = []int{0, defaultPlanWindow * 9 / 10, defaultPlanWindow / 2}
+		windows = []int{0, defaultPlanWindow * 19 / 20, defaultPlanWindow / 2}
 	}
 	var err error
 	for _, w := range windows {
 		room := 0 // no limit
 		if w > 0 {
-			// The piece shares the window with the fixed part, an
-			// earlier piece's summary and the answer.
-			room = max(w-fixed-2*b.summary, b.summary)
+			// A piece shares the window with the fixed part and the
+			// answer.
+			room = max(w-fixed-b.summary, 2*b.summary)
 		}
 		var text string
 		text, err = t.summarizePieces(ctx, sm, system, fold, schemas, k, room, b.summary, res)
@@ -80,7 +83,8 @@ func (t *turn) summarize(ctx context.Context, system provider.Message, fold []pr
 func (t *turn) summarizePieces(ctx context.Context, sm Summarizer, system provider.Message, fold []provider.Message, schemas []provider.ToolSchema, k sizer, room, maxOut int, res *CompactResult) (string, error) {
 	chunks := [][]provider.Message{fold}
 	if room > 0 {
-		chunks = splitPieces(fold, k, room)
+		// Pieces after the first also carry the summary so far.
+		chunks = splitPieces(fold, k, room, room-maxOut)
 	}
 	summary := ""
 	for _, chunk := range chunks {
@@ -135,12 +139,13 @@ func (t *turn) forwardRetries(c provider.Chunk) {
 }
 
 // splitPieces cuts msgs into runs of whole groups — a message and the tool
-// results after it — of at most room estimated tokens, in order. A group
-// larger than room is clipped to fit.
-func splitPieces(msgs []provider.Message, k sizer, room int) [][]provider.Message {
+// results after it — in order: the first of at most first estimated
+// tokens, the others of at most rest. A group larger than its room is
+// clipped to fit.
+func splitPieces(msgs []provider.Message, k sizer, first, rest int) [][]provider.Message {
 	var out [][]provider.Message
 	var cur []provider.Message
-	size := 0
+	size, room := 0, first
 	for i := 0; i < len(msgs); {
 		j := i + 1
 		for j < len(msgs) && msgs[j].Role == provider.RoleTool {
@@ -154,7 +159,11 @@ func splitPieces(msgs []provider.Message, k sizer, room int) [][]provider.Messag
 		}
 		if len(cur) > 0 && size+gs > room {
 			out = append(out, cur)
-			cur, size = nil, 0
+			cur, size, room = nil, 0, rest
+			if gs > room {
+				group = clipGroup(group, k, room)
+				gs = k.ofAll(group)
+			}
 		}
 		cur = append(cur, group...)
 		size += gs
