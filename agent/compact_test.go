@@ -20,8 +20,13 @@ import (
 // window tokens; the agent knows the window too. It records the
 // compaction events.
 func windowedAgent(tb testing.TB, script string, window int) (*agent.Agent, *scripted.Server, *events) {
+	return windowedAgentWith(tb, script, window, scripted.Options{ContextWindow: window})
+}
+
+// windowedAgentWith is windowedAgent with the server's options.
+func windowedAgentWith(tb testing.TB, script string, window int, opts scripted.Options) (*agent.Agent, *scripted.Server, *events) {
 	tb.Helper()
-	a, srv := newScriptedAgentWith(tb, script, scripted.Options{ContextWindow: window})
+	a, srv := newScriptedAgentWith(tb, script, opts)
 	name, content := agenttest.ItemsFile()
 	if err := os.WriteFile(filepath.Join(a.Env.Root, name), []byte(content), 0o644); err != nil {
 		tb.Fatal(err)

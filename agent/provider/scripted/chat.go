@@ -57,6 +57,9 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Model, rec.Stream, rec.Messages = req.Model, req.Stream, req.Messages
+	if s.opts.NoBodies {
+		rec.Body, rec.Messages = "", nil
+	}
 	rec.Temperature, rec.MaxTokens = req.Temperature, req.MaxTokens
 	for _, t := range req.Tools {
 		rec.Tools = append(rec.Tools, t.Function.Name)

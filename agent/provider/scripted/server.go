@@ -29,6 +29,10 @@ type Options struct {
 	// assistant message with tool calls must carry back the
 	// reasoning_content produced with them.
 	NoReasoningCheck bool
+	// NoBodies keeps request bodies and messages out of the record of
+	// requests, so a long benchmark's server does not hold every prompt
+	// it was sent.
+	NoBodies bool
 	// ContextWindow, when positive, is the model's context window in
 	// tokens: a request whose prompt counts more tokens is refused with
 	// HTTP 400 and the body OpenAI sends (code context_length_exceeded,
