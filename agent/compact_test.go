@@ -12,6 +12,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/agenttest"
+	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
 
@@ -241,5 +242,49 @@ func TestCompactByHand(t *testing.T) {
 	}
 	if rep := agenttest.Check(t, srv.Requests()); rep.Summaries != 1 {
 		t.Fatalf("%d summary requests", rep.Summaries)
+	}
+}
+
+// TestBuildWiresCompaction: the provider's context_window, compact_ratio
+// and summary_model reach the agent.
+func TestBuildWiresCompaction(t *testing.T) {
+	t.Setenv("REASONIX_HOME", t.TempDir())
+	cfg, err := config.Load(config.Options{SkipUser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `default_model = "local"
+[[providers]]
+name = "local"
+base_url = "http://127.0.0.1:1/v1"
+model = "m"
+context_window = 32000
+[[providers]]
+name = "cheap"
+base_url = "http://127.0.0.1:2/v1"
+model = "small"
+context_window = 64000
+price = { input_cache_hit = 0.01, input_cache_miss = 0.1, output = 0.2 }
+[agent]
+compact_ratio = 0.7
+summary_model = "cheap"
+`
+	if err := cfg.OverlayTOML("test", src); err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.Build(cfg, agent.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := a.Summarizer
+	if a.ContextWindow != 32000 || a.CompactRatio != 0.7 || sm == nil || sm.ModelRef != "cheap/small" || sm.Window != 64000 || sm.Price == nil {
+		t.Fatalf("window %d, ratio %v, summarizer %+v", a.ContextWindow, a.CompactRatio, sm)
+	}
+	// The session's own model needs no second provider.
+	if err := cfg.OverlayTOML("test2", "[agent]\nsummary_model = \"local/m\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if a, err = agent.Build(cfg, agent.Options{Dir: t.TempDir()}); err != nil || a.Summarizer != nil {
+		t.Fatalf("summarizer %+v, %v", a.Summarizer, err)
 	}
 }
