@@ -115,8 +115,8 @@ func ratio(a, b int) float64 {
 func Check(tb testing.TB, reqs []scripted.Request) Report {
 	tb.Helper()
 	var rep Report
-	var prev *scripted.Request
-	compacted := false
+	var prev *wireBody
+	prevSeq, compacted := 0, false
 	for i := range reqs {
 		r := &reqs[i]
 		if r.Path != "/chat/completions" && r.Path != "/v1/chat/completions" {
@@ -137,27 +137,29 @@ func Check(tb testing.TB, reqs []scripted.Request) Report {
 		}
 		rep.Prompt += r.Usage.PromptTokens
 		rep.Hit += r.Usage.PromptCacheHitTokens
+		var cur wireBody
+		if err := json.Unmarshal([]byte(r.Body), &cur); err != nil {
+			tb.Fatalf("request %d: %v", r.Seq, err)
+		}
 		if prev != nil {
-			if !bytes.Equal(field(tb, prev.Body, "tools"), field(tb, r.Body, "tools")) {
-				tb.Fatalf("the tools changed between requests %d and %d", prev.Seq, r.Seq)
+			if !bytes.Equal(prev.Tools, cur.Tools) {
+				tb.Fatalf("the tools changed between requests %d and %d", prevSeq, r.Seq)
 			}
-			open := bytes.TrimSuffix(field(tb, prev.Body, "messages"), []byte("]"))
-			if !compacted && !bytes.HasPrefix(field(tb, r.Body, "messages"), open) {
-				tb.Fatalf("request %d does not extend request %d byte for byte, and no compaction came between them", r.Seq, prev.Seq)
+			open := bytes.TrimSuffix(prev.Messages, []byte("]"))
+			if !compacted && !bytes.HasPrefix(cur.Messages, open) {
+				tb.Fatalf("request %d does not extend request %d byte for byte, and no compaction came between them", r.Seq, prevSeq)
 			}
 		}
-		prev, compacted = r, false
+		prev, prevSeq, compacted = &cur, r.Seq, false
 	}
 	return rep
 }
 
-// field is one top-level field of a JSON object exactly as sent.
-func field(tb testing.TB, body, name string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(body), &m); err != nil {
-		tb.Fatal(err)
-	}
-	return m[name]
+// wireBody holds the fields of a request body that must extend the
+// previous request's, exactly as sent.
+type wireBody struct {
+	Messages json.RawMessage `json:"messages"`
+	Tools    json.RawMessage `json:"tools"`
 }
 
 // LastRequest is the last request other than a summary request.
