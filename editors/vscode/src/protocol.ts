@@ -150,6 +150,8 @@ export interface ChatMessage {
   tool_calls?: ToolCall[];
   tool_call_id?: string;
   name?: string;
+  /** A compaction's summary of the work it folded (an assistant message). */
+  digest?: boolean;
 }
 
 export interface ResumeSessionResult {
