@@ -174,6 +174,7 @@ func (a *Agent) onModel(ref string) (*Agent, error) {
 	}
 	b := *a
 	b.Provider, b.Model, b.ModelRef, b.Price = prov, res.Model, res.String(), nil
+	b.ContextWindow = res.Provider.ContextWindow
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		b.Price = &p
 	}

@@ -123,11 +123,19 @@ func countOf(n int, word string) string {
 // Compact compacts the session now, whatever its size: what the /compact
 // command does. It must not be called while a turn of the session runs
 // (it returns ErrBusy), and returns ErrNothingToCompact (wrapped) when the
-// history holds nothing to fold. Without a configured context window it
-// plans as if the window were 128k tokens. Like a compaction inside a
-// turn, it emits EventCompaction and accounts the summary requests to the
-// session.
+// history holds nothing to fold. The session's model (the one /model
+// chose) writes the summary unless summary_model names another, and its
+// window sizes the compaction; without a configured window it plans as if
+// the window were 128k tokens. Like a compaction inside a turn, it emits
+// EventCompaction and accounts the summary requests to the session.
 func (a *Agent) Compact(ctx context.Context, s *Session) (CompactResult, error) {
+	if ref := s.Model(); ref != "" {
+		on, err := a.onModel(ref)
+		if err != nil {
+			return CompactResult{}, fmt.Errorf("model %q: %w", ref, err)
+		}
+		a = on
+	}
 	s.mu.Lock()
 	if s.running {
 		s.mu.Unlock()

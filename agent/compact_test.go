@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -286,5 +287,78 @@ summary_model = "cheap"
 	}
 	if a, err = agent.Build(cfg, agent.Options{Dir: t.TempDir()}); err != nil || a.Summarizer != nil {
 		t.Fatalf("summarizer %+v, %v", a.Summarizer, err)
+	}
+}
+
+// TestSwitchedModelCompactsInItsWindow: a session moved by /model to a
+// model with a smaller window compacts within that window, its summary
+// written by that model.
+func TestSwitchedModelCompactsInItsWindow(t *testing.T) {
+	t.Setenv("REASONIX_HOME", t.TempDir())
+	const turns = 40
+	start := func(window int) (*scripted.Server, string) {
+		sc, err := scripted.Parse([]byte(agenttest.Script(turns+1, 30)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := scripted.NewServer(sc, scripted.Options{ContextWindow: window})
+		url, err := srv.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		return srv, url
+	}
+	small, smallURL := start(0)
+	big, bigURL := start(24_000)
+	cfg, err := config.Load(config.Options{SkipUser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := fmt.Sprintf(`default_model = "wide"
+[[providers]]
+name = "wide"
+base_url = %q
+model = "deepseek-flash"
+context_window = 0
+[[providers]]
+name = "narrow"
+base_url = %q
+model = "deepseek-flash"
+context_window = 24000
+`, smallURL, bigURL)
+	if err := cfg.OverlayTOML("test", src); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	name, content := agenttest.ItemsFile()
+	os.WriteFile(filepath.Join(root, name), []byte(content), 0o644)
+	a, err := agent.Build(cfg, agent.Options{Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s, _ := a.NewSession()
+	runTurns(t, a, s, 1, turns)
+	if _, err := a.Run(context.Background(), s, "/model narrow"); err != nil {
+		t.Fatal(err)
+	}
+	runTurns(t, a, s, turns+1, turns+1)
+	if rep := agenttest.Check(t, small.Requests()); rep.Summaries != 0 {
+		t.Fatalf("%d summary requests to the model of the unbounded window", rep.Summaries)
+	}
+	rep := agenttest.Check(t, big.Requests())
+	if rep.Summaries == 0 {
+		t.Fatal("the session did not compact on the narrow model")
+	}
+	agenttest.CheckFacts(t, agenttest.LastRequest(t, big.Requests()), turns+1)
+
+	// /compact compacts on the session's model too.
+	res, err := a.Run(context.Background(), s, "/compact")
+	if err != nil || res.Action == nil || res.Action.Kind != agent.ActionCompact {
+		t.Fatalf("/compact: %+v, %v", res, err)
+	}
+	if again := agenttest.Check(t, big.Requests()); again.Summaries != rep.Summaries+1 {
+		t.Fatalf("/compact made %d summary requests to the session's model", again.Summaries-rep.Summaries)
 	}
 }
