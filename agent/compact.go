@@ -136,19 +136,11 @@ func (a *Agent) Compact(ctx context.Context, s *Session) (CompactResult, error) 
 		}
 		a = on
 	}
-	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return CompactResult{}, ErrBusy
+	t, end, err := a.begin(s, false)
+	if err != nil {
+		return CompactResult{}, err
 	}
-	s.running = true
-	t := &turn{a: a, s: s, n: s.turns}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.running = false
-		s.mu.Unlock()
-	}()
+	defer end()
 	return t.compact(ctx, CompactManual)
 }
 

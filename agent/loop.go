@@ -53,20 +53,11 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 		}
 		a = on
 	}
-	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return TurnResult{SessionID: s.ID}, ErrBusy
+	t, end, err := a.begin(s, true)
+	if err != nil {
+		return TurnResult{SessionID: s.ID}, err
 	}
-	s.running = true
-	s.turns++
-	t := &turn{a: a, s: s, n: s.turns}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.running = false
-		s.mu.Unlock()
-	}()
+	defer end()
 
 	res, err := t.run(ctx, p)
 	res.SessionID, res.Turn, res.Model = s.ID, t.n, a.ModelRef
@@ -81,6 +72,26 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 	}
 	a.emit(Event{Kind: EventTurnDone, SessionID: s.ID, Turn: t.n, Done: &res})
 	return res, err
+}
+
+// begin reserves s for a turn of a, counted when newTurn is set (a
+// compaction between turns is not), and returns its state and the
+// function that releases s; ErrBusy when s is running a turn.
+func (a *Agent) begin(s *Session, newTurn bool) (*turn, func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return nil, nil, ErrBusy
+	}
+	s.running = true
+	if newTurn {
+		s.turns++
+	}
+	return &turn{a: a, s: s, n: s.turns}, func() {
+		s.mu.Lock()
+		s.running = false
+		s.mu.Unlock()
+	}, nil
 }
 
 // turn is the state of one Run.

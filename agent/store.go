@@ -243,7 +243,7 @@ func (sf *sessionFile) rewrite(view, dropped []provider.Message, block ArchiveBl
 		}
 	}
 	tmp := strings.TrimSuffix(sf.path, sessionSuffix) + tmpSuffix
-	if err := writeSynced(tmp, buf); err != nil {
+	if err := writeSynced(tmp, os.O_TRUNC, buf); err != nil {
 		return fmt.Errorf("session store: %w", err)
 	}
 	// Windows cannot rename over an open file: close, rename, reopen.
@@ -282,20 +282,13 @@ func appendArchive(path string, block ArchiveBlock, msgs []provider.Message) err
 		}
 		buf = append(append(buf, b...), '\n')
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(buf)
-	if err == nil {
-		err = f.Sync()
-	}
-	return cmp.Or(err, f.Close())
+	return writeSynced(path, os.O_APPEND, buf)
 }
 
-// writeSynced writes a new file with data and syncs it to disk.
-func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+// writeSynced writes data to the file at path, opened with flag besides
+// write-only and create (O_APPEND or O_TRUNC), and syncs it to disk.
+func writeSynced(path string, flag int, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|flag, 0o600)
 	if err != nil {
 		return err
 	}
