@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/agent/provider/openai"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
@@ -55,16 +56,7 @@ func newScriptedAgent(tb testing.TB, script string) (*agent.Agent, *scripted.Ser
 // newScriptedAgentWith is newScriptedAgent with the server's options.
 func newScriptedAgentWith(tb testing.TB, script string, opts scripted.Options) (*agent.Agent, *scripted.Server) {
 	tb.Helper()
-	sc, err := scripted.Parse([]byte(script))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv := scripted.NewServer(sc, opts)
-	url, err := srv.Start()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { srv.Close() })
+	srv, url := agenttest.Serve(tb, script, opts)
 	prov, err := openai.New(provider.Config{Name: "scripted", BaseURL: url, Model: "deepseek-flash"})
 	if err != nil {
 		tb.Fatal(err)

@@ -97,7 +97,7 @@ func playLongSession(b *testing.B, turns, window int, price config.Price) longSe
 		if _, err := a.Run(context.Background(), s, agenttest.Prompt(n)); err != nil {
 			b.Fatalf("turn %d: %v", n, err)
 		}
-		m.maxRSS = max(m.maxRSS, residentMB())
+		m.maxRSS = max(m.maxRSS, agenttest.ResidentMB(os.Getpid()))
 	}
 	runtime.GC()
 	var ms runtime.MemStats
@@ -105,21 +105,6 @@ func playLongSession(b *testing.B, turns, window int, price config.Price) longSe
 	m.heap = float64(ms.HeapAlloc) / (1 << 20)
 	s.Close()
 	return m
-}
-
-// residentMB is this process's resident set, from /proc (0 elsewhere).
-func residentMB() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.Atoi(strings.Fields(v)[0])
-			return float64(kb) / 1024
-		}
-	}
-	return 0
 }
 
 // BenchmarkResume measures how long a resumed session takes to reach the

@@ -296,21 +296,8 @@ summary_model = "cheap"
 func TestSwitchedModelCompactsInItsWindow(t *testing.T) {
 	t.Setenv("REASONIX_HOME", t.TempDir())
 	const turns = 40
-	start := func(window int) (*scripted.Server, string) {
-		sc, err := scripted.Parse([]byte(agenttest.Script(turns+1, 30)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := scripted.NewServer(sc, scripted.Options{ContextWindow: window})
-		url, err := srv.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { srv.Close() })
-		return srv, url
-	}
-	small, smallURL := start(0)
-	big, bigURL := start(24_000)
+	small, smallURL := agenttest.Serve(t, agenttest.Script(turns+1, 30), scripted.Options{})
+	big, bigURL := agenttest.Serve(t, agenttest.Script(turns+1, 30), scripted.Options{ContextWindow: 24_000})
 	cfg, err := config.Load(config.Options{SkipUser: true})
 	if err != nil {
 		t.Fatal(err)

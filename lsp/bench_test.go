@@ -17,6 +17,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/lsp/lsptest"
 )
 
@@ -45,7 +46,7 @@ func BenchmarkInitialize(b *testing.B) {
 		rtt = append(rtt, float64(time.Since(start).Microseconds())/1000)
 		writeFrame(stdin, `{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 		time.Sleep(200 * time.Millisecond) // let it settle: this measures idle memory
-		rss = append(rss, residentMB(cmd.Process.Pid))
+		rss = append(rss, agenttest.ResidentMB(cmd.Process.Pid))
 		writeFrame(stdin, `{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
 		writeFrame(stdin, `{"jsonrpc":"2.0","method":"exit"}`)
 		go io.Copy(io.Discard, r)
@@ -75,21 +76,6 @@ func readFrame(b *testing.B, r *bufio.Reader) []byte {
 	body := make([]byte, n)
 	io.ReadFull(r, body)
 	return body
-}
-
-// residentMB reads a process's resident set size from /proc.
-func residentMB(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.Atoi(strings.Fields(v)[0])
-			return float64(kb) / 1024
-		}
-	}
-	return 0
 }
 
 func median(xs []float64) float64 { return percentile(xs, 50) }

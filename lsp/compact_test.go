@@ -73,18 +73,9 @@ func TestLongSessionInTheEditor(t *testing.T) {
 	if rep.HitRatio() < 0.9 {
 		t.Errorf("cache hits outside compactions: %.1f%%", 100*rep.HitRatio())
 	}
-	st := &agent.Store{Dir: filepath.Join(os.Getenv("REASONIX_HOME"), "sessions")}
-	l, err := st.Load(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := st.Archive(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	agenttest.CheckArchived(t, reqs, archive, l.Messages)
+	view, archived := agenttest.CheckStored(t, filepath.Join(os.Getenv("REASONIX_HOME"), "sessions"), id, reqs)
 	t.Logf("%d turns: %d requests, %d compactions, %.1f%% cache hits outside them (%.1f%% in them), largest prompt %d tokens; the session file holds %d messages, the archive %d",
-		turns, rep.Requests, rep.Summaries, 100*rep.HitRatio(), 100*rep.SummaryHitRatio(), rep.MaxPrompt, len(l.Messages), len(archive))
+		turns, rep.Requests, rep.Summaries, 100*rep.HitRatio(), 100*rep.SummaryHitRatio(), rep.MaxPrompt, view, archived)
 
 	// A new process resumes the session from its compacted file.
 	bin := buildReasonix(t)(t)

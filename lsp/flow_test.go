@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/reasonix/reasonix/agent/agenttest"
 	_ "github.com/reasonix/reasonix/agent/provider/openai"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 	"github.com/reasonix/reasonix/lsp/lsptest"
@@ -63,16 +64,7 @@ func workspaceWith(t testing.TB, script string, extraConfig string, opts scripte
 	t.Helper()
 	t.Setenv("REASONIX_HOME", t.TempDir())
 	t.Setenv("DEEPSEEK_API_KEY", "")
-	sc, err := scripted.Parse([]byte(script))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := scripted.NewServer(sc, opts)
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv, url := agenttest.Serve(t, script, opts)
 	root := t.TempDir()
 	files := map[string]string{
 		"go.mod":       "module example.com/calc\n\ngo 1.21\n",

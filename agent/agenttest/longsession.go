@@ -8,9 +8,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
@@ -228,4 +231,55 @@ func CheckArchived(tb testing.TB, reqs []scripted.Request, archive, view []provi
 
 func key(role, content, callID string, calls []string) string {
 	return role + "\x00" + content + "\x00" + callID + "\x00" + strings.Join(calls, ",")
+}
+
+// Serve serves script on a new scripted server with opts for the test's
+// lifetime, and returns it with its URL.
+func Serve(tb testing.TB, script string, opts scripted.Options) (*scripted.Server, string) {
+	tb.Helper()
+	sc, err := scripted.Parse([]byte(script))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := scripted.NewServer(sc, opts)
+	url, err := srv.Start()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { srv.Close() })
+	return srv, url
+}
+
+// CheckStored runs CheckArchived on session id as its store in dir holds
+// it — the view in its file and its archive — and returns how many
+// messages each holds.
+func CheckStored(tb testing.TB, dir, id string, reqs []scripted.Request) (view, archived int) {
+	tb.Helper()
+	st := &agent.Store{Dir: dir}
+	l, err := st.Load(id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	archive, err := st.Archive(id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	CheckArchived(tb, reqs, archive, l.Messages)
+	return len(l.Messages), len(archive)
+}
+
+// ResidentMB is the resident set of process pid, read from /proc (0 where
+// there is none).
+func ResidentMB(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.Fields(v)[0])
+			return float64(kb) / 1024
+		}
+	}
+	return 0
 }

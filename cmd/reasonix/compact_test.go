@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
@@ -22,16 +21,7 @@ import (
 // extends the one before byte for byte.
 func TestLongSessionThroughResume(t *testing.T) {
 	const turns, window = 30, 20_000
-	sc, err := scripted.Parse([]byte(agenttest.Script(turns, 30)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := scripted.NewServer(sc, scripted.Options{ContextWindow: window})
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv, url := agenttest.Serve(t, agenttest.Script(turns, 30), scripted.Options{ContextWindow: window})
 	home, work := t.TempDir(), t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	config := strings.Replace(scriptedConfig(url), `model    = "deepseek-flash"`, "model    = \"deepseek-flash\"\ncontext_window = 20000", 1)
@@ -65,16 +55,7 @@ func TestLongSessionThroughResume(t *testing.T) {
 	agenttest.CheckFacts(t, agenttest.LastRequest(t, reqs), turns)
 	t.Logf("%d requests, %d compactions, %.1f%% cache hits outside them, largest prompt %d tokens",
 		rep.Requests, rep.Summaries, 100*rep.HitRatio(), rep.MaxPrompt)
-	st := &agent.Store{Dir: filepath.Join(home, "sessions")}
-	l, err := st.Load(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := st.Archive(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	agenttest.CheckArchived(t, reqs, archive, l.Messages)
+	agenttest.CheckStored(t, filepath.Join(home, "sessions"), id, reqs)
 	// One session, however many files it keeps beside it.
 	r := runReasonix(t, work, home, nil, "sessions", "--json")
 	if strings.Count(r.stdout, `"id"`) != 1 || !strings.Contains(r.stdout, `"archived"`) {
