@@ -192,11 +192,17 @@ func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error
 		return res, fmt.Errorf("compaction: %w", err)
 	}
 	res.Before = s.estimate(schemas)
-	summary, err := t.summarize(ctx, msgs[0], p.fold, schemas, b, &res)
+	users := 0
+	for _, m := range p.dropped {
+		if m.Role == provider.RoleUser {
+			users++
+		}
+	}
+	summary, err := t.summarize(ctx, msgs[0], p.fold, users > 0, schemas, b, &res)
 	if err != nil {
 		return res, fmt.Errorf("compaction: the summary request failed: %w", err)
 	}
-	digest := provider.Message{Role: provider.RoleAssistant, Content: digestText(len(p.dropped), summary), Digest: true}
+	digest := provider.Message{Role: provider.RoleAssistant, Content: digestText(len(p.dropped), users, summary), Digest: true}
 	if s.redact != nil {
 		digest = s.redact.message(digest)
 	}

@@ -19,6 +19,11 @@ const summarizeInstruction = "Summarise the conversation above for your own late
 	"decisions and why, what changed, and what is left to do. Be brief and specific. " +
 	"Answer with the summary alone, in plain text, and call no tool."
 
+// userNote follows the instruction when user messages are folded too:
+// oversized ones, or the oldest when the kept ones outgrow their budget.
+const userNote = " Some of the user's messages above are folded too (very long ones, or the oldest): " +
+	"keep what they asked for and the facts they stated."
+
 // rollingNote follows the instruction when the conversation is summarised
 // in pieces and an earlier piece's summary opens the request.
 const rollingNote = " The first user message above summarises the part of the conversation before it: " +
@@ -27,9 +32,14 @@ const rollingNote = " The first user message above summarises the part of the co
 // rollingPrefix opens the user message carrying an earlier piece's summary.
 const rollingPrefix = "Summary of the earlier part of this conversation:\n\n"
 
-// digestText is the content of the digest that replaces n folded messages.
-func digestText(n int, summary string) string {
-	return fmt.Sprintf("Summary of the earlier work in this session (%d messages were folded into it; the user's own messages are kept above):\n\n%s", n, summary)
+// digestText is the content of the digest that replaces n folded
+// messages, users of them the user's.
+func digestText(n, users int, summary string) string {
+	kept := "the user's own messages are kept above"
+	if users > 0 {
+		kept = fmt.Sprintf("%d of them the user's; the user's other messages are kept above", users)
+	}
+	return fmt.Sprintf("Summary of the earlier work in this session (%d messages were folded into it, %s):\n\n%s", n, kept, summary)
 }
 
 // summarize has the summary model summarise fold, the fold region of a
@@ -48,10 +58,14 @@ func digestText(n int, summary string) string {
 // request (its head and tail kept; the archive keeps it whole). If the
 // provider still refuses a request as too long — the estimates are
 // estimates — the pieces are made smaller once.
-func (t *turn) summarize(ctx context.Context, system provider.Message, fold []provider.Message, schemas []provider.ToolSchema, b budgets, res *CompactResult) (string, error) {
+func (t *turn) summarize(ctx context.Context, system provider.Message, fold []provider.Message, foldsUser bool, schemas []provider.ToolSchema, b budgets, res *CompactResult) (string, error) {
 	sm := t.a.summarizer()
+	instruction := summarizeInstruction
+	if foldsUser {
+		instruction += userNote
+	}
 	k := t.s.sizer()
-	fixed := k.of(system) + k.tokens(schemasBytes(schemas)+len(summarizeInstruction)+len(rollingNote)+len(rollingPrefix)+3*messageOverhead)
+	fixed := k.of(system) + k.tokens(schemasBytes(schemas)+len(instruction)+len(rollingNote)+len(rollingPrefix)+3*messageOverhead)
 	// Estimates are estimates: leave a twentieth of the window spare, and
 	// if the provider still refuses, try again with pieces of half the
 	// window.
@@ -70,7 +84,7 @@ func (t *turn) summarize(ctx context.Context, system provider.Message, fold []pr
 			room = max(w-fixed-b.summary, 2*b.summary)
 		}
 		var text string
-		text, err = t.summarizePieces(ctx, sm, system, fold, schemas, k, room, b.summary, res)
+		text, err = t.summarizePieces(ctx, sm, system, fold, instruction, schemas, k, room, b.summary, res)
 		if err == nil || !provider.IsContextLength(err) {
 			return text, err
 		}
@@ -79,8 +93,8 @@ func (t *turn) summarize(ctx context.Context, system provider.Message, fold []pr
 }
 
 // summarizePieces summarises fold in pieces of at most room tokens (all
-// at once when room is 0).
-func (t *turn) summarizePieces(ctx context.Context, sm Summarizer, system provider.Message, fold []provider.Message, schemas []provider.ToolSchema, k sizer, room, maxOut int, res *CompactResult) (string, error) {
+// at once when room is 0), each request ending with instruction.
+func (t *turn) summarizePieces(ctx context.Context, sm Summarizer, system provider.Message, fold []provider.Message, instruction string, schemas []provider.ToolSchema, k sizer, room, maxOut int, res *CompactResult) (string, error) {
 	chunks := [][]provider.Message{fold}
 	if room > 0 {
 		// Pieces after the first also carry the summary so far.
@@ -89,13 +103,13 @@ func (t *turn) summarizePieces(ctx context.Context, sm Summarizer, system provid
 	summary := ""
 	for _, chunk := range chunks {
 		msgs := []provider.Message{system}
-		instruction := summarizeInstruction
+		last := instruction
 		if summary != "" {
 			msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: rollingPrefix + summary})
-			instruction += rollingNote
+			last += rollingNote
 		}
 		msgs = append(msgs, chunk...)
-		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: instruction})
+		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: last})
 		text, err := t.summaryRequest(ctx, sm, msgs, schemas, maxOut, res)
 		if err != nil {
 			return "", err
@@ -123,7 +137,10 @@ func (t *turn) summaryRequest(ctx context.Context, sm Summarizer, msgs []provide
 	cost, err := t.account(resp, bytes, sm.model())
 	res.Usage.Add(resp.Usage)
 	res.Cost += cost
-	t.s.calibrate(resp.Usage.PromptTokens, bytes)
+	if t.a.Summarizer == nil {
+		// The session's own model: its tokenizer is the session's.
+		t.s.calibrate(resp.Usage.PromptTokens, bytes)
+	}
 	if err != nil {
 		return "", err
 	}

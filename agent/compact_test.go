@@ -349,3 +349,57 @@ context_window = 24000
 		t.Fatalf("/compact made %d summary requests to the session's model", again.Summaries-rep.Summaries)
 	}
 }
+
+// TestOversizedUserTurnIsFolded: a user message that pasted a large file
+// is folded like tool output — archived whole, the summary asked to keep
+// what it said — while the normal-sized turns stay verbatim.
+func TestOversizedUserTurnIsFolded(t *testing.T) {
+	paste := "Turn 2: here is the log, find the failure:\n" + strings.Repeat("INFO all good on this line\n", 800) + "ERROR disk full on /var\n"
+	script := agenttest.Turn(1, 30) + "match Turn 2:\ntext The failure is a full disk on /var.\n---\n" +
+		agenttest.Turn(3, 30) + agenttest.Turn(4, 30) + agenttest.Summaries(4)
+	a, srv, ev := windowedAgent(t, script, 20_000)
+	s, _ := a.NewSession()
+	runTurns(t, a, s, 1, 1)
+	if _, err := a.Run(context.Background(), s, paste); err != nil {
+		t.Fatal(err)
+	}
+	runTurns(t, a, s, 3, 4)
+	if ev.count() == 0 {
+		t.Fatal("no compaction")
+	}
+	reqs := srv.Requests()
+	agenttest.Check(t, reqs)
+	var asked bool
+	for _, r := range reqs {
+		if agenttest.IsSummary(r) && strings.Contains(r.Messages[len(r.Messages)-1].Content, "Some of the user's messages above are folded too") {
+			asked = true
+		}
+	}
+	last := agenttest.LastRequest(t, reqs)
+	said := false
+	for _, m := range last.Messages {
+		if strings.Contains(m.Content, "ERROR disk full") {
+			t.Fatalf("the pasted log is still in the prompt (%s)", m.Role)
+		}
+		said = said || strings.HasPrefix(m.Content, "Summary of the earlier work") && strings.Contains(m.Content, "1 of them the user's")
+	}
+	if !said {
+		t.Error("no digest says that a user message was folded into it")
+	}
+	if !asked {
+		t.Error("no summary request was told that a user message is folded")
+	}
+	for _, n := range []int{1, 3, 4} {
+		if !strings.Contains(last.Body, agenttest.Prompt(n)) {
+			t.Errorf("turn %d's message is gone", n)
+		}
+	}
+	archive, _ := a.Store.Archive(s.ID)
+	found := false
+	for _, m := range archive {
+		found = found || m.Content == paste
+	}
+	if !found {
+		t.Fatal("the pasted message is not in the archive")
+	}
+}
