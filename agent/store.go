@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -352,21 +354,18 @@ func (st *Store) Resolve(idOrPrefix string) (string, error) {
 
 // Load reads a session back.
 func (st *Store) Load(id string) (*Loaded, error) {
-	f, err := os.Open(st.path(id))
+	data, err := os.ReadFile(st.path(id))
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	defer f.Close()
 	l := &Loaded{}
-	if fi, err := f.Stat(); err == nil {
+	if fi, err := os.Stat(st.path(id)); err == nil {
 		l.Updated = fi.ModTime()
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 256<<20)
+	recs := decodeRecords(data)
 	first := true
-	for sc.Scan() {
-		var r record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+	for _, r := range recs {
+		if r == nil {
 			// A torn last line from a killed process; anything
 			// else corrupt is skipped the same way.
 			continue
@@ -392,9 +391,6 @@ func (st *Store) Load(id string) (*Loaded, error) {
 		}
 		first = false
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("session %s: %w", id, err)
-	}
 	if l.Meta.ID == "" {
 		return nil, fmt.Errorf("session %s: no header record", id)
 	}
@@ -404,6 +400,31 @@ func (st *Store) Load(id string) (*Loaded, error) {
 		l.Updated = l.Meta.Created
 	}
 	return l, nil
+}
+
+// decodeRecords decodes the lines of a session file, nil for a line that
+// is not a record. A long file — one never compacted — is decoded on
+// several cores: JSON decoding is most of what resuming it costs.
+func decodeRecords(data []byte) []*record {
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	recs := make([]*record, len(lines))
+	decode := func(from, to int) {
+		for i := from; i < to; i++ {
+			var r record
+			if json.Unmarshal(lines[i], &r) == nil {
+				recs[i] = &r
+			}
+		}
+	}
+	const perWorker = 1024 // lines below which one core does it all
+	workers := min(runtime.GOMAXPROCS(0), 8, 1+len(lines)/perWorker)
+	var wg sync.WaitGroup
+	for w := range workers {
+		from, to := w*len(lines)/workers, (w+1)*len(lines)/workers
+		wg.Go(func() { decode(from, to) })
+	}
+	wg.Wait()
+	return recs
 }
 
 // Summary is one row of a session listing.
