@@ -244,10 +244,10 @@ func (s *Session) replace(view, dropped []provider.Message, n int, reason string
 	return nil
 }
 
-// estimate is the session's next prompt in tokens, less what the next
-// user message or results add: the last request's reported count plus
-// the messages appended since, or, after a compaction or a resume, the
-// whole history and the tool schemas.
+// estimate is the prompt of the session's next request in tokens: the
+// last request's reported count plus the messages appended since, or,
+// after a compaction or a resume, the whole history and the tool schemas
+// at the provider's tokens per byte.
 func (s *Session) estimate(schemas []provider.ToolSchema) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
