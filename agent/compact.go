@@ -214,6 +214,9 @@ func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error
 	if err := s.replace(view, p.dropped, len(msgs), reason); err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
+	if a.Env != nil {
+		s.nested.rebase(a.Env, view)
+	}
 	res.Archived, res.Kept = len(p.dropped), len(view)
 	res.After = s.estimate(schemas)
 	t.event(Event{Kind: EventCompaction, Text: res.Notice(), Compaction: &res})

@@ -403,3 +403,41 @@ func TestOversizedUserTurnIsFolded(t *testing.T) {
 		t.Fatal("the pasted message is not in the archive")
 	}
 }
+
+// TestFoldedMemoryIsAttachedAgain: a subdirectory's memory file attached
+// to a tool result that a compaction folded is attached again the next
+// time a call touches that directory.
+func TestFoldedMemoryIsAttachedAgain(t *testing.T) {
+	const last = 16
+	read := func(n int) string {
+		return fmt.Sprintf("match Turn %d:\ncall read_file {\"path\": \"sub/x.go\"}\n---\nmatch Turn %d:\ntext Read.\n---\n", n, n)
+	}
+	var script strings.Builder
+	script.WriteString(read(1))
+	for n := 2; n < last; n++ {
+		script.WriteString(agenttest.Turn(n, 30))
+	}
+	script.WriteString(read(last) + agenttest.Summaries(last))
+	a, _, ev := windowedAgent(t, script.String(), 20_000)
+	os.MkdirAll(filepath.Join(a.Env.Root, "sub"), 0o755)
+	os.WriteFile(filepath.Join(a.Env.Root, "sub", "AGENTS.md"), []byte("SUB RULES: keep the cache warm."), 0o644)
+	os.WriteFile(filepath.Join(a.Env.Root, "sub", "x.go"), []byte("package sub\n"), 0o644)
+	s, _ := a.NewSession()
+	runTurns(t, a, s, 1, last)
+	if ev.count() == 0 {
+		t.Fatal("no compaction")
+	}
+	archive, _ := a.Store.Archive(s.ID)
+	folded := false
+	for _, m := range archive {
+		folded = folded || m.Role == "tool" && strings.Contains(m.Content, "SUB RULES")
+	}
+	msgs := s.Messages()
+	again := false
+	for _, m := range msgs {
+		again = again || m.Role == "tool" && strings.Contains(m.Content, "SUB RULES")
+	}
+	if !folded || !again {
+		t.Fatalf("attachment folded %v, attached again %v", folded, again)
+	}
+}

@@ -160,6 +160,17 @@ func within(root, path string) bool {
 // file's path, and its text after the line that introduces it.
 var attachedMemory = regexp.MustCompile(`(?s)<project-memory path="([^"]+)">\n[^\n]*\n(.*?)\n</project-memory>`)
 
+// rebase forgets what it met when a compaction replaced the log with
+// view: the memory files attached to folded tool results are no longer
+// in the context, so the next call that touches their directories
+// attaches them again; those the view still carries count as attached.
+func (m *nestedMemory) rebase(env *tools.Env, view []provider.Message) {
+	m.mu.Lock()
+	m.seeded, m.seen, m.tried = false, memorySeen{}, nil
+	m.mu.Unlock()
+	m.resume(env, view)
+}
+
 // resume marks the memory files a resumed session's log already
 // carries, so they are not attached again.
 func (m *nestedMemory) resume(env *tools.Env, msgs []provider.Message) {
