@@ -357,7 +357,8 @@ func TestOversizedUserTurnIsFolded(t *testing.T) {
 	paste := "Turn 2: here is the log, find the failure:\n" + strings.Repeat("INFO all good on this line\n", 800) + "ERROR disk full on /var\n"
 	script := agenttest.Turn(1, 30) + "match Turn 2:\ntext The failure is a full disk on /var.\n---\n" +
 		agenttest.Turn(3, 30) + agenttest.Turn(4, 30) + agenttest.Summaries(4)
-	a, srv, ev := windowedAgent(t, script, 20_000)
+	// The paste alone takes a third of the window.
+	a, srv, ev := windowedAgent(t, script, 24_000)
 	s, _ := a.NewSession()
 	runTurns(t, a, s, 1, 1)
 	if _, err := a.Run(context.Background(), s, paste); err != nil {
