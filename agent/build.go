@@ -12,6 +12,7 @@ import (
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/history"
 	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/memory"
 	"github.com/reasonix/reasonix/tools/permission"
@@ -289,6 +290,9 @@ func newEnv(cfg *config.Config, opts Options, root, home string, guard *sandbox.
 	}
 	if jail != nil {
 		env.Jail = jail
+	}
+	if home != "" {
+		env.History = history.New(filepath.Join(home, "sessions"), env.CheckRead)
 	}
 	if opts.Approver != nil {
 		env.EscalateUnconfined = escalation(opts.Approver)

@@ -51,6 +51,9 @@ type Env struct {
 	// failed inside Jail, apparently blocked by it, may run again outside
 	// it; reason says what looks blocked. Nil never re-runs a command.
 	EscalateUnconfined func(ctx context.Context, command, reason string) bool
+	// History searches the sessions saved before; nil when there is no
+	// session store.
+	History SessionHistory
 	// Asker puts the ask tool's questions to the user; nil when no one
 	// can be asked (an unattended run).
 	Asker Asker

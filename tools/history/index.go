@@ -1,0 +1,355 @@
+// Package history searches the sessions Reasonix saved before: every
+// session file of the store and the archives of what compactions dropped
+// from them. Each file is indexed once, on the first search that needs it,
+// and its index is kept until the file's size or modification time
+// changes, so repeated searches only stat the directory.
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+)
+
+// File names in the store: a session is <id>.jsonl, the messages its
+// compactions dropped are in <id>.archive.jsonl.
+const (
+	sessionSuffix = ".jsonl"
+	archiveSuffix = ".archive.jsonl"
+)
+
+// Index searches the session store in Dir. It is safe for concurrent use.
+type Index struct {
+	Dir string
+	// Check, when set, decides whether a path may be read; the store's
+	// directory is checked before every search.
+	Check func(path string) error
+
+	mu    sync.Mutex // guards files
+	files map[string]*indexed
+}
+
+// New returns an index over the session store in dir.
+func New(dir string, check func(string) error) *Index {
+	return &Index{Dir: dir, Check: check}
+}
+
+// indexed is one session (its file and its archive) as last indexed.
+type indexed struct {
+	id      string
+	root    string
+	created time.Time
+	stamp   [2]fileStamp // session file, archive
+	msgs    []message
+	// lastUser is the position of the session's last user message: from
+	// there on is the turn in flight when the session is the one asking.
+	lastUser int
+	post     map[string][]posting
+	// blockStart is where each compaction block of the archive began,
+	// while the archive is read.
+	blockStart map[int]int
+}
+
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// message is one saved message: where its text is, not the text, so an
+// index of a large store stays a fraction of its size.
+type message struct {
+	role    string
+	archive bool
+	offset  int64 // of its line in the session file or the archive
+	length  int32 // in terms
+}
+
+type posting struct {
+	msg int32
+	tf  int32
+}
+
+// record is the part of a session or archive line the index reads; the
+// agent's Store writes them.
+type record struct {
+	Type string `json:"type"`
+	Meta *struct {
+		ID      string    `json:"id"`
+		Root    string    `json:"root"`
+		Created time.Time `json:"created"`
+	} `json:"meta,omitempty"`
+	Message *savedMessage `json:"message,omitempty"`
+	Block   *struct {
+		Seq int `json:"seq"`
+	} `json:"compaction,omitempty"`
+}
+
+type savedMessage struct {
+	Role      string `json:"role"`
+	Content   string `json:"content"`
+	Name      string `json:"name"`
+	ToolCalls []struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"tool_calls"`
+}
+
+// text is what a message is searched and shown by: its content, and the
+// calls it makes with their arguments.
+func (m *savedMessage) text() string {
+	if len(m.ToolCalls) == 0 {
+		return m.Content
+	}
+	var b strings.Builder
+	b.WriteString(m.Content)
+	for _, c := range m.ToolCalls {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.Name + " " + c.Arguments)
+	}
+	return b.String()
+}
+
+func stampOf(path string) (fileStamp, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileStamp{}, nil
+	}
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return fileStamp{fi.Size(), fi.ModTime()}, nil
+}
+
+// sessions returns every session of the store, indexing those new or
+// changed since the last call, and dropping those gone.
+func (x *Index) sessions() ([]*indexed, error) {
+	if x.Check != nil {
+		if err := x.Check(x.Dir); err != nil {
+			return nil, err
+		}
+	}
+	entries, err := os.ReadDir(x.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	var ids []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, archiveSuffix) || e.IsDir() {
+			continue
+		}
+		if id, ok := strings.CutSuffix(name, sessionSuffix); ok && !strings.Contains(id, ".") {
+			ids = append(ids, id)
+		}
+	}
+	x.mu.Lock()
+	old := x.files
+	x.mu.Unlock()
+	out := make([]*indexed, len(ids))
+	// Indexing is parsing JSON: spread a cold store over the cores.
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = x.session(ids[i], old[ids[i]])
+			}
+		}()
+	}
+	for i := range ids {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	files := make(map[string]*indexed, len(ids))
+	kept := out[:0]
+	for _, s := range out {
+		if s != nil {
+			files[s.id] = s
+			kept = append(kept, s)
+		}
+	}
+	x.mu.Lock()
+	x.files = files
+	x.mu.Unlock()
+	return kept, nil
+}
+
+// session returns the index of session id, reusing prev when neither of
+// its files changed; nil when it cannot be read.
+func (x *Index) session(id string, prev *indexed) *indexed {
+	sp := filepath.Join(x.Dir, id+sessionSuffix)
+	ap := filepath.Join(x.Dir, id+archiveSuffix)
+	s1, err1 := stampOf(sp)
+	s2, err2 := stampOf(ap)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	if prev != nil && prev.stamp == [2]fileStamp{s1, s2} {
+		return prev
+	}
+	s := &indexed{id: id, stamp: [2]fileStamp{s1, s2}, post: map[string][]posting{}, lastUser: -1}
+	if err := s.read(ap, true); err != nil {
+		return nil
+	}
+	s.blockStart = nil
+	if err := s.read(sp, false); err != nil || s.root == "" && s.created.IsZero() {
+		return nil
+	}
+	return s
+}
+
+// read indexes the messages of one file. In an archive, a compaction
+// block whose number repeats an earlier one supersedes it and what
+// followed it: that attempt was cut short and its messages stayed in the
+// session.
+func (s *indexed) read(path string, archive bool) error {
+	return scan(path, func(off int64, r *record) {
+		switch {
+		case r.Type == "meta" && r.Meta != nil && !archive && s.created.IsZero():
+			s.root, s.created = r.Meta.Root, r.Meta.Created
+		case r.Type == "compaction" && r.Block != nil && archive:
+			s.supersede(r.Block.Seq)
+		case r.Type == "message" && r.Message != nil:
+			s.add(off, r.Message, archive)
+		}
+	})
+}
+
+func (s *indexed) supersede(seq int) {
+	// Blocks arrive in order; a repeated number restarts from the
+	// position the first block of that number began at.
+	if s.blockStart == nil {
+		s.blockStart = map[int]int{}
+	}
+	if at, ok := s.blockStart[seq]; ok {
+		s.truncate(at)
+		for k, v := range s.blockStart {
+			if v > at || k > seq {
+				delete(s.blockStart, k)
+			}
+		}
+	}
+	s.blockStart[seq] = len(s.msgs)
+}
+
+// truncate forgets the messages from position n on.
+func (s *indexed) truncate(n int) {
+	s.msgs = s.msgs[:n]
+	for t, ps := range s.post {
+		i := len(ps)
+		for i > 0 && int(ps[i-1].msg) >= n {
+			i--
+		}
+		if i == 0 {
+			delete(s.post, t)
+		} else {
+			s.post[t] = ps[:i]
+		}
+	}
+}
+
+func (s *indexed) add(off int64, m *savedMessage, archive bool) {
+	n := int32(len(s.msgs))
+	tf := map[string]int32{}
+	length := int32(0)
+	terms(m.text(), func(t string) {
+		tf[t]++
+		length++
+	})
+	for t, c := range tf {
+		s.post[t] = append(s.post[t], posting{n, c})
+	}
+	if m.Role == "user" {
+		s.lastUser = int(n)
+	}
+	s.msgs = append(s.msgs, message{role: m.Role, archive: archive, offset: off, length: length})
+}
+
+// scan calls fn with each well-formed line of path and its offset; a
+// missing file has none, and torn or corrupt lines are skipped.
+func scan(path string, fn func(off int64, r *record)) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 256<<10)
+	var off int64
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var r record
+			if json.Unmarshal(bytes.TrimSpace(line), &r) == nil {
+				fn(off, &r)
+			}
+			off += int64(len(line))
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+// readAt reads back the message whose line starts at off.
+func readAt(path string, off int64) (*savedMessage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, 0); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(f)
+	line, err := br.ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return nil, err
+	}
+	var r record
+	if err := json.Unmarshal(bytes.TrimSpace(line), &r); err != nil || r.Message == nil {
+		return nil, fmt.Errorf("history: no message at %s:%d", path, off)
+	}
+	return r.Message, nil
+}
+
+// terms calls fn with each term of text: runs of letters and digits,
+// lower-cased, of two characters or more.
+func terms(text string, fn func(string)) {
+	start := -1
+	emit := func(end int) {
+		if end-start >= 2 {
+			fn(strings.ToLower(text[start:end]))
+		}
+		start = -1
+	}
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			emit(i)
+		}
+	}
+	if start >= 0 {
+		emit(len(text))
+	}
+}
