@@ -106,7 +106,9 @@ cross:
 # latency (p50/p99, alone and while a turn streams), and for the project
 # graph a warm find_references against the gopls command line, and what a
 # shell command costs to start: as a bare process group, jailed, and as a
-# unit under its supervisor, unconfined and confined in its namespaces.
+# unit under its supervisor, unconfined and confined in its namespaces;
+# and a warm history search over about 100 MB of saved sessions, with the
+# time and memory its index took to build.
 bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'GrepVsRipgrep' -benchtime 5x ./tools/builtin
 	$(GO) test -run '^$$' -bench 'RoundTrip' -benchtime 500x ./agent/
@@ -118,6 +120,7 @@ bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'ReferencesStd' -benchtime 5x ./graph/
 	$(GO) test -run '^$$' -bench 'Call' -benchtime 2000x ./tools/mcp/
 	$(GO) test -run '^$$' -bench 'ShellCommand' -benchtime 40x ./tools/sandbox/
+	$(GO) test -run '^$$' -bench 'HistorySearch' -benchtime 20x ./tools/history/
 
 demo: build
 	@sh testdata/demo/demo.sh

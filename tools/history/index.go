@@ -353,3 +353,17 @@ func terms(text string, fn func(string)) {
 		emit(len(text))
 	}
 }
+
+// size estimates the memory the index holds, in bytes.
+func (x *Index) size() int64 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var n int64
+	for _, s := range x.files {
+		n += int64(len(s.msgs)) * 32
+		for t, ps := range s.post {
+			n += int64(len(t)) + 16 + 24 + int64(cap(ps))*8
+		}
+	}
+	return n
+}
