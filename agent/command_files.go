@@ -155,16 +155,11 @@ func parseCommand(data []byte) (*customCommand, error) {
 	if tools.IsBinary(data) {
 		return nil, errors.New("not a text file")
 	}
-	text := strings.TrimPrefix(string(data), "\ufeff")
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	c := &customCommand{}
-	if rest, ok := strings.CutPrefix(text, "---\n"); ok {
-		body, err := c.frontmatter(rest)
-		if err != nil {
-			return nil, err
-		}
-		text = body
+	fields, text, err := tools.Frontmatter(string(data))
+	if err != nil {
+		return nil, err
 	}
+	c := &customCommand{description: fields["description"], argumentHint: fields["argument-hint"], model: fields["model"]}
 	c.body = strings.TrimSpace(text)
 	if c.body == "" {
 		return nil, errors.New("the command has no text")
@@ -174,65 +169,6 @@ func parseCommand(data []byte) (*customCommand, error) {
 		c.description = clipRunes(strings.TrimLeft(firstLineOf(c.body), "# "), 80)
 	}
 	return c, nil
-}
-
-// frontmatter reads the "key: value" lines up to the closing "---" and
-// returns what follows. Comments, blank lines and the indented or "- "
-// lines of YAML values that span lines (lists of allowed tools) are
-// passed over; "|" and ">" values take their indented lines, joined.
-func (c *customCommand) frontmatter(text string) (body string, err error) {
-	lines := strings.Split(text, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimRight(lines[i], " \t")
-		n := i + 2 // the file's line number
-		switch {
-		case line == "---":
-			return strings.Join(lines[i+1:], "\n"), nil
-		case strings.TrimSpace(line) == "", strings.HasPrefix(strings.TrimSpace(line), "#"),
-			line[0] == ' ' || line[0] == '\t', strings.HasPrefix(line, "- "):
-			continue
-		}
-		key, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return "", fmt.Errorf("line %d: %q is not a key: value line", n, line)
-		}
-		value = strings.TrimSpace(value)
-		if value == "|" || value == ">" || value == "|-" || value == ">-" {
-			var parts []string
-			for i+1 < len(lines) && (strings.HasPrefix(lines[i+1], " ") || strings.HasPrefix(lines[i+1], "\t")) {
-				i++
-				parts = append(parts, strings.TrimSpace(lines[i]))
-			}
-			value = strings.Join(parts, " ")
-		}
-		value = unquote(value)
-		switch strings.TrimSpace(key) {
-		case "description":
-			c.description = value
-		case "argument-hint":
-			c.argumentHint = value
-		case "model":
-			c.model = value
-		}
-	}
-	return "", errors.New("the frontmatter's opening --- has no closing ---")
-}
-
-// unquote removes the quotes around a YAML scalar.
-func unquote(v string) string {
-	if len(v) < 2 {
-		return v
-	}
-	switch {
-	case v[0] == '"' && v[len(v)-1] == '"':
-		if u, err := strconv.Unquote(v); err == nil {
-			return u
-		}
-		return v[1 : len(v)-1]
-	case v[0] == '\'' && v[len(v)-1] == '\'':
-		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
-	}
-	return v
 }
 
 // expand renders the body with the arguments typed after the command:
