@@ -294,6 +294,7 @@ func newEnv(cfg *config.Config, opts Options, root, home string, guard *sandbox.
 	if home != "" {
 		env.History = history.New(filepath.Join(home, "sessions"), env.CheckRead)
 	}
+	env.Skills = skillConfig(cfg, root, home, userHome())
 	if opts.Approver != nil {
 		env.EscalateUnconfined = escalation(opts.Approver)
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/reasonix/reasonix/tools/mcp"
+	"github.com/reasonix/reasonix/tools/skills"
 )
 
 // Slash commands. A prompt whose first word names one is a command, from
@@ -46,6 +47,7 @@ type Command struct {
 	builtin ActionKind
 	custom  *customCommand
 	prompt  *mcp.Prompt
+	skill   *skills.Skill
 }
 
 // CommandDir is a directory of custom commands.
@@ -83,10 +85,12 @@ var builtins = []Command{
 }
 
 // Commands lists every slash command of the agent's workspace: the
-// built-ins, the custom commands and the MCP servers' prompts. Where two
+// built-ins, the custom commands, the skills and the MCP servers' prompts. Where two
 // custom commands share a name, the first directory of CommandDirs wins;
-// a custom command cannot replace a built-in or take the mcp__ prefix.
-// warnings name the command files that were skipped, and why.
+// a custom command cannot replace a built-in or take the mcp__ prefix,
+// and a skill has no slash command when a built-in or custom command has
+// its name. warnings name the command and skill files that were skipped,
+// and why.
 func (a *Agent) Commands() (cmds []Command, warnings []string) {
 	cmds = slices.Clone(builtins)
 	builtin := map[string]bool{}
@@ -112,6 +116,17 @@ func (a *Agent) Commands() (cmds []Command, warnings []string) {
 	}
 	slices.SortFunc(custom, func(x, y Command) int { return cmp.Compare(x.Name, y.Name) })
 	cmds = append(cmds, custom...)
+	if a.Env != nil {
+		found, skipped := skills.Load(a.Env)
+		warnings = append(warnings, skipped...)
+		for _, sk := range found {
+			// A built-in or a custom command of the same name keeps
+			// the slash; the skill tool still loads the skill.
+			if name := "/" + sk.Name; !builtin[name] && !seen[name] {
+				cmds = append(cmds, Command{Name: name, Description: sk.Description, Source: SourceSkill, skill: &sk})
+			}
+		}
+	}
 	if a.Plugins != nil {
 		for _, p := range a.Plugins.Prompts() {
 			hint := ""
@@ -158,7 +173,7 @@ func (a *Agent) helpText(cmds []Command) string {
 		fmt.Fprintln(w, title)
 		for _, c := range rows {
 			desc := c.Description
-			if c.Source != SourceBuiltin && c.Source != SourceMCP {
+			if c.Source != SourceBuiltin && c.Source != SourceMCP && c.Source != SourceSkill {
 				desc = strings.TrimSpace(desc + " (" + string(c.Source) + ")")
 			}
 			fmt.Fprintf(w, "  %s\t%s\t%s\n", c.Name, c.ArgumentHint, firstLineOf(desc))
@@ -166,6 +181,7 @@ func (a *Agent) helpText(cmds []Command) string {
 	}
 	section("Commands:", func(c Command) bool { return c.Source == SourceBuiltin })
 	section("Custom commands:", func(c Command) bool { return c.custom != nil })
+	section("Skills:", func(c Command) bool { return c.skill != nil })
 	section("MCP prompts:", func(c Command) bool { return c.Source == SourceMCP })
 	fmt.Fprintln(w, "References:")
 	fmt.Fprintln(w, "  @path\t\tattach a file of the workspace")

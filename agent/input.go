@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/reasonix/reasonix/tools/skills"
 )
 
 // The prompt pipeline. Every front end — `reasonix run`, the language
@@ -100,6 +102,16 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 			return p, fmt.Errorf("%s: %w", name, err)
 		}
 		p.text, p.model = body, c.custom.model
+		return p, nil
+	case c.skill != nil:
+		body, err := skills.Render(a.Env, *c.skill)
+		if err != nil {
+			return p, fmt.Errorf("%s: %w", name, err)
+		}
+		if rest != "" {
+			body += "\n\nARGUMENTS: " + rest
+		}
+		p.text = body
 		return p, nil
 	case c.prompt != nil:
 		args, err := promptArguments(*c.prompt, rest)

@@ -123,18 +123,21 @@ func readMemory(path string, check func(real string) error) ([]byte, string, err
 
 // systemMessage is a new session's system message: BuildSystemPrompt's,
 // then the index of the memory as it stands now, when the memory tool is
-// offered to read it. The index is taken once, so the cached prefix holds
-// for the session; notes saved or forgotten during it are seen through
-// the memory tool, and in the next session's index.
+// offered to read it, and the list of skills, when the skill tool is
+// offered to load them. Both are taken once, so the cached prefix holds
+// for the session; notes saved or forgotten and skills added during it
+// are seen through the tools, and in the next session's prompt.
 func (a *Agent) systemMessage() string {
 	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root, a.Env.CheckRead)
 	if a.Tools == nil {
 		return system
 	}
-	if _, ok := a.Tools.Get("memory"); !ok {
-		return system
+	if _, ok := a.Tools.Get("memory"); ok {
+		if idx := memory.ForEnv(a.Env).Index(); idx != "" {
+			system += "\n" + idx
+		}
 	}
-	if idx := memory.ForEnv(a.Env).Index(); idx != "" {
+	if idx := a.skillIndex(); idx != "" {
 		system += "\n" + idx
 	}
 	return system

@@ -54,6 +54,8 @@ type Env struct {
 	// History searches the sessions saved before; nil when there is no
 	// session store.
 	History SessionHistory
+	// Skills says where the skill tool and the agent find skills.
+	Skills SkillConfig
 	// Asker puts the ask tool's questions to the user; nil when no one
 	// can be asked (an unattended run).
 	Asker Asker

@@ -31,6 +31,7 @@ type Config struct {
 	Permissions  PermissionConfig `toml:"permissions"`
 	Sandbox      SandboxConfig    `toml:"sandbox"`
 	Graph        GraphConfig      `toml:"graph"`
+	Skills       SkillsConfig     `toml:"skills"`
 	Plugins      []PluginConfig   `toml:"plugins"`
 
 	// Files lists the files that were loaded, lowest precedence first.
@@ -138,6 +139,20 @@ type SandboxConfig struct {
 	Network bool `toml:"network"`
 
 	bashAt, networkAt, rootAt Pos
+}
+
+// SkillsConfig is [skills]. Its lists add up across layers; relative
+// paths are under the workspace root, and ~ and ${VAR} are expanded.
+type SkillsConfig struct {
+	// Paths are more directories of skills, after the project's and
+	// before the user's.
+	Paths []string `toml:"paths"`
+	// ExcludedPaths hides the skill roots and skill folders at or under
+	// them, without deleting anything.
+	ExcludedPaths []string `toml:"excluded_paths"`
+	// DisabledSkills names skills offered nowhere: not in the prompt, not
+	// as slash commands, not to the skill tool.
+	DisabledSkills []string `toml:"disabled_skills"`
 }
 
 // GraphConfig is the [graph] table: the language servers the agent

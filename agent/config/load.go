@@ -284,6 +284,10 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 		s.Network = l.Sandbox.Network
 		s.networkAt = Pos{File: path, Line: loc.find("sandbox", 0, "network")}
 	}
+	k := &c.Skills
+	k.Paths = c.addItems(k.Paths, l.Skills.Paths, path, loc, "skills", "paths")
+	k.ExcludedPaths = c.addItems(k.ExcludedPaths, l.Skills.ExcludedPaths, path, loc, "skills", "excluded_paths")
+	k.DisabledSkills = c.addItems(k.DisabledSkills, l.Skills.DisabledSkills, path, loc, "skills", "disabled_skills")
 	g := &c.Graph
 	if set("graph", "enabled") {
 		g.Enabled = l.Graph.Enabled

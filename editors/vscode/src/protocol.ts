@@ -220,7 +220,7 @@ export interface ListCommandsParams {
   uri?: string;
 }
 
-export type SlashCommandSource = 'builtin' | 'project' | 'user' | 'claude' | 'mcp';
+export type SlashCommandSource = 'builtin' | 'project' | 'user' | 'claude' | 'skill' | 'mcp';
 
 /** A slash command the server runs, as completion shows it. */
 export interface SlashCommand {
