@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -359,5 +360,25 @@ func TestPosText(t *testing.T) {
 		if err := q.UnmarshalText(b); err != nil || q != p {
 			t.Errorf("%+v → %q → %+v, %v", p, b, q, err)
 		}
+	}
+}
+
+// TestSkillsSettings: [skills] lists add up across layers, and an unknown
+// key in it warns like any other.
+func TestSkillsSettings(t *testing.T) {
+	home := isolate(t)
+	writeFile(t, home, "config.toml", "[skills]\npaths = [\"~/my-skills\"]\ndisabled_skills = [\"review\"]\n")
+	dir := t.TempDir()
+	writeFile(t, dir, "reasonix.toml", "[skills]\npaths = [\"../shared\"]\nexcluded_paths = [\"~/.claude/skills\"]\ndisabled = [\"x\"]\n")
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := c.Skills
+	if !slices.Equal(k.Paths, []string{"~/my-skills", "../shared"}) || !slices.Equal(k.ExcludedPaths, []string{"~/.claude/skills"}) || !slices.Equal(k.DisabledSkills, []string{"review"}) {
+		t.Errorf("[skills] = %+v", k)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], `reasonix.toml:4: unknown setting "skills.disabled"`) {
+		t.Errorf("warnings = %v", c.Warnings)
 	}
 }
