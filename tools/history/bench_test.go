@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -74,12 +75,20 @@ func BenchmarkHistorySearch(b *testing.B) {
 		}
 	}
 	x := New(benchStore, nil)
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
 	start := time.Now()
 	if _, err := x.sessions(); err != nil {
 		b.Fatal(err)
 	}
 	build := time.Since(start)
-	index := x.size()
+	// What the index keeps on the heap once built.
+	index := heap() - before
 	// A common and a rare word, three middling ones, one rare one.
 	v := vocabulary()
 	queries := []string{v[3] + " " + v[9000], v[200] + " " + v[700] + " " + v[1500], v[15000]}

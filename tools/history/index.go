@@ -8,6 +8,7 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +39,39 @@ type Index struct {
 
 	mu    sync.Mutex // guards files
 	files map[string]*indexed
+
+	dictMu sync.Mutex // guards dict
+	// dict numbers the terms of every session indexed, so a session's
+	// index holds numbers, not its own copy of each word.
+	dict map[string]uint32
+}
+
+// intern returns the numbers of terms, numbering the new ones.
+func (x *Index) intern(terms []string) []uint32 {
+	x.dictMu.Lock()
+	defer x.dictMu.Unlock()
+	if x.dict == nil {
+		x.dict = map[string]uint32{}
+	}
+	ids := make([]uint32, len(terms))
+	for i, t := range terms {
+		id, ok := x.dict[t]
+		if !ok {
+			id = uint32(len(x.dict))
+			x.dict[t] = id
+		}
+		ids[i] = id
+	}
+	return ids
+}
+
+// lookup returns the number of term t; ok is false for a term no session
+// has held.
+func (x *Index) lookup(t string) (id uint32, ok bool) {
+	x.dictMu.Lock()
+	defer x.dictMu.Unlock()
+	id, ok = x.dict[t]
+	return id, ok
 }
 
 // New returns an index over the session store in dir.
@@ -54,7 +89,13 @@ type indexed struct {
 	// lastUser is the position of the session's last user message: from
 	// there on is the turn in flight when the session is the one asking.
 	lastUser int
-	post     map[string][]posting
+	// terms locates each term's postings in postings (the messages
+	// holding it, in order, and how often), sorted by term number.
+	terms    []span
+	postings []posting
+	// post gathers the postings while the session is read; freeze
+	// moves them to terms and postings.
+	post map[string][]posting
 	// blockStart is where each compaction block of the archive began,
 	// while the archive is read.
 	blockStart map[int]int
@@ -73,6 +114,8 @@ type message struct {
 	offset  int64 // of its line in the session file or the archive
 	length  int32 // in terms
 }
+
+type span struct{ term, off, n uint32 }
 
 type posting struct {
 	msg int32
@@ -210,6 +253,7 @@ func (x *Index) session(id string, prev *indexed) *indexed {
 	if err := s.read(sp, false); err != nil || s.root == "" && s.created.IsZero() {
 		return nil
 	}
+	s.freeze(x.intern)
 	return s
 }
 
@@ -261,6 +305,44 @@ func (s *indexed) truncate(n int) {
 			s.post[t] = ps[:i]
 		}
 	}
+}
+
+// freeze packs the postings into one array, located by term number,
+// which costs far less memory than a map and a slice per term.
+func (s *indexed) freeze(intern func([]string) []uint32) {
+	words := make([]string, 0, len(s.post))
+	total := 0
+	for t, ps := range s.post {
+		words = append(words, t)
+		total += len(ps)
+	}
+	ids := intern(words)
+	s.terms = make([]span, len(words))
+	for i := range words {
+		s.terms[i] = span{term: ids[i]}
+	}
+	slices.SortFunc(s.terms, func(a, b span) int { return cmp.Compare(a.term, b.term) })
+	byID := make(map[uint32]string, len(words))
+	for i, id := range ids {
+		byID[id] = words[i]
+	}
+	s.postings = make([]posting, 0, total)
+	for i := range s.terms {
+		ps := s.post[byID[s.terms[i].term]]
+		s.terms[i].off, s.terms[i].n = uint32(len(s.postings)), uint32(len(ps))
+		s.postings = append(s.postings, ps...)
+	}
+	s.post = nil
+}
+
+// postingsOf returns the postings of term number id.
+func (s *indexed) postingsOf(id uint32) []posting {
+	i, ok := slices.BinarySearchFunc(s.terms, id, func(sp span, id uint32) int { return cmp.Compare(sp.term, id) })
+	if !ok {
+		return nil
+	}
+	sp := s.terms[i]
+	return s.postings[sp.off : sp.off+sp.n]
 }
 
 func (s *indexed) add(off int64, m *savedMessage, archive bool) {
@@ -352,18 +434,4 @@ func terms(text string, fn func(string)) {
 	if start >= 0 {
 		emit(len(text))
 	}
-}
-
-// size estimates the memory the index holds, in bytes.
-func (x *Index) size() int64 {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	var n int64
-	for _, s := range x.files {
-		n += int64(len(s.msgs)) * 32
-		for t, ps := range s.post {
-			n += int64(len(t)) + 16 + 24 + int64(cap(ps))*8
-		}
-	}
-	return n
 }

@@ -62,11 +62,18 @@ func (x *Index) Rank(ctx context.Context, q tools.HistoryQuery) ([]Hit, error) {
 		return nil, nil
 	}
 	avg := total / docs
-	idf := make([]float64, len(qterms))
-	for i, t := range qterms {
+	// Terms no session holds match nothing.
+	var ids []uint32
+	for _, t := range qterms {
+		if id, ok := x.lookup(t); ok {
+			ids = append(ids, id)
+		}
+	}
+	idf := make([]float64, len(ids))
+	for i, t := range ids {
 		df := 0
 		for _, s := range scope {
-			df += len(s.post[t])
+			df += len(s.postingsOf(t))
 		}
 		idf[i] = math.Log(1 + (docs-float64(df)+0.5)/(float64(df)+0.5))
 	}
@@ -77,8 +84,8 @@ func (x *Index) Rank(ctx context.Context, q tools.HistoryQuery) ([]Hit, error) {
 			return nil, err
 		}
 		clear(scores)
-		for i, t := range qterms {
-			for _, p := range s.post[t] {
+		for i, t := range ids {
+			for _, p := range s.postingsOf(t) {
 				dl := float64(s.msgs[p.msg].length)
 				tf := float64(p.tf)
 				scores[p.msg] += idf[i] * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avg))
