@@ -13,7 +13,7 @@ import (
 // assistant text, "c" assistant with one tool call, "t" its result, "d" a
 // digest, "T" a large tool result. The system message comes first
 // implicitly.
-func history(spec string) []provider.Message {
+func testHistory(spec string) []provider.Message {
 	msgs := []provider.Message{{Role: provider.RoleSystem, Content: "system"}}
 	call := 0
 	for i, r := range spec {
@@ -100,7 +100,7 @@ func TestPlanCompaction(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := planCompaction(history(tt.history), k, tt.b)
+			p, err := planCompaction(testHistory(tt.history), k, tt.b)
 			if tt.tail == "" {
 				if !errors.Is(err, ErrNothingToCompact) {
 					t.Fatalf("err = %v, plan kept %q dropped %q tail %q", err, shape(p.kept), shape(p.dropped), shape(p.tail))
@@ -127,7 +127,7 @@ func TestPlanCompaction(t *testing.T) {
 // the room; a group larger than the room alone is clipped to fit.
 func TestSplitPieces(t *testing.T) {
 	k := sizer(0.25)
-	msgs := history("uctctaUctcTa")[1:]
+	msgs := testHistory("uctctaUctcTa")[1:]
 	pieces := splitPieces(msgs, k, 120, 120)
 	var joined []provider.Message
 	for i, p := range pieces {
