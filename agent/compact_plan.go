@@ -99,16 +99,16 @@ const (
 // newBudgets derives the limits from the window, the compaction ratio and
 // the size of the fixed prefix (system message and tool schemas): of
 // what the conversation may grow to before the next compaction (avail),
-// a seventh is kept as the tail and three fifths may hold the kept user
-// messages and digests — hundreds of user turns in a 32k window — so a
-// compaction always frees about a quarter.
+// an eighth is kept as the tail and two thirds may hold the kept user
+// messages and digests — hundreds of user turns in a 32k window, beside a
+// prefix of twenty tools — so a compaction always frees about a fifth.
 func newBudgets(window int, ratio float64, prefix int) budgets {
 	trigger := int(ratio * float64(window))
 	avail := max(trigger-prefix, 0)
 	return budgets{
 		window:  window,
-		tail:    avail / 7,
-		pinned:  avail * 3 / 5,
+		tail:    avail / 8,
+		pinned:  avail * 2 / 3,
 		userMax: min(userMaxTokens, window/16),
 		summary: min(max(avail/8, summaryMinTokens), summaryMaxTokens),
 	}
