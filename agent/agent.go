@@ -50,6 +50,11 @@ type Agent struct {
 	MaxSteps int
 	// TokenBudget bounds a session's total tokens; 0 means no budget.
 	TokenBudget int
+	// TaskMaxSteps bounds the model requests of a sub-task (task.go); 0
+	// means MaxSteps. TaskTokenBudget bounds a sub-task's tokens; 0 means
+	// no budget.
+	TaskMaxSteps    int
+	TaskTokenBudget int
 	// ParallelMax bounds how many read-only calls run at once.
 	ParallelMax int
 	Temperature *float64

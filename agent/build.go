@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/reasonix/reasonix/agent/config"
@@ -106,25 +107,27 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	}
 
 	a := &Agent{
-		Provider:     prov,
-		Model:        res.Model,
-		ModelRef:     res.String(),
-		Tools:        reg,
-		Env:          env,
-		Disk:         disk,
-		Gate:         gate,
-		Plans:        opts.Plans,
-		MaxSteps:     cfg.Agent.MaxSteps,
-		TokenBudget:  cfg.Agent.TokenBudget,
-		ParallelMax:  ParallelFromEnv(),
-		Temperature:  cfg.Agent.Temperature,
-		MaxTokens:    cfg.Agent.MaxTokens,
-		Sink:         opts.Sink,
-		Store:        &Store{Dir: filepath.Join(home, "sessions")},
-		SystemPrompt: system,
-		CommandDirs:  CommandDirs(root, home, userHome()),
-		config:       cfg,
-		models:       &models{},
+		Provider:        prov,
+		Model:           res.Model,
+		ModelRef:        res.String(),
+		Tools:           reg,
+		Env:             env,
+		Disk:            disk,
+		Gate:            gate,
+		Plans:           opts.Plans,
+		MaxSteps:        cfg.Agent.MaxSteps,
+		TokenBudget:     cfg.Agent.TokenBudget,
+		TaskMaxSteps:    cfg.Agent.TaskMaxSteps,
+		TaskTokenBudget: cfg.Agent.TaskTokenBudget,
+		ParallelMax:     ParallelFromEnv(),
+		Temperature:     cfg.Agent.Temperature,
+		MaxTokens:       cfg.Agent.MaxTokens,
+		Sink:            opts.Sink,
+		Store:           &Store{Dir: filepath.Join(home, "sessions")},
+		SystemPrompt:    system,
+		CommandDirs:     CommandDirs(root, home, userHome()),
+		config:          cfg,
+		models:          &models{},
 	}
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		a.Price = &p
@@ -229,9 +232,12 @@ var graphTools = map[string]bool{"project_graph": true, "rename_symbol": true}
 
 // offeredTools is the registry of the tools the agent offers: the built-in
 // ones [tools] enabled allows, less those that need a project graph when
-// [graph] is turned off, and exit_plan_mode.
+// [graph] is turned off, exit_plan_mode, and task unless [tools] enabled
+// lists tools and not it.
 func offeredTools(cfg *config.Config) (*tools.Registry, error) {
-	builtins, err := tools.DefaultRegistry(cfg.Tools.Enabled)
+	enabled := slices.DeleteFunc(slices.Clone(cfg.Tools.Enabled), func(n string) bool { return n == taskName })
+	withTask := len(cfg.Tools.Enabled) == 0 || len(enabled) < len(cfg.Tools.Enabled)
+	builtins, err := tools.DefaultRegistry(enabled)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +250,11 @@ func offeredTools(cfg *config.Config) (*tools.Registry, error) {
 		t, _ := builtins.Get(name)
 		offered = append(offered, t)
 	}
-	return tools.NewRegistry(append(offered, ExitPlanTool())...)
+	offered = append(offered, ExitPlanTool())
+	if withTask {
+		offered = append(offered, TaskTool())
+	}
+	return tools.NewRegistry(offered...)
 }
 
 // newSandbox returns the guard over the tools' file access — writes within

@@ -58,7 +58,7 @@ func (t *turn) readOnly(c provider.ToolCall) bool {
 	if ex, isEx := tool.(tools.Exclusive); isEx && ex.Exclusive() {
 		return false
 	}
-	return ok && tool.ReadOnly()
+	return ok && callReadOnly(tool, c)
 }
 
 // call runs one tool call to a tool message. Nothing in it can fail the
@@ -68,7 +68,7 @@ func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 	ev.Title = DescribeCall(c.Name, ev.Arguments)
 	tool, known := t.s.tools.Get(c.Name)
 	if known {
-		ev.ReadOnly = tool.ReadOnly()
+		ev.ReadOnly = callReadOnly(tool, c)
 	}
 	t.event(Event{Kind: EventToolStart, Tool: ev})
 
@@ -103,6 +103,9 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	}
 	if c.Name == exitPlanName {
 		return t.exitPlan(ctx, args)
+	}
+	if c.Name == taskName {
+		return t.runTask(ctx, c, args, ev)
 	}
 	if res, ok := t.planGate(tool); !ok {
 		ev.Denied = true

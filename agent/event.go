@@ -57,6 +57,9 @@ type Event struct {
 	Error     string      `json:"error,omitempty"`
 	// Compaction is set on EventCompaction.
 	Compaction *CompactResult `json:"compaction,omitempty"`
+	// Parent is set on the events of a sub-task's child session: the id
+	// of the task call that runs it (task.go).
+	Parent string `json:"parent,omitempty"`
 }
 
 // ToolEvent describes a tool call.

@@ -103,6 +103,11 @@ type AgentConfig struct {
 	SummaryModel string `toml:"summary_model"`
 
 	compactRatioAt, summaryModelAt Pos
+	// TaskMaxSteps bounds the model requests of one sub-task (the task
+	// tool); 0 means max_steps. TaskTokenBudget bounds its tokens; 0
+	// means no budget.
+	TaskMaxSteps    int `toml:"task_max_steps"`
+	TaskTokenBudget int `toml:"task_token_budget"`
 }
 
 // ToolsConfig is the [tools] table.

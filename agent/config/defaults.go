@@ -21,7 +21,7 @@ func Defaults() *Config {
 			APIKeyEnv:     "DEEPSEEK_API_KEY",
 			ContextWindow: 1_000_000,
 		}},
-		Agent:       AgentConfig{MaxSteps: 100, CompactRatio: 0.8},
+		Agent:       AgentConfig{MaxSteps: 100, CompactRatio: 0.8, TaskMaxSteps: 30},
 		Tools:       ToolsConfig{BashTimeoutSeconds: 120},
 		Permissions: PermissionConfig{Mode: "ask"},
 	}

@@ -248,6 +248,12 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 		a.SummaryModel = l.Agent.SummaryModel
 		a.summaryModelAt = Pos{File: path, Line: loc.find("agent", 0, "summary_model")}
 	}
+	if set("agent", "task_max_steps") {
+		a.TaskMaxSteps = l.Agent.TaskMaxSteps
+	}
+	if set("agent", "task_token_budget") {
+		a.TaskTokenBudget = l.Agent.TaskTokenBudget
+	}
 	if set("tools", "enabled") {
 		c.Tools.Enabled = l.Tools.Enabled
 	}
@@ -407,8 +413,9 @@ func (c *Config) validate() error {
 	default:
 		return &Error{At: c.Sandbox.bashAt, Msg: fmt.Sprintf("[sandbox] bash must be enforce or off, not %q", c.Sandbox.Bash)}
 	}
-	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Tools.BashTimeoutSeconds < 0 || c.Tools.MCPCallTimeoutSeconds < 0 {
-		return &Error{Msg: "max_steps, token_budget, bash_timeout_seconds and mcp_call_timeout_seconds must not be negative"}
+	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Agent.TaskMaxSteps < 0 || c.Agent.TaskTokenBudget < 0 ||
+		c.Tools.BashTimeoutSeconds < 0 || c.Tools.MCPCallTimeoutSeconds < 0 {
+		return &Error{Msg: "max_steps, token_budget, task_max_steps, task_token_budget, bash_timeout_seconds and mcp_call_timeout_seconds must not be negative"}
 	}
 	seenPlugin := map[string]bool{}
 	for _, p := range c.Plugins {

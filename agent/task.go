@@ -1,0 +1,226 @@
+package agent
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// Sub-tasks. The task tool hands a sub-task to a child session: a Session
+// of its own, with its own system prompt (task_prompt.md), its own
+// append-only log and its own limits, so the parent's log gains only the
+// call and the child's report, and both prefixes stay byte-stable. A
+// read-only child is offered only the trusted read-only tools; a writer
+// child the parent's tools, under the parent's gate, environment and
+// jail, so its edits take the same path (in the editor, WorkspaceEdits).
+// No child is offered the task tool: delegation goes one level deep.
+//
+// A child runs under its parent's session id, so permissions granted for
+// the session hold in it and the front ends route its events to the
+// parent's view; its tool events carry Event.Parent, the task call's id.
+// Children are not stored: the parent's session file holds the call and
+// the report, which is all the parent's model ever saw.
+
+const taskName = "task"
+
+//go:embed task.md
+var taskDescription string
+
+//go:embed task_prompt.md
+var taskSystemPrompt string
+
+// taskTool is the task tool. The loop runs its calls itself: a child
+// session needs the parent's turn.
+type taskTool struct{}
+
+func (taskTool) Name() string        { return taskName }
+func (taskTool) Description() string { return taskDescription }
+
+// ReadOnly is false: whether a call only reads depends on its arguments
+// (callReadOnly), and the tool alone must not pass for a reader.
+func (taskTool) ReadOnly() bool { return false }
+
+func (taskTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"description":{"type":"string","description":"The sub-task in a few words, shown to the user."},` +
+		`"prompt":{"type":"string","description":"Everything the helper needs: the goal, the files or symbols involved, and what to report."},` +
+		`"read_only":{"type":"boolean","description":"true (the default): the helper only reads and searches; false: it may also edit files and run commands."},` +
+		`"max_steps":{"type":"integer","minimum":1,"description":"At most this many model requests (capped by the configured task_max_steps)."}},` +
+		`"required":["description","prompt"],"additionalProperties":false}`)
+}
+
+// Execute is not reached: the loop intercepts the call.
+func (taskTool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
+	return tools.Errorf("task is handled by the agent loop"), nil
+}
+
+// TaskTool returns the task tool, for registries.
+func TaskTool() tools.Tool { return taskTool{} }
+
+type taskArgs struct {
+	Description string `json:"description"`
+	Prompt      string `json:"prompt"`
+	ReadOnly    *bool  `json:"read_only"`
+	MaxSteps    int    `json:"max_steps"`
+}
+
+// taskReadOnly reports whether a task call asks for a read-only child;
+// arguments that do not parse do not.
+func taskReadOnly(args string) bool {
+	var a taskArgs
+	if json.Unmarshal([]byte(args), &a) != nil {
+		return false
+	}
+	return a.ReadOnly == nil || *a.ReadOnly
+}
+
+// callReadOnly reports whether a call only reads: its tool's word, or for
+// a task, its arguments'.
+func callReadOnly(tool tools.Tool, c provider.ToolCall) bool {
+	if c.Name == taskName {
+		return taskReadOnly(c.Arguments)
+	}
+	return tool.ReadOnly()
+}
+
+// taskLeftOut are the tools no child is offered: delegation and plan mode
+// are the parent's, and so is talking to the user (a child reports what
+// it could not settle).
+var taskLeftOut = map[string]bool{taskName: true, exitPlanName: true, "ask": true}
+
+// taskTools is the registry of a child: the parent's tools less
+// taskLeftOut, and for a read-only child only the trusted read-only ones.
+func taskTools(parent *tools.Registry, readOnly bool) (*tools.Registry, error) {
+	var picked []tools.Tool
+	for _, name := range parent.Names() {
+		tool, _ := parent.Get(name)
+		if taskLeftOut[name] || (readOnly && !tools.TrustedReadOnly(tool)) {
+			continue
+		}
+		picked = append(picked, tool)
+	}
+	return tools.NewRegistry(picked...)
+}
+
+// runTask runs a task call: a child session does the sub-task, and its
+// report, with a line of its usage, is the call's result.
+func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMessage, ev *ToolEvent) tools.Result {
+	var ta taskArgs
+	if err := tools.DecodeArgs(args, &ta); err != nil {
+		return tools.Errorf("%v", err)
+	}
+	if strings.TrimSpace(ta.Prompt) == "" {
+		return tools.Errorf("prompt is required: the helper sees nothing but it")
+	}
+	readOnly := ta.ReadOnly == nil || *ta.ReadOnly
+	if !readOnly && t.s.PlanMode() {
+		ev.Denied = true
+		return tools.Result{
+			Content: "Plan mode: a task that may change files was not run. Only read-only tasks (read_only: true) run until the user approves a plan; present it with exit_plan_mode.",
+			IsError: true, Summary: "plan mode",
+		}
+	}
+	reg, err := taskTools(t.s.tools, readOnly)
+	if err != nil {
+		return tools.Errorf("the task could not start: %v", err)
+	}
+	child := t.a.taskAgent(t, c.ID, reg, ta.MaxSteps)
+	s := child.taskSession(t.s.ID, reg)
+	ct := &turn{a: child, s: s, n: 1}
+	// What the parent changed so far is the child's to save before a
+	// shell command, as its own changes are.
+	for _, p := range t.changedFiles() {
+		ct.noteChanged([]string{p})
+	}
+	start := time.Now()
+	res, err := ct.run(ctx, prepared{text: ta.Prompt})
+	took := time.Since(start)
+	t.noteChanged(ct.changedFiles())
+
+	report := strings.TrimSpace(res.Text)
+	stop := res.Stop
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		stop = StopCancelled
+		report = "The task was cancelled."
+	case errors.Is(err, ErrMaxSteps):
+		report = fmt.Sprintf("The task stopped after %d model requests (its max_steps) before it finished.%s", ct.steps, lastFindings(s))
+	case errors.Is(err, ErrBudgetExceeded):
+		report = fmt.Sprintf("The task stopped: it used up its token budget (%d tokens).%s", child.TokenBudget, lastFindings(s))
+	default:
+		stop = StopError
+		report = fmt.Sprintf("The task failed: %v.%s", err, lastFindings(s))
+	}
+	if report == "" {
+		report = "(the task gave no report)"
+	}
+	line := fmt.Sprintf("[task %s: %d model requests, %d tool calls, %d tokens (%.0f%% cached), %.1fs",
+		stop, ct.steps, ct.calls, ct.usage.Total(), 100*ct.usage.HitRatio(), took.Seconds())
+	if child.Price != nil {
+		line += fmt.Sprintf(", $%.4f", ct.cost)
+	}
+	line += "]"
+	return tools.Result{
+		Content: report + "\n\n" + line,
+		IsError: err != nil,
+		Summary: fmt.Sprintf("%s: %d steps, %d calls", stop, ct.steps, ct.calls),
+		Changed: ct.changedFiles(),
+	}
+}
+
+// lastFindings quotes the last thing a stopped child said, if anything.
+func lastFindings(s *Session) string {
+	msgs := s.Messages()
+	// The last message of a stopped child is the loop's note on the stop.
+	for i := len(msgs) - 2; i > 0; i-- {
+		if m := msgs[i]; m.Role == provider.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+			return " Its last words:\n\n" + strings.TrimSpace(m.Content)
+		}
+	}
+	return ""
+}
+
+// taskAgent is the agent a child runs on: the parent's, with the child's
+// tools, prompt and limits, storing nothing, and reporting its tool
+// activity through the parent's turn under the task call's id.
+func (a *Agent) taskAgent(parent *turn, callID string, reg *tools.Registry, maxSteps int) *Agent {
+	child := *a
+	child.Tools, child.Plugins = reg, nil
+	child.SystemPrompt = taskSystemPrompt
+	child.Store, child.Plans = nil, nil
+	child.MaxSteps = a.TaskMaxSteps
+	if child.MaxSteps == 0 {
+		child.MaxSteps = a.MaxSteps
+	}
+	if maxSteps > 0 && (child.MaxSteps == 0 || maxSteps < child.MaxSteps) {
+		child.MaxSteps = maxSteps
+	}
+	child.TokenBudget = a.TaskTokenBudget
+	child.Sink = func(e Event) {
+		switch e.Kind {
+		case EventToolStart, EventToolProgress, EventToolResult, EventNotice:
+		default:
+			return // the child's text and usage are in its report
+		}
+		e.Parent, e.Step = callID, 0
+		parent.event(e)
+	}
+	return &child
+}
+
+// taskSession starts a child session: a system message of its own, the
+// tools reg, and the parent's id.
+func (a *Agent) taskSession(id string, reg *tools.Registry) *Session {
+	r := newRedactor(a.Secrets)
+	s := &Session{ID: id, Created: time.Now(), redact: &r, tools: reg, turns: 1, running: true}
+	s.messages = []provider.Message{{Role: provider.RoleSystem, Content: a.systemMessage()}}
+	return s
+}
