@@ -97,7 +97,8 @@ cross:
 
 # bench prints ratios measured side by side in one run: grep against
 # ripgrep on Go's own source tree, the harness overhead per tool round
-# trip, the prompt-cache hit ratio of a scripted session, a 200-turn
+# trip and per sub-task (the task tool), the prompt-cache hit ratio of a
+# scripted session, a 200-turn
 # session in a 32k window against the same with no window (prompt tokens,
 # cache hits, cost at DeepSeek's price, memory), the time a resumed
 # session of 1k, 10k and 100k messages takes to reach the model (never
@@ -115,6 +116,7 @@ bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'PromptCache' -benchtime 3x ./agent/
 	$(GO) test -run '^$$' -bench 'LongSession' -benchtime 1x ./agent/
 	$(GO) test -run '^$$' -bench 'Resume' -benchtime 3x ./agent/
+	$(GO) test -run '^$$' -bench 'BenchmarkTask$$' -benchtime 300x ./agent/
 	$(GO) test -run '^$$' -bench 'Initialize' -benchtime 10x ./lsp/
 	$(GO) test -run '^$$' -bench 'CodeAction' -benchtime 300x ./lsp/
 	$(GO) test -run '^$$' -bench 'ReferencesStd' -benchtime 5x ./graph/

@@ -1,0 +1,361 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/agent/provider/scripted"
+)
+
+// newTaskAgent is newScriptedAgent with the task and exit_plan_mode tools
+// offered, recording its events with the time each arrived.
+func newTaskAgent(tb testing.TB, script string) (*agent.Agent, *scripted.Server, *eventLog) {
+	tb.Helper()
+	a, srv := newScriptedAgent(tb, script)
+	reg, err := a.Tools.With(agent.TaskTool(), agent.ExitPlanTool())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a.Tools = reg
+	log := &eventLog{}
+	a.Sink = log.add
+	return a, srv, log
+}
+
+type eventLog struct {
+	mu     sync.Mutex // guards the fields below
+	events []agent.Event
+	times  []time.Time
+}
+
+func (l *eventLog) add(e agent.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, e)
+	l.times = append(l.times, time.Now())
+}
+
+// toolTime is when the tool event of kind for the call id arrived.
+func (l *eventLog) toolTime(tb testing.TB, kind agent.EventKind, id string) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, e := range l.events {
+		if e.Kind == kind && e.Tool != nil && e.Tool.CallID == id && e.Parent == "" {
+			return l.times[i]
+		}
+	}
+	tb.Fatalf("no %s event for %s", kind, id)
+	return time.Time{}
+}
+
+// conversations groups the requests by the conversation they belong to,
+// told apart by their first user message.
+func conversations(tb testing.TB, reqs []scripted.Request) map[string][]scripted.Request {
+	out := map[string][]scripted.Request{}
+	for _, r := range reqs {
+		if len(r.Messages) < 2 {
+			tb.Fatalf("request %d has no user message", r.Seq)
+		}
+		key := r.Messages[1].Content
+		out[key] = append(out[key], r)
+	}
+	return out
+}
+
+// checkAppendOnly fails unless each request of reqs extends the one before
+// byte for byte, with the same tools.
+func checkAppendOnly(tb testing.TB, name string, reqs []scripted.Request) {
+	tb.Helper()
+	for i := 1; i < len(reqs); i++ {
+		prev := bytes.TrimSuffix(rawField(tb, reqs[i-1].Body, "messages"), []byte("]"))
+		if !bytes.HasPrefix(rawField(tb, reqs[i].Body, "messages"), prev) {
+			tb.Errorf("%s: request %d does not extend request %d byte for byte", name, reqs[i].Seq, reqs[i-1].Seq)
+		}
+		if !bytes.Equal(rawField(tb, reqs[i-1].Body, "tools"), rawField(tb, reqs[i].Body, "tools")) {
+			tb.Errorf("%s: tools changed between requests %d and %d", name, reqs[i-1].Seq, reqs[i].Seq)
+		}
+	}
+}
+
+// TestReadOnlyTasksRunInParallelWithLogsOfTheirOwn runs two read-only
+// tasks from one step: they overlap in time, each child's requests are
+// its own conversation and append-only, the parent's log holds only the
+// calls and the reports, and the children's tool calls reach the events
+// under their task's call id.
+func TestReadOnlyTasksRunInParallelWithLogsOfTheirOwn(t *testing.T) {
+	a, srv, log := newTaskAgent(t, `
+match investigate
+call task {"description": "main", "prompt": "alpha: what does main.go print?"}
+call task {"description": "util", "prompt": "beta: how many helpers in util.go?"}
+---
+match alpha:
+expect system sub-task
+delay 20ms
+call read_file {"path": "main.go"}
+---
+match beta:
+expect system sub-task
+delay 20ms
+call grep {"pattern": "func helper", "path": "util.go"}
+---
+match alpha:
+expect tool fmt.Println
+delay 20ms
+text main.go prints helper1().
+---
+match beta:
+delay 20ms
+text util.go has 40 helpers.
+---
+match investigate
+expect tool main.go prints helper1().
+expect tool util.go has 40 helpers.
+expect tool [task done: 2 model requests, 1 tool calls
+text Both answered.
+`)
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(t.Context(), s, "investigate the project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Both answered." || res.Steps != 2 || res.ToolCalls != 2 {
+		t.Fatalf("result %+v", res)
+	}
+
+	reqs := srv.Requests()
+	ids := []string{}
+	msgs := s.Messages()
+	for _, c := range msgs[2].ToolCalls {
+		ids = append(ids, c.ID)
+	}
+	if len(ids) != 2 {
+		t.Fatalf("parent's calls: %+v", msgs[2])
+	}
+	// Each task ran while the other did.
+	a0, a1 := log.toolTime(t, agent.EventToolStart, ids[0]), log.toolTime(t, agent.EventToolResult, ids[0])
+	b0, b1 := log.toolTime(t, agent.EventToolStart, ids[1]), log.toolTime(t, agent.EventToolResult, ids[1])
+	if !b0.Before(a1) || !a0.Before(b1) {
+		t.Errorf("tasks did not overlap: a %v–%v, b %v–%v", a0, a1, b0, b1)
+	}
+
+	// Three conversations, each append-only; the children's are their own.
+	convs := conversations(t, reqs)
+	if len(convs) != 3 {
+		t.Fatalf("%d conversations, want 3", len(convs))
+	}
+	for name, rs := range convs {
+		if len(rs) != 2 {
+			t.Errorf("%q: %d requests, want 2", name, len(rs))
+		}
+		checkAppendOnly(t, name, rs)
+		if strings.HasPrefix(name, "alpha") || strings.HasPrefix(name, "beta") {
+			for _, tool := range rs[0].Tools {
+				if tool == "task" || tool == "edit_file" || tool == "bash" || tool == "ask" {
+					t.Errorf("%q: a read-only child is offered %s", name, tool)
+				}
+			}
+			if rs[0].Messages[0].Content == convs["investigate the project"][0].Messages[0].Content {
+				t.Errorf("%q: the child has the parent's system prompt", name)
+			}
+		}
+	}
+
+	// The parent's log: system, user, the calls, two reports, the answer.
+	if len(msgs) != 6 {
+		t.Fatalf("parent log has %d messages, want 6", len(msgs))
+	}
+	for _, m := range msgs {
+		if m.Role == provider.RoleTool && m.Name != "task" {
+			t.Errorf("a child's %s result is in the parent's log", m.Name)
+		}
+	}
+
+	// The children's tool calls are events under their task call.
+	nested := map[string]string{}
+	for _, e := range log.events {
+		if e.Parent != "" {
+			if e.SessionID != s.ID {
+				t.Errorf("child event with session %q", e.SessionID)
+			}
+			if e.Kind == agent.EventText || e.Kind == agent.EventUsage || e.Kind == agent.EventTurnDone {
+				t.Errorf("child's %s event reached the sink", e.Kind)
+			}
+			if e.Kind == agent.EventToolResult {
+				nested[e.Parent] = e.Tool.Name
+			}
+		}
+	}
+	if nested[ids[0]] != "read_file" || nested[ids[1]] != "grep" {
+		t.Errorf("nested tool results by task = %v", nested)
+	}
+}
+
+// TestTaskLimitsStopTheChildCleanly stops a child at its step limit and
+// at its token budget: the parent gets a report saying so and finishes
+// its own turn.
+func TestTaskLimitsStopTheChildCleanly(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		limit  func(a *agent.Agent)
+		args   string
+		expect string
+	}{
+		{"task_max_steps", func(a *agent.Agent) { a.TaskMaxSteps = 1 }, `{"description": "d", "prompt": "gamma: look"}`, "stopped after 1 model requests"},
+		{"max_steps argument", func(a *agent.Agent) { a.TaskMaxSteps = 10 }, `{"description": "d", "prompt": "gamma: look", "max_steps": 1}`, "stopped after 1 model requests"},
+		{"task_token_budget", func(a *agent.Agent) { a.TaskTokenBudget = 10 }, `{"description": "d", "prompt": "gamma: look"}`, "used up its token budget"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, srv, _ := newTaskAgent(t, fmt.Sprintf(`
+match start
+call task %s
+---
+match gamma:
+text Looking at main.go first.
+call read_file {"path": "main.go"}
+---
+match start
+expect tool %s
+expect tool Looking at main.go first.
+text The helper ran out.
+`, tc.args, tc.expect))
+			tc.limit(a)
+			s, err := a.NewSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := a.Run(t.Context(), s, "start")
+			if err != nil || res.Text != "The helper ran out." {
+				t.Fatalf("res %+v, err %v", res, err)
+			}
+			if n := srv.Remaining(); n != 0 {
+				t.Errorf("%d script steps left", n)
+			}
+		})
+	}
+}
+
+// TestTaskInPlanMode refuses a writer task in plan mode and runs a
+// read-only one.
+func TestTaskInPlanMode(t *testing.T) {
+	a, _, log := newTaskAgent(t, `
+match plan
+call task {"description": "fix", "prompt": "delta: fix it", "read_only": false}
+---
+match plan
+expect tool Plan mode: a task that may change files was not run
+call task {"description": "look", "prompt": "epsilon: look"}
+---
+match epsilon:
+text Nothing to fix.
+---
+match plan
+expect tool Nothing to fix.
+text Plan: nothing to do.
+`)
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetPlanMode(true)
+	if _, err := a.Run(t.Context(), s, "plan the fix"); err != nil {
+		t.Fatal(err)
+	}
+	var denied, readOnly int
+	for _, e := range log.events {
+		if e.Kind == agent.EventToolResult && e.Tool.Name == "task" {
+			if e.Tool.Denied {
+				denied++
+			}
+			if e.Tool.ReadOnly {
+				readOnly++
+			}
+		}
+	}
+	if denied != 1 || readOnly != 1 {
+		t.Errorf("denied %d, read-only %d task results; want 1 and 1", denied, readOnly)
+	}
+}
+
+// TestWriterTaskEdits lets a writer child edit a file under the parent's
+// gate; the parent learns what changed.
+func TestWriterTaskEdits(t *testing.T) {
+	a, _, log := newTaskAgent(t, `
+match rename
+call task {"description": "edit", "prompt": "zeta: change marker 3", "read_only": false}
+---
+match zeta:
+call edit_file {"path": "util.go", "old_string": "// marker 3\n", "new_string": "// marker three\n"}
+---
+match zeta:
+expect tool util.go
+text Changed util.go.
+---
+match rename
+text Done.
+`)
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(t.Context(), s, "rename the marker"); err != nil {
+		t.Fatal(err)
+	}
+	var changed []string
+	for _, e := range log.events {
+		if e.Kind == agent.EventToolResult && e.Tool.Name == "task" {
+			changed = e.Tool.Changed
+			if e.Tool.ReadOnly {
+				t.Error("a writer task reported as read-only")
+			}
+		}
+	}
+	if len(changed) != 1 || !strings.HasSuffix(changed[0], "util.go") {
+		t.Errorf("task changed %v", changed)
+	}
+	b, err := a.Env.FS.ReadFile(a.Env.Root + "/util.go")
+	if err != nil || !bytes.Contains(b, []byte("// marker three\n")) {
+		t.Errorf("util.go not edited: %v", err)
+	}
+}
+
+// BenchmarkTask measures what a task costs beyond the model's time: a
+// parent request that calls task, the child's session and its one
+// request, and the parent's request with the report. harness-ms/task
+// excludes the time inside the provider.
+func BenchmarkTask(b *testing.B) {
+	var script strings.Builder
+	for i := range b.N {
+		if i > 0 {
+			script.WriteString("---\n")
+		}
+		script.WriteString(`call task {"description": "d", "prompt": "look at main.go"}` + "\n---\ntext main.go is small.\n---\ntext done\n")
+	}
+	a, _, _ := newTaskAgent(b, script.String())
+	a.Sink = nil
+	tp := &timedProvider{Provider: a.Provider}
+	a.Provider = tp
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		s, err := a.NewSession()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.Run(context.Background(), s, "delegate"); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+	total := time.Since(start)
+	b.ReportMetric(float64((total-tp.spent).Microseconds())/1000/float64(b.N), "harness-ms/task")
+}
