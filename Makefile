@@ -98,11 +98,10 @@ cross:
 # bench prints ratios measured side by side in one run: grep against
 # ripgrep on Go's own source tree, the harness overhead per tool round
 # trip and per sub-task (the task tool), the prompt-cache hit ratio of a
-# scripted session, a 200-turn
-# session in a 32k window against the same with no window (prompt tokens,
-# cache hits, cost at DeepSeek's price, memory), the time a resumed
-# session of 1k, 10k and 100k messages takes to reach the model (never
-# compacted, and compacted), and for the
+# scripted session, a 200-turn session in a 32k window against the same
+# with no window (prompt tokens, cache hits, cost at DeepSeek's price,
+# memory), the time a resumed session of 1k, 10k and 100k messages takes
+# to reach the model (never compacted, and compacted), and for the
 # language server the initialize round trip, idle RSS and codeAction
 # latency (p50/p99, alone and while a turn streams), and for the project
 # graph a warm find_references against the gopls command line, and what a
