@@ -132,7 +132,7 @@ func DescribeCall(name string, args json.RawMessage) string {
 	var m map[string]any
 	json.Unmarshal(args, &m)
 	subject := ""
-	for _, k := range []string{"command", "path", "pattern", "source", "file_path", "question", "query", "name"} {
+	for _, k := range []string{"command", "path", "pattern", "source", "file_path", "question", "query", "name", "description"} {
 		if s, ok := m[k].(string); ok && s != "" {
 			subject = s
 			break

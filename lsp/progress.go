@@ -122,21 +122,26 @@ func outcome(res agent.TurnResult, err error) string {
 // event receives every agent event: it feeds the progress, logs tool
 // activity, and forwards the event to clients that asked for the stream.
 func (s *Server) event(e agent.Event) {
+	// A sub-task's tool calls are marked as its.
+	nest := ""
+	if e.Parent != "" {
+		nest = "↳ "
+	}
 	switch e.Kind {
 	case agent.EventToolStart:
 		if p := s.sessions.progressFor(e.SessionID); p != nil {
-			p.report(e.Tool.Title)
+			p.report(nest + e.Tool.Title)
 		}
 	case agent.EventToolProgress:
 		if p := s.sessions.progressFor(e.SessionID); p != nil {
-			p.report(e.Tool.Title + " — " + e.Text)
+			p.report(nest + e.Tool.Title + " — " + e.Text)
 		}
 	case agent.EventToolResult:
 		mark := "✓"
 		if e.Tool.IsError {
 			mark = "✗"
 		}
-		line := mark + " " + e.Tool.Title
+		line := nest + mark + " " + e.Tool.Title
 		if e.Tool.Summary != "" {
 			line += " — " + e.Tool.Summary
 		}
