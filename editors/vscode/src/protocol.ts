@@ -349,6 +349,8 @@ interface EventBase {
   sessionId: string;
   turn: number;
   step?: number;
+  /** Set on a sub-task's events: the id of the task call that runs it. */
+  parent?: string;
 }
 
 /** One event of the agent loop (agent.Event, plus the approval event). */

@@ -9,9 +9,9 @@ const isTool = (e: Entry): e is ToolEntry => e.kind === 'tool';
 const isApproval = (e: Entry): e is ApprovalEntry => e.kind === 'approval';
 const isQuestion = (e: Entry): e is QuestionEntry => e.kind === 'question';
 
-/** The row of a tool call, by the turn and the call's id. */
-const findCall = (store: Store, turn: number, callId: string): ToolEntry | undefined =>
-  store.findLast((e): e is ToolEntry => isTool(e) && e.callId === callId && e.turn === turn);
+/** The row of a tool call, by the turn, the call's id and its task's (sub-tasks number their calls on their own). */
+const findCall = (store: Store, turn: number, callId: string, parent?: string): ToolEntry | undefined =>
+  store.findLast((e): e is ToolEntry => isTool(e) && e.callId === callId && e.turn === turn && e.parent === parent);
 
 const STOPPED: Record<string, string> = {
   cancelled: 'Stopped.',
@@ -68,6 +68,7 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
         kind: 'tool',
         turn: ev.turn,
         callId: ev.tool.callId,
+        parent: ev.parent,
         name: ev.tool.name,
         title: ev.tool.title || ev.tool.name,
         status: 'running',
@@ -75,7 +76,7 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
       return;
     case 'tool_progress': {
       // Progress that arrives after the result is stale: a finished row shows none.
-      const row = findCall(store, ev.turn, ev.tool.callId);
+      const row = findCall(store, ev.turn, ev.tool.callId, ev.parent);
       if (!row || row.status !== 'running' || row.progress === ev.text) return;
       row.progress = ev.text;
       store.update(row);
@@ -83,9 +84,9 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
     }
     case 'tool_result': {
       const t = ev.tool;
-      let row = findCall(store, ev.turn, t.callId);
+      let row = findCall(store, ev.turn, t.callId, ev.parent);
       if (!row) {
-        row = store.add<ToolEntry>({ kind: 'tool', turn: ev.turn, callId: t.callId, name: t.name, title: t.title || t.name, status: 'running' });
+        row = store.add<ToolEntry>({ kind: 'tool', turn: ev.turn, callId: t.callId, parent: ev.parent, name: t.name, title: t.title || t.name, status: 'running' });
       }
       row.status = t.denied ? 'denied' : t.isError ? 'error' : 'ok';
       row.progress = undefined;

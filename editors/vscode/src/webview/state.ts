@@ -28,6 +28,8 @@ export interface ToolEntry extends EntryBase {
   kind: 'tool';
   turn: number;
   callId: string;
+  /** The task call this call belongs to, when a sub-task made it. */
+  parent?: string;
   name: string;
   title: string;
   status: ToolStatus;

@@ -36,5 +36,7 @@ export function renderTool(e: ToolEntry): HTMLElement {
   } else {
     body = h('div', { class: 'tool-result tool-empty' }, e.status === 'running' ? 'Running…' : 'No output.');
   }
-  return h('details', { class: 'tool', attrs: { 'data-status': e.status, 'data-call-id': e.callId } }, row, body);
+  // A sub-task's calls are indented under the task's row.
+  const attrs = { 'data-status': e.status, 'data-call-id': e.callId, 'data-parent': e.parent };
+  return h('details', { class: e.parent ? 'tool tool-nested' : 'tool', attrs }, row, body);
 }

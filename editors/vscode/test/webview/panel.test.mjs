@@ -374,6 +374,31 @@ describe('the running state', () => {
     await p.page.close();
   });
 
+  test("a sub-task's calls are rows nested under its task, told apart by task", async () => {
+    const p = await panel();
+    const task = (id) => ({ callId: id, name: 'task', title: `task look ${id}`, readOnly: true });
+    const read = { callId: 'call_0', name: 'read_file', title: 'read_file main.go', readOnly: true };
+    await p.deliver(
+      ev('turn_start', { text: 'q' }),
+      ev('tool_start', { step: 1, tool: task('t1') }),
+      ev('tool_start', { step: 1, tool: task('t2') }),
+      ev('tool_start', { step: 1, parent: 't1', tool: read }),
+      ev('tool_start', { step: 1, parent: 't2', tool: read }),
+      ev('tool_result', { step: 1, parent: 't2', tool: { ...read, summary: '3 lines' } }),
+    );
+    const nested = p.page.locator('details.tool-nested');
+    assert.equal(await nested.count(), 2);
+    assert.deepEqual(await nested.evaluateAll((els) => els.map((e) => [e.dataset.parent, e.dataset.status])), [
+      ['t1', 'running'],
+      ['t2', 'ok'],
+    ]);
+    assert.equal(await p.page.locator('details.tool:not(.tool-nested)').count(), 2);
+    const indent = await nested.first().evaluate((el) => getComputedStyle(el).marginLeft);
+    assert.equal(indent, '16px');
+    await p.expectClean();
+    await p.page.close();
+  });
+
   test('usage without a price shows tokens', async () => {
     const p = await panel();
     const u = (hit, miss, out) => ({ prompt_tokens: hit + miss, completion_tokens: out, cache_hit_tokens: hit, cache_miss_tokens: miss });
