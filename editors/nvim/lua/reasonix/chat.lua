@@ -298,15 +298,30 @@ end
 ---@field name string
 ---@field title string
 ---@field done boolean
+---@field indent string what precedes the row: a sub-task's calls are indented
+
+--- The key of a call's row: a sub-task numbers its calls on its own, so
+--- they are keyed under the task call (ev.parent).
+local function row_key(ev, tool)
+  if not tool.callId then
+    return nil
+  end
+  return ev.parent and (ev.parent .. '/' .. tool.callId) or tool.callId
+end
+
+local function indent(ev)
+  return ev.parent and '  ↳ ' or ''
+end
 
 function handlers.tool_start(b, ev)
   local tool = ev.tool or {}
   local title = tool.title or M.describe(tool.name or 'tool', tool.arguments)
   block(b, 'tools')
   local n = api.nvim_buf_line_count(b)
-  lines(b, { '… ' .. title })
-  if tool.callId then
-    render.rows[tool.callId] = { row = n - 1, name = tool.name, title = title, done = false }
+  lines(b, { indent(ev) .. '… ' .. title })
+  local key = row_key(ev, tool)
+  if key then
+    render.rows[key] = { row = n - 1, name = tool.name, title = title, done = false, indent = indent(ev) }
   end
 end
 
@@ -314,11 +329,12 @@ function handlers.tool_result(b, ev)
   local tool = ev.tool or {}
   local mark = tool.denied and '⊘' or (tool.isError and '✗' or '✓')
   local title = tool.title or M.describe(tool.name or 'tool', tool.arguments)
-  local text = mark .. ' ' .. title
+  local text = indent(ev) .. mark .. ' ' .. title
   if tool.summary and tool.summary ~= '' then
     text = text .. ' — ' .. tool.summary
   end
-  local r = tool.callId and render.rows[tool.callId]
+  local key = row_key(ev, tool)
+  local r = key and render.rows[key]
   if r and r.row < api.nvim_buf_line_count(b) then
     r.done = true
     if render.approval == r then
@@ -335,11 +351,12 @@ end
 --- a row that is finished, or waiting for an answer, keeps what it shows.
 function handlers.tool_progress(b, ev)
   local tool = ev.tool or {}
-  local r = tool.callId and render.rows[tool.callId]
+  local key = row_key(ev, tool)
+  local r = key and render.rows[key]
   if not r or r.done or render.approval == r or r.row >= api.nvim_buf_line_count(b) then
     return
   end
-  api.nvim_buf_set_lines(b, r.row, r.row + 1, false, { '… ' .. r.title .. ' — ' .. (ev.text or '') })
+  api.nvim_buf_set_lines(b, r.row, r.row + 1, false, { r.indent .. '… ' .. r.title .. ' — ' .. (ev.text or '') })
 end
 
 --- A permission question shows on the row of the call it is about: the
@@ -354,12 +371,12 @@ function handlers.approval(b, ev)
   if not target then
     block(b, 'tools')
     local n = api.nvim_buf_line_count(b)
-    target = { row = n - 1, name = ev.tool, title = ev.message or ev.tool or 'a tool', done = false }
+    target = { row = n - 1, name = ev.tool, title = ev.message or ev.tool or 'a tool', done = false, indent = '' }
     lines(b, { '' })
     render.rows['approval:' .. target.row] = target
   end
   render.approval = target
-  local text = '? ' .. target.title .. ' — waiting for your answer'
+  local text = target.indent .. '? ' .. target.title .. ' — waiting for your answer'
   api.nvim_buf_set_lines(b, target.row, target.row + 1, false, { text })
 end
 

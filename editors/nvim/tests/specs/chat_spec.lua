@@ -192,6 +192,26 @@ describe('chat', function()
     H.eq('_compacted: 41k → 6.2k tokens, 38 messages archived_', lines[#lines - 1], 'the note')
   end)
 
+  it("shows a sub-task's calls indented under its task", function()
+    local chat = require('reasonix.chat')
+    local state = require('reasonix.state')
+    state.client_id, state.session = 1, 's5'
+    chat.reset('s5')
+    local function ev(e)
+      e.sessionId = 's5'
+      chat.on_event(1, e)
+    end
+    local read = { callId = 'c1', name = 'read_file', title = 'read_file main.go' }
+    ev({ kind = 'turn_start', turn = 1, text = 'look' })
+    ev({ kind = 'tool_start', step = 1, tool = { callId = 'c1', name = 'task', title = 'task look' } })
+    ev({ kind = 'tool_start', step = 1, parent = 'c1', tool = read })
+    ev({ kind = 'tool_progress', step = 1, parent = 'c1', tool = read, text = 'reading' })
+    ev({ kind = 'tool_result', step = 1, parent = 'c1', tool = read })
+    ev({ kind = 'tool_result', step = 1, tool = { callId = 'c1', name = 'task', title = 'task look', summary = 'done' } })
+    local lines = chat.lines()
+    H.eq({ '✓ task look — done', '  ↳ ✓ read_file main.go' }, vim.list_slice(lines, #lines - 2, #lines - 1), 'the rows')
+  end)
+
   it('shows reasoning as a quote when asked to', function()
     H.setup({ chat = { reasoning = 'show' } })
     local chat = require('reasonix.chat')
