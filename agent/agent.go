@@ -55,6 +55,12 @@ type Agent struct {
 	// no budget.
 	TaskMaxSteps    int
 	TaskTokenBudget int
+	// Planner is the agent the planner runs on ([agent] planner_model):
+	// before each turn it plans in a session of its own, and the plan
+	// joins the turn's user message (planner.go). Nil means no planner.
+	// PlannerMaxSteps bounds its model requests; 0 means MaxSteps.
+	Planner         *Agent
+	PlannerMaxSteps int
 	// ParallelMax bounds how many read-only calls run at once.
 	ParallelMax int
 	Temperature *float64

@@ -119,6 +119,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		TokenBudget:     cfg.Agent.TokenBudget,
 		TaskMaxSteps:    cfg.Agent.TaskMaxSteps,
 		TaskTokenBudget: cfg.Agent.TaskTokenBudget,
+		PlannerMaxSteps: cfg.Agent.PlannerMaxSteps,
 		ParallelMax:     ParallelFromEnv(),
 		Temperature:     cfg.Agent.Temperature,
 		MaxTokens:       cfg.Agent.MaxTokens,
@@ -141,6 +142,12 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	a.attachProcesses(opts, root, jail)
 	a.attachGraph(cfg, opts, root, fsys, keys)
 	a.attachPlugins(cfg, opts, root)
+	if ref := cfg.Agent.PlannerModel; ref != "" {
+		if a.Planner, err = a.onModel(ref); err != nil {
+			a.Close()
+			return nil, fmt.Errorf("planner_model %q: %w", ref, err)
+		}
+	}
 	return a, nil
 }
 

@@ -151,7 +151,14 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	for _, n := range p.notices {
 		t.event(Event{Kind: EventNotice, Text: n})
 	}
-	content := prompt + p.attached
+	plan, approved, err := t.planFirst(ctx, prompt+p.attached)
+	switch {
+	case err != nil:
+		return TurnResult{}, err
+	case !approved:
+		return TurnResult{Text: planNotApproved, Stop: StopDone}, nil
+	}
+	content := prompt + p.attached + plan
 	if s.PlanMode() {
 		content = planNote + content
 	}

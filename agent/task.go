@@ -188,29 +188,36 @@ func lastFindings(s *Session) string {
 	return ""
 }
 
-// taskAgent is the agent a child runs on: the parent's, with the child's
-// tools, prompt and limits, storing nothing, and reporting its tool
-// activity through the parent's turn under the task call's id.
+// taskAgent is the agent a task's child runs on, with the child's step
+// limit: task_max_steps (else max_steps), or the call's if lower.
 func (a *Agent) taskAgent(parent *turn, callID string, reg *tools.Registry, maxSteps int) *Agent {
+	steps := a.TaskMaxSteps
+	if steps == 0 {
+		steps = a.MaxSteps
+	}
+	if maxSteps > 0 && (steps == 0 || maxSteps < steps) {
+		steps = maxSteps
+	}
+	return a.helper(parent, callID, reg, taskSystemPrompt, steps, a.TaskTokenBudget)
+}
+
+// helper is the agent a child session runs on (a task's, the planner's):
+// a's model, environment and gate, with the child's tools, prompt and
+// limits, storing nothing, and reporting its tool activity through the
+// parent's turn under parentID.
+func (a *Agent) helper(parent *turn, parentID string, reg *tools.Registry, system string, maxSteps, budget int) *Agent {
 	child := *a
 	child.Tools, child.Plugins = reg, nil
-	child.SystemPrompt = taskSystemPrompt
-	child.Store, child.Plans = nil, nil
-	child.MaxSteps = a.TaskMaxSteps
-	if child.MaxSteps == 0 {
-		child.MaxSteps = a.MaxSteps
-	}
-	if maxSteps > 0 && (child.MaxSteps == 0 || maxSteps < child.MaxSteps) {
-		child.MaxSteps = maxSteps
-	}
-	child.TokenBudget = a.TaskTokenBudget
+	child.SystemPrompt = system
+	child.Store, child.Plans, child.Planner = nil, nil, nil
+	child.MaxSteps, child.TokenBudget = maxSteps, budget
 	child.Sink = func(e Event) {
 		switch e.Kind {
 		case EventToolStart, EventToolProgress, EventToolResult, EventNotice:
 		default:
-			return // the child's text and usage are in its report
+			return // the child's text and usage are in what it hands back
 		}
-		e.Parent, e.Step = callID, 0
+		e.Parent, e.Step = parentID, 0
 		parent.event(e)
 	}
 	return &child

@@ -108,6 +108,9 @@ type AgentConfig struct {
 	// means no budget.
 	TaskMaxSteps    int `toml:"task_max_steps"`
 	TaskTokenBudget int `toml:"task_token_budget"`
+	// PlannerMaxSteps bounds the planner's model requests
+	// (planner_model); 0 means max_steps.
+	PlannerMaxSteps int `toml:"planner_max_steps"`
 }
 
 // ToolsConfig is the [tools] table.

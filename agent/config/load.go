@@ -254,6 +254,9 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	if set("agent", "task_token_budget") {
 		a.TaskTokenBudget = l.Agent.TaskTokenBudget
 	}
+	if set("agent", "planner_max_steps") {
+		a.PlannerMaxSteps = l.Agent.PlannerMaxSteps
+	}
 	if set("tools", "enabled") {
 		c.Tools.Enabled = l.Tools.Enabled
 	}
@@ -413,9 +416,9 @@ func (c *Config) validate() error {
 	default:
 		return &Error{At: c.Sandbox.bashAt, Msg: fmt.Sprintf("[sandbox] bash must be enforce or off, not %q", c.Sandbox.Bash)}
 	}
-	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Agent.TaskMaxSteps < 0 || c.Agent.TaskTokenBudget < 0 ||
+	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Agent.TaskMaxSteps < 0 || c.Agent.TaskTokenBudget < 0 || c.Agent.PlannerMaxSteps < 0 ||
 		c.Tools.BashTimeoutSeconds < 0 || c.Tools.MCPCallTimeoutSeconds < 0 {
-		return &Error{Msg: "max_steps, token_budget, task_max_steps, task_token_budget, bash_timeout_seconds and mcp_call_timeout_seconds must not be negative"}
+		return &Error{Msg: "max_steps, token_budget, task_max_steps, task_token_budget, planner_max_steps, bash_timeout_seconds and mcp_call_timeout_seconds must not be negative"}
 	}
 	seenPlugin := map[string]bool{}
 	for _, p := range c.Plugins {
