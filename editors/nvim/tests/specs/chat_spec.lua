@@ -20,6 +20,19 @@ text It returns a minus b, not a plus b.
 
 local cost_pattern = '^— %d+ steps? · %d+ tool calls? · %d+%% cache hit'
 
+--- A fresh chat for session sid, and a function that delivers an event
+--- of that session to it.
+local function session_chat(sid)
+  local chat = require('reasonix.chat')
+  local state = require('reasonix.state')
+  state.client_id, state.session = 1, sid
+  chat.reset(sid)
+  return chat, function(e)
+    e.sessionId = sid
+    chat.on_event(1, e)
+  end
+end
+
 describe('chat', function()
   it('streams a turn into the chat: prompt, text, tool row, cost line', function()
     -- The setting reaches the server as initializationOptions: without it
@@ -105,14 +118,7 @@ describe('chat', function()
   end)
 
   it('renders events: reasoning hidden by default, retries take back their text', function()
-    local chat = require('reasonix.chat')
-    local state = require('reasonix.state')
-    state.client_id, state.session = 1, 's1'
-    chat.reset('s1')
-    local function ev(e)
-      e.sessionId = 's1'
-      chat.on_event(1, e)
-    end
+    local chat, ev = session_chat('s1')
     ev({ kind = 'turn_start', turn = 1, text = 'hi' })
     ev({ kind = 'reasoning', step = 1, text = 'thinking' })
     ev({ kind = 'text', step = 1, text = 'Hel' })
@@ -145,14 +151,7 @@ describe('chat', function()
     H.eq(want, chat.lines(), 'the chat')
   end)
   it('shows the progress of a running tool on its row', function()
-    local chat = require('reasonix.chat')
-    local state = require('reasonix.state')
-    state.client_id, state.session = 1, 's3'
-    chat.reset('s3')
-    local function ev(e)
-      e.sessionId = 's3'
-      chat.on_event(1, e)
-    end
+    local chat, ev = session_chat('s3')
     local tool = { callId = 'c1', name = 'mcp__x__build', title = 'mcp__x__build' }
     local function row()
       for _, l in ipairs(chat.lines()) do
@@ -172,14 +171,7 @@ describe('chat', function()
   end)
 
   it('shows a compaction as a note', function()
-    local chat = require('reasonix.chat')
-    local state = require('reasonix.state')
-    state.client_id, state.session = 1, 's4'
-    chat.reset('s4')
-    local function ev(e)
-      e.sessionId = 's4'
-      chat.on_event(1, e)
-    end
+    local chat, ev = session_chat('s4')
     ev({ kind = 'turn_start', turn = 1, text = 'go on' })
     ev({
       kind = 'compaction',
@@ -193,14 +185,7 @@ describe('chat', function()
   end)
 
   it("shows a sub-task's calls indented under its task", function()
-    local chat = require('reasonix.chat')
-    local state = require('reasonix.state')
-    state.client_id, state.session = 1, 's5'
-    chat.reset('s5')
-    local function ev(e)
-      e.sessionId = 's5'
-      chat.on_event(1, e)
-    end
+    local chat, ev = session_chat('s5')
     local read = { callId = 'c1', name = 'read_file', title = 'read_file main.go' }
     ev({ kind = 'turn_start', turn = 1, text = 'look' })
     ev({ kind = 'tool_start', step = 1, tool = { callId = 'c1', name = 'task', title = 'task look' } })
@@ -214,14 +199,7 @@ describe('chat', function()
 
   it('shows reasoning as a quote when asked to', function()
     H.setup({ chat = { reasoning = 'show' } })
-    local chat = require('reasonix.chat')
-    local state = require('reasonix.state')
-    state.client_id, state.session = 1, 's2'
-    chat.reset('s2')
-    local function ev(e)
-      e.sessionId = 's2'
-      chat.on_event(1, e)
-    end
+    local chat, ev = session_chat('s2')
     ev({ kind = 'turn_start', turn = 1, text = 'hi' })
     ev({ kind = 'reasoning', step = 1, text = 'First I' })
     ev({ kind = 'reasoning', step = 1, text = ' think.\nThen I act.' })
