@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
 
@@ -90,8 +91,8 @@ text Done as planned.
 	if len(planner) != 4 || len(executor) != 2 {
 		t.Fatalf("%d planner and %d executor requests", len(planner), len(executor))
 	}
-	checkAppendOnly(t, "planner", planner)
-	checkAppendOnly(t, "executor", executor)
+	agenttest.Check(t, planner)
+	agenttest.Check(t, executor)
 	for _, tool := range planner[0].Tools {
 		if tool == "edit_file" || tool == "bash" || tool == "task" {
 			t.Errorf("the planner is offered %s", tool)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
@@ -67,21 +68,6 @@ func conversations(tb testing.TB, reqs []scripted.Request) map[string][]scripted
 		out[key] = append(out[key], r)
 	}
 	return out
-}
-
-// checkAppendOnly fails unless each request of reqs extends the one before
-// byte for byte, with the same tools.
-func checkAppendOnly(tb testing.TB, name string, reqs []scripted.Request) {
-	tb.Helper()
-	for i := 1; i < len(reqs); i++ {
-		prev := bytes.TrimSuffix(rawField(tb, reqs[i-1].Body, "messages"), []byte("]"))
-		if !bytes.HasPrefix(rawField(tb, reqs[i].Body, "messages"), prev) {
-			tb.Errorf("%s: request %d does not extend request %d byte for byte", name, reqs[i].Seq, reqs[i-1].Seq)
-		}
-		if !bytes.Equal(rawField(tb, reqs[i-1].Body, "tools"), rawField(tb, reqs[i].Body, "tools")) {
-			tb.Errorf("%s: tools changed between requests %d and %d", name, reqs[i-1].Seq, reqs[i].Seq)
-		}
-	}
 }
 
 // TestReadOnlyTasksRunInParallelWithLogsOfTheirOwn runs two read-only
@@ -157,7 +143,7 @@ text Both answered.
 		if len(rs) != 2 {
 			t.Errorf("%q: %d requests, want 2", name, len(rs))
 		}
-		checkAppendOnly(t, name, rs)
+		agenttest.Check(t, rs) // append-only, the same tools
 		if strings.HasPrefix(name, "alpha") || strings.HasPrefix(name, "beta") {
 			for _, tool := range rs[0].Tools {
 				if tool == "task" || tool == "edit_file" || tool == "bash" || tool == "ask" {

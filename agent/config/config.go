@@ -101,8 +101,6 @@ type AgentConfig struct {
 	// SummaryModel is a model reference for the model that writes a
 	// compaction's summary; empty means the session's own model.
 	SummaryModel string `toml:"summary_model"`
-
-	compactRatioAt, summaryModelAt Pos
 	// TaskMaxSteps bounds the model requests of one sub-task (the task
 	// tool); 0 means max_steps. TaskTokenBudget bounds its tokens; 0
 	// means no budget.
@@ -111,6 +109,8 @@ type AgentConfig struct {
 	// PlannerMaxSteps bounds the planner's model requests
 	// (planner_model); 0 means max_steps.
 	PlannerMaxSteps int `toml:"planner_max_steps"`
+
+	compactRatioAt, summaryModelAt Pos
 }
 
 // ToolsConfig is the [tools] table.
