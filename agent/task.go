@@ -49,10 +49,10 @@ func (taskTool) ReadOnly() bool { return false }
 
 func (taskTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"description":{"type":"string","description":"The sub-task in a few words, shown to the user."},` +
-		`"prompt":{"type":"string","description":"Everything the helper needs: the goal, the files or symbols involved, and what to report."},` +
-		`"read_only":{"type":"boolean","description":"true (the default): the helper only reads and searches; false: it may also edit files and run commands."},` +
-		`"max_steps":{"type":"integer","minimum":1,"description":"At most this many model requests (capped by the configured task_max_steps)."}},` +
+		`"description":{"type":"string","description":"The sub-task in a few words."},` +
+		`"prompt":{"type":"string","description":"Everything the helper needs."},` +
+		`"read_only":{"type":"boolean","description":"Default true; false lets it edit and run commands."},` +
+		`"max_steps":{"type":"integer","minimum":1,"description":"At most this many model requests."}},` +
 		`"required":["description","prompt"],"additionalProperties":false}`)
 }
 
