@@ -61,7 +61,9 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 
 	res, err := t.run(ctx, p)
 	res.SessionID, res.Turn, res.Model = s.ID, t.n, a.ModelRef
+	t.usageMu.Lock()
 	res.Usage, res.Cost, res.Priced = t.usage, t.cost, a.Price != nil
+	t.usageMu.Unlock()
 	res.Session, res.SessionCost = s.Usage()
 	res.Steps, res.ToolCalls = t.steps, t.calls
 	if err != nil && res.Stop == "" {
@@ -101,8 +103,12 @@ type turn struct {
 	n     int
 	steps int
 	calls int
-	usage provider.Usage
-	cost  float64
+
+	// usageMu guards usage and cost: parallel tasks add theirs from
+	// their own goroutines.
+	usageMu sync.Mutex
+	usage   provider.Usage
+	cost    float64
 
 	// changedMu guards changed, the files the turn's tools changed.
 	changedMu sync.Mutex
@@ -177,6 +183,16 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 				return TurnResult{}, err
 			}
 			return TurnResult{Stop: StopMaxSteps}, fmt.Errorf("%w (%d)", ErrMaxSteps, a.MaxSteps)
+		}
+		// Tasks and the planner spend from the session's budget too, so
+		// it may be gone before the next request: none is sent then.
+		if used, _ := s.Usage(); a.TokenBudget > 0 && t.steps > 0 && used.Total() >= a.TokenBudget {
+			msg := fmt.Sprintf("token budget exhausted: %d of %d tokens used", used.Total(), a.TokenBudget)
+			t.event(Event{Kind: EventNotice, Text: msg})
+			if err := s.append(provider.Message{Role: provider.RoleAssistant, Content: "[" + msg + "]"}); err != nil {
+				return TurnResult{}, err
+			}
+			return TurnResult{Stop: StopBudget}, fmt.Errorf("%w: %d of %d tokens used", ErrBudgetExceeded, used.Total(), a.TokenBudget)
 		}
 		if err := t.autoCompact(ctx, schemas); err != nil {
 			return t.failed(ctx, err)
@@ -279,33 +295,63 @@ func (a *Agent) model() modelInfo { return modelInfo{name: a.Model, ref: a.Model
 // with the request's size in bytes, and reports it. It returns the
 // request's cost.
 func (t *turn) account(resp provider.Response, bytes int, m modelInfo) (float64, error) {
-	s := t.s
 	u := resp.Usage
 	var cost float64
 	if m.price != nil {
 		cost = m.price.Cost(u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens)
 	}
-	t.usage.Add(u)
-	t.cost += cost
-	s.mu.Lock()
-	s.usage.Add(u)
-	s.cost += cost
-	sessionUsage, sessionCost := s.usage, s.cost
-	s.mu.Unlock()
-	if s.file != nil {
-		if err := s.file.append(record{Type: "usage", Turn: t.n, Model: m.ref, Usage: &u, Cost: cost, Bytes: bytes}); err != nil {
-			return cost, err
-		}
+	turnUsage, turnCost, sessionUsage, sessionCost, err := t.charge(u, cost, m.ref, bytes)
+	if err != nil {
+		return cost, err
 	}
 	model := resp.Model
 	if model == "" {
 		model = m.name
 	}
 	t.event(Event{Kind: EventUsage, Usage: &UsageEvent{
-		Model: model, Request: u, Turn: t.usage, Session: sessionUsage,
-		RequestCost: cost, TurnCost: t.cost, SessionCost: sessionCost, Priced: t.a.Price != nil,
+		Model: model, Request: u, Turn: turnUsage, Session: sessionUsage,
+		RequestCost: cost, TurnCost: turnCost, SessionCost: sessionCost, Priced: t.a.Price != nil,
 	}})
 	return cost, nil
+}
+
+// charge adds u and its cost to the turn and the session, and records
+// them in the session file (bytes, the request's size, calibrates the
+// compaction's estimates; 0 leaves them alone). It returns the new
+// totals of the turn and the session.
+func (t *turn) charge(u provider.Usage, cost float64, model string, bytes int) (provider.Usage, float64, provider.Usage, float64, error) {
+	s := t.s
+	t.usageMu.Lock()
+	t.usage.Add(u)
+	t.cost += cost
+	turnUsage, turnCost := t.usage, t.cost
+	t.usageMu.Unlock()
+	s.mu.Lock()
+	s.usage.Add(u)
+	s.cost += cost
+	sessionUsage, sessionCost := s.usage, s.cost
+	s.mu.Unlock()
+	if s.file != nil {
+		if err := s.file.append(record{Type: "usage", Turn: t.n, Model: model, Usage: &u, Cost: cost, Bytes: bytes}); err != nil {
+			return turnUsage, turnCost, sessionUsage, sessionCost, err
+		}
+	}
+	return turnUsage, turnCost, sessionUsage, sessionCost, nil
+}
+
+// chargeHelper adds what a child session (a task, the planner) spent to
+// the turn and the session, as the user pays for it: the session's
+// totals, its cost and its token budget count it, and resuming the
+// session reads it back.
+func (t *turn) chargeHelper(child *turn, model string) error {
+	child.usageMu.Lock()
+	u, cost := child.usage, child.cost
+	child.usageMu.Unlock()
+	if u.Total() == 0 {
+		return nil
+	}
+	_, _, _, _, err := t.charge(u, cost, model, 0)
+	return err
 }
 
 // skipCalls answers tool calls that will not run, keeping the log valid.

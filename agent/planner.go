@@ -34,7 +34,7 @@ const planNotApproved = "The plan was not approved; nothing was done. Say what s
 // planFirst runs the planner, when the agent has one, on the turn's
 // request. It returns what to append to the user message (empty for no
 // plan) and false when the user refused the plan.
-func (t *turn) planFirst(ctx context.Context, request string) (string, bool, error) {
+func (t *turn) planFirst(ctx context.Context, request string) (attach string, approved bool, err error) {
 	pa := t.a.Planner
 	if pa == nil || t.s.PlanMode() {
 		return "", true, nil // plan mode plans with exit_plan_mode
@@ -49,6 +49,11 @@ func (t *turn) planFirst(ctx context.Context, request string) (string, bool, err
 	}
 	planner := pa.helper(t, plannerParent, reg, plannerSystemPrompt, steps, 0)
 	pt := &turn{a: planner, s: planner.taskSession(t.s.ID, reg), n: 1}
+	defer func() {
+		if cerr := t.chargeHelper(pt, planner.ModelRef); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
 	in := request
 	for round := 1; ; round++ {
 		pt.steps = 0 // each round has the planner's step limit

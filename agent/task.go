@@ -143,6 +143,9 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 	res, err := ct.run(ctx, prepared{text: ta.Prompt})
 	took := time.Since(start)
 	t.noteChanged(ct.changedFiles())
+	if cerr := t.chargeHelper(ct, child.ModelRef); cerr != nil && err == nil {
+		err = cerr
+	}
 
 	report := strings.TrimSpace(res.Text)
 	stop := res.Stop

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -344,4 +345,74 @@ func BenchmarkTask(b *testing.B) {
 	}
 	total := time.Since(start)
 	b.ReportMetric(float64((total-tp.spent).Microseconds())/1000/float64(b.N), "harness-ms/task")
+}
+
+// TestTaskUsageCountsForTheSession checks that what children spend is the
+// session's: the turn's and the session's usage are the sum of every
+// request the server answered, the session file reads it back, and the
+// session's token budget stops the parent once children used it up.
+func TestTaskUsageCountsForTheSession(t *testing.T) {
+	const script = `
+match investigate
+call task {"description": "main", "prompt": "alpha: what does main.go print?"}
+call task {"description": "util", "prompt": "beta: how many helpers in util.go?"}
+---
+match alpha:
+text main.go prints helper1().
+---
+match beta:
+text util.go has 40 helpers.
+---
+match investigate
+text Both answered.
+`
+	a, srv, _ := newTaskAgent(t, script)
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(t.Context(), s, "investigate the project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want provider.Usage
+	for _, r := range srv.Requests() {
+		want.PromptTokens += r.Usage.PromptTokens
+		want.CompletionTokens += r.Usage.CompletionTokens
+	}
+	if len(srv.Requests()) != 4 {
+		t.Fatalf("%d requests, want 4", len(srv.Requests()))
+	}
+	used, _ := s.Usage()
+	if res.Usage.Total() != want.Total() || used.Total() != want.Total() {
+		t.Errorf("turn %d, session %d tokens; the server answered %d", res.Usage.Total(), used.Total(), want.Total())
+	}
+	s.Close()
+	l, err := a.Store.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Usage.Total() != want.Total() {
+		t.Errorf("the session file holds %d tokens, want %d", l.Usage.Total(), want.Total())
+	}
+
+	// A budget the parent's first request fits in, used up by its
+	// children: no further request is sent once the tasks report.
+	budget := 0
+	for _, r := range srv.Requests()[:3] {
+		budget += r.Usage.PromptTokens + r.Usage.CompletionTokens
+	}
+	a, srv, _ = newTaskAgent(t, script)
+	a.TokenBudget = budget
+	s, err = a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.Run(t.Context(), s, "investigate the project")
+	if !errors.Is(err, agent.ErrBudgetExceeded) || res.Stop != agent.StopBudget {
+		t.Fatalf("err %v, stop %q; want the budget to stop the turn", err, res.Stop)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d requests, want 3 (the parent's first and the two children's)", n)
+	}
 }
