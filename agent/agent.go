@@ -61,6 +61,8 @@ type Agent struct {
 	// PlannerMaxSteps bounds its model requests; 0 means MaxSteps.
 	Planner         *Agent
 	PlannerMaxSteps int
+	// NoRepair turns the tool-call repair passes off (repair.go).
+	NoRepair bool
 	// ParallelMax bounds how many read-only calls run at once.
 	ParallelMax int
 	Temperature *float64

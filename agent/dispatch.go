@@ -25,14 +25,24 @@ import (
 // read never races a write that precedes or follows it.
 func (t *turn) dispatch(ctx context.Context, calls []provider.ToolCall) []provider.Message {
 	results := make([]provider.Message, len(calls))
+	var hits []*stormHit
+	if !t.a.NoRepair {
+		hits = t.storm.check(calls, results, t.readOnly)
+		defer t.storm.settle()
+	}
+	repeat := func(i int) bool { return hits != nil && hits[i] != nil }
 	limit := t.a.ParallelMax
 	if limit < 1 || os.Getenv("REASONIX_TOOL_DISPATCH") == "serial" {
 		limit = 1
 	}
 	for i := 0; i < len(calls); {
+		if repeat(i) {
+			i++ // answered below, once the call it repeats has run
+			continue
+		}
 		j := i + 1
 		if t.readOnly(calls[i]) {
-			for j < len(calls) && j-i < limit && t.readOnly(calls[j]) {
+			for j < len(calls) && j-i < limit && t.readOnly(calls[j]) && !repeat(j) {
 				j++
 			}
 		}
@@ -47,8 +57,26 @@ func (t *turn) dispatch(ctx context.Context, calls []provider.ToolCall) []provid
 		}
 		i = j
 	}
+	for i, c := range calls {
+		if repeat(i) {
+			results[i] = t.suppress(c, hits[i])
+		}
+	}
 	t.calls += len(calls)
 	return results
+}
+
+// suppress answers a call that repeats an earlier one without running it.
+func (t *turn) suppress(c provider.ToolCall, h *stormHit) provider.Message {
+	ev := &ToolEvent{CallID: c.ID, Name: c.Name, Arguments: rawOrString(c.Arguments)}
+	ev.Title = DescribeCall(c.Name, ev.Arguments)
+	t.event(Event{Kind: EventToolStart, Tool: ev})
+	t.repaired(repairStorm, "%s repeats the call made %d before it; not run", ev.Title, h.ago)
+	content := stormResult(c, h)
+	out := *ev
+	out.Summary, out.IsError, out.Result = "repeat, not run", true, content
+	t.event(Event{Kind: EventToolResult, Tool: &out})
+	return provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
 }
 
 // readOnly reports whether a call may join a parallel batch: a read-only

@@ -36,6 +36,10 @@ const (
 	// ("compacted: 41k → 6.2k tokens, 38 messages archived"), Compaction
 	// the details.
 	EventCompaction EventKind = "compaction"
+	// EventRepair says a tool-call repair pass fired (repair.go): Repair
+	// names the pass, Text says what it did ("storm: bash echo hi
+	// repeats the call made 1 before it; not run").
+	EventRepair EventKind = "repair"
 	// EventError reports a failure that ends the turn.
 	EventError EventKind = "error"
 	// EventTurnDone closes a turn; Done holds its outcome.
@@ -57,6 +61,9 @@ type Event struct {
 	Error     string      `json:"error,omitempty"`
 	// Compaction is set on EventCompaction.
 	Compaction *CompactResult `json:"compaction,omitempty"`
+	// Repair is set on EventRepair: the pass, "storm", "scavenge" or
+	// "truncation".
+	Repair string `json:"repair,omitempty"`
 	// Parent is set on the events of a sub-task's child session: the id
 	// of the task call that runs it (task.go).
 	Parent string `json:"parent,omitempty"`

@@ -114,6 +114,12 @@ type turn struct {
 	changedMu sync.Mutex
 	changed   map[string]bool
 
+	// storm holds the turn's latest calls, for the storm repair pass
+	// (repair_storm.go); scavenged counts the responses whose calls
+	// were scavenged (repair_scavenge.go).
+	storm     storm
+	scavenged int
+
 	// emitMu serialises events of this turn: parallel tool calls report
 	// from several goroutines, and a Sink sees one event at a time per
 	// session.
