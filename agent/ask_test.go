@@ -34,10 +34,14 @@ func (a *slowAsker) Ask(ctx context.Context, q tools.Question) (string, error) {
 // plan mode runs them — but never asked two at a time, nor batched with
 // other reads.
 func TestAskRunsAlone(t *testing.T) {
+	// Three different questions: the same one again would be a storm
+	// (repair_storm.go), answered without asking.
 	q := `{"question":"Which?","options":["left","right"]}`
+	q2 := `{"question":"Which one?","options":["left","right"]}`
+	q3 := `{"question":"Which, really?","options":["left","right"]}`
 	reader := &probeTool{name: "look", readOnly: true}
 	h := newHarness(t, []provider.Response{
-		calls(tc("1", "ask", q), tc("2", "ask", q), tc("3", "look", `{}`), tc("4", "ask", q)),
+		calls(tc("1", "ask", q), tc("2", "ask", q2), tc("3", "look", `{}`), tc("4", "ask", q3)),
 		answer("ok"),
 	}, append(builtin(t, "ask"), reader)...)
 	asker := &slowAsker{}
