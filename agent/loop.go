@@ -229,6 +229,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		s.sent(len(req.Messages), resp.Usage.PromptTokens, bytes)
 		msg := resp.Message
 		msg.Role = provider.RoleAssistant
+		t.scavenge(&msg)
 		if s.redact != nil {
 			msg = s.redact.message(msg)
 		}

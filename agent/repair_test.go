@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
 
 // repairs records the repair events of a run.
@@ -40,7 +42,14 @@ func (r *repairs) passes() []string {
 // and returns the answer, the repairs and the workspace.
 func runRepair(t *testing.T, script string, off bool) (agent.TurnResult, *repairs, string) {
 	t.Helper()
-	a, _ := newScriptedAgent(t, script)
+	res, r, root, _ := runRepairOn(t, script, off)
+	return res, r, root
+}
+
+// runRepairOn is runRepair that also returns the requests the model got.
+func runRepairOn(t *testing.T, script string, off bool) (agent.TurnResult, *repairs, string, []scripted.Request) {
+	t.Helper()
+	a, srv := newScriptedAgent(t, script)
 	a.NoRepair = off
 	r := &repairs{}
 	a.Sink = r.add
@@ -52,7 +61,7 @@ func runRepair(t *testing.T, script string, off bool) (agent.TurnResult, *repair
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, r, a.Env.Root
+	return res, r, a.Env.Root, srv.Requests()
 }
 
 func readLines(t *testing.T, path string) int {
@@ -124,5 +133,73 @@ expect tool already called read_file
 	_, r, _ := runRepair(t, script, false)
 	if got := strings.Join(r.passes(), ","); got != "storm,storm" {
 		t.Errorf("repairs %q", got)
+	}
+}
+
+// TestScavenge: a call written in the answer or the reasoning instead of
+// tool_calls runs, and the next request replays it as a proper call.
+func TestScavenge(t *testing.T) {
+	tests := []struct {
+		name, step, answer string
+		off                bool // nothing to recover: the step is the answer
+	}{
+		{name: "tool_call element", step: `text <tool_call>{"name": "bash", "arguments": {"command": "echo found"}}</tool_call>`},
+		{name: "arguments as a string", step: `text I will run it. <tool_call>{"name": "bash", "arguments": "{\"command\": \"echo found\"}"}</tool_call>`},
+		{name: "function element", step: "text Let me look.\ntext <function=bash>{\"command\": \"echo found\"}</function>"},
+		{name: "json fence", step: "text ```json\ntext {\"name\": \"bash\", \"arguments\": {\"command\": \"echo found\"}}\ntext ```"},
+		{name: "bare object in the reasoning", step: "reasoning I should call {\"name\": \"bash\", \"arguments\": {\"command\": \"echo found\"}} now\ntext Running the command."},
+		{name: "a tool not offered", step: `text <tool_call>{"name": "launch", "arguments": {}}</tool_call>`,
+			answer: `<tool_call>{"name": "launch", "arguments": {}}</tool_call>`, off: true},
+		{name: "arguments that do not parse", step: `text <function=bash>{"command": </function>`,
+			answer: `<function=bash>{"command": </function>`, off: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := tt.step + "\n---\n" + `expect tool found
+expect request "tool_calls"
+text done
+`
+			if tt.off {
+				script = tt.step + "\n"
+			}
+			res, r, _, reqs := runRepairOn(t, script, false)
+			want, passes := "done", "scavenge"
+			if tt.off {
+				want, passes = tt.answer, ""
+			}
+			if res.Text != want || strings.Join(r.passes(), ",") != passes {
+				t.Fatalf("answer %q, repairs %v", res.Text, r.passes())
+			}
+			if tt.off {
+				return
+			}
+			// The replayed answer keeps the prose, not the markup.
+			replayed := reqs[1].Messages[len(reqs[1].Messages)-2]
+			if len(replayed.ToolCalls) != 1 || strings.ContainsAny(replayed.Content, "<{`") {
+				t.Errorf("replayed %+v", replayed)
+			}
+		})
+	}
+}
+
+// TestScavengeOff: with repair off the markup is the answer, as before.
+func TestScavengeOff(t *testing.T) {
+	const step = `text <tool_call>{"name": "bash", "arguments": {"command": "echo found"}}</tool_call>`
+	res, r, _ := runRepair(t, step+"\n", true)
+	if res.Text != strings.TrimPrefix(step, "text ") || len(r.passes()) != 0 {
+		t.Fatalf("answer %q, repairs %v", res.Text, r.passes())
+	}
+}
+
+// TestScavengeBounded: a model that only ever writes its calls as text
+// still ends its turn.
+func TestScavengeBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&b, "text <tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"echo %d\"}}</tool_call>\n---\n", i)
+	}
+	res, r, _ := runRepair(t, strings.TrimSuffix(b.String(), "---\n"), false)
+	if len(r.passes()) != 4 || !strings.Contains(res.Text, "echo 4") {
+		t.Fatalf("answer %q, repairs %v", res.Text, r.passes())
 	}
 }
