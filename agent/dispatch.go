@@ -124,6 +124,9 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	}
 	args := json.RawMessage(strings.TrimSpace(c.Arguments))
 	if !json.Valid(args) {
+		if t.cutOff[c.ID] {
+			return tools.Errorf("%s", cutOffResult(c))
+		}
 		return tools.Errorf("the arguments of this %s call are not valid JSON: %s. Send one JSON object that matches the tool's schema.", c.Name, jsonProblem(args))
 	}
 	if len(args) == 0 || args[0] != '{' {

@@ -119,6 +119,9 @@ type turn struct {
 	// were scavenged (repair_scavenge.go).
 	storm     storm
 	scavenged int
+	// cutOff holds the ids of calls whose arguments the output limit cut
+	// off beyond repair (repair_truncation.go); set before they run.
+	cutOff map[string]bool
 
 	// emitMu serialises events of this turn: parallel tool calls report
 	// from several goroutines, and a Sink sees one event at a time per
@@ -230,6 +233,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		msg := resp.Message
 		msg.Role = provider.RoleAssistant
 		t.scavenge(&msg)
+		t.truncation(&msg, resp.FinishReason)
 		if s.redact != nil {
 			msg = s.redact.message(msg)
 		}

@@ -203,3 +203,43 @@ func TestScavengeBounded(t *testing.T) {
 		t.Fatalf("answer %q, repairs %v", res.Text, r.passes())
 	}
 }
+
+// TestTruncation: arguments the output limit cut off are closed when
+// nothing was lost, and otherwise sent back to the model to retry in
+// smaller pieces instead of as "not valid JSON".
+func TestTruncation(t *testing.T) {
+	const closable = `call-raw write_file {"path": "a.txt", "content": "hello\n"
+finish length
+---
+expect tool a.txt
+text done
+`
+	res, r, root := runRepair(t, closable, false)
+	if b, err := os.ReadFile(filepath.Join(root, "a.txt")); err != nil || string(b) != "hello\n" || res.Text != "done" {
+		t.Fatalf("a.txt %q (%v), answer %q", b, err, res.Text)
+	}
+	if got := strings.Join(r.passes(), ","); got != "truncation" {
+		t.Errorf("repairs %q", got)
+	}
+
+	const cut = `call-raw write_file {"path": "big.txt", "content": "part one, part tw
+finish length
+---
+expect tool cut off at your output limit
+expect tool smaller pieces
+text done
+`
+	res, r, root = runRepair(t, cut, false)
+	if _, err := os.Stat(filepath.Join(root, "big.txt")); err == nil || res.Text != "done" {
+		t.Fatalf("big.txt written (%v), answer %q", err, res.Text)
+	}
+	if got := strings.Join(r.passes(), ","); got != "truncation" {
+		t.Errorf("repairs %q", got)
+	}
+
+	// Off: the old answer, not valid JSON.
+	_, r, _ = runRepair(t, strings.Replace(closable, "expect tool a.txt", "expect tool not valid JSON", 1), true)
+	if len(r.passes()) != 0 {
+		t.Errorf("repairs %v with repair off", r.passes())
+	}
+}
