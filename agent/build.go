@@ -120,6 +120,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		TaskMaxSteps:    cfg.Agent.TaskMaxSteps,
 		TaskTokenBudget: cfg.Agent.TaskTokenBudget,
 		PlannerMaxSteps: cfg.Agent.PlannerMaxSteps,
+		NoRepair:        !config.On(cfg.Agent.Repair, true),
 		ParallelMax:     ParallelFromEnv(),
 		Temperature:     cfg.Agent.Temperature,
 		MaxTokens:       cfg.Agent.MaxTokens,

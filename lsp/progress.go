@@ -146,7 +146,7 @@ func (s *Server) event(e agent.Event) {
 			line += " — " + e.Tool.Summary
 		}
 		s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: "+line)
-	case agent.EventRetry, agent.EventNotice, agent.EventCompaction:
+	case agent.EventRetry, agent.EventNotice, agent.EventCompaction, agent.EventRepair:
 		s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+e.Text)
 	}
 	s.mu.Lock()

@@ -109,6 +109,9 @@ type AgentConfig struct {
 	// PlannerMaxSteps bounds the planner's model requests
 	// (planner_model); 0 means max_steps.
 	PlannerMaxSteps int `toml:"planner_max_steps"`
+	// Repair turns the tool-call repair passes (storm, scavenge,
+	// truncation) on or off; unset means on.
+	Repair *bool `toml:"repair"`
 
 	compactRatioAt, summaryModelAt Pos
 }

@@ -43,6 +43,7 @@ default = "big"
 [agent]
 max_steps = 7
 token_budget = 1000
+repair = false
 [permissions]
 deny = ["Bash(rm -rf*)"]
 `)
@@ -59,7 +60,7 @@ allow = ["Bash(go test:*)"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Agent.MaxSteps != 9 || c.Agent.TokenBudget != 1000 {
+	if c.Agent.MaxSteps != 9 || c.Agent.TokenBudget != 1000 || On(c.Agent.Repair, true) {
 		t.Errorf("agent = %+v", c.Agent)
 	}
 	if strings.Join(c.Permissions.Deny, ",") != "Bash(rm -rf*)" || strings.Join(c.Permissions.Allow, ",") != "Bash(go test:*)" {

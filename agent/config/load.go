@@ -257,6 +257,9 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	if set("agent", "planner_max_steps") {
 		a.PlannerMaxSteps = l.Agent.PlannerMaxSteps
 	}
+	if set("agent", "repair") {
+		a.Repair = l.Agent.Repair
+	}
 	if set("tools", "enabled") {
 		c.Tools.Enabled = l.Tools.Enabled
 	}

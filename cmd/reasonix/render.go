@@ -172,7 +172,7 @@ func (r *renderer) event(e agent.Event) {
 			s += r.color(dim, fmt.Sprintf(" (%.1fs)", float64(t.DurationMs)/1000))
 		}
 		r.line(s)
-	case agent.EventNotice, agent.EventCompaction:
+	case agent.EventNotice, agent.EventCompaction, agent.EventRepair:
 		r.line(r.color(dim, "note: "+e.Text))
 	case agent.EventError:
 		// The command reports the error itself, with advice; the text of

@@ -387,6 +387,7 @@ end
 
 --- A compaction shows as a note: "compacted: 41k → 6.2k tokens, …".
 handlers.compaction = handlers.notice
+handlers.repair = handlers.notice
 
 function handlers.error(b, ev)
   block(b, 'note')

@@ -106,6 +106,7 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
     }
     case 'notice':
     case 'compaction':
+    case 'repair':
       store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: ev.text });
       return;
     case 'error':
