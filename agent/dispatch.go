@@ -132,6 +132,14 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	if len(args) == 0 || args[0] != '{' {
 		return tools.Errorf("the arguments of this %s call must be a JSON object, not %s", c.Name, abbreviate(string(args), 60))
 	}
+	if t.s.tools.Flattened(c.Name) {
+		nested, err := t.s.tools.Renest(c.Name, args)
+		if err != nil {
+			return tools.Errorf("the arguments of this %s call: %v", c.Name, err)
+		}
+		args = nested
+		t.repaired(repairFlatten, "re-nested the dotted arguments of %s", c.Name)
+	}
 	if c.Name == exitPlanName {
 		return t.exitPlan(ctx, args)
 	}

@@ -61,8 +61,8 @@ type Event struct {
 	Error     string      `json:"error,omitempty"`
 	// Compaction is set on EventCompaction.
 	Compaction *CompactResult `json:"compaction,omitempty"`
-	// Repair is set on EventRepair: the pass, "storm", "scavenge" or
-	// "truncation".
+	// Repair is set on EventRepair: the pass, "storm", "scavenge",
+	// "truncation" or "flatten".
 	Repair string `json:"repair,omitempty"`
 	// Parent is set on the events of a sub-task's child session: the id
 	// of the task call that runs it (task.go).

@@ -19,12 +19,17 @@ import (
 //   - truncation (repair_truncation.go): arguments cut off at the output
 //     limit are closed when nothing was lost, else the model is asked to
 //     send them again in smaller pieces.
+//   - flatten (tools/flatten.go): a tool whose schema the registry shows
+//     flattened has its call's dotted arguments re-nested before it runs.
+//     The schema is the registry's, part of the cached prefix, so this
+//     pass is always on.
 
 // Repair pass names, as EventRepair's Text begins and the log says.
 const (
 	repairStorm      = "storm"
 	repairScavenge   = "scavenge"
 	repairTruncation = "truncation"
+	repairFlatten    = "flatten"
 )
 
 // repaired reports that pass fired: an event for the user, a log line for

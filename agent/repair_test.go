@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // repairs records the repair events of a run.
@@ -241,5 +243,53 @@ text done
 	_, r, _ = runRepair(t, strings.Replace(closable, "expect tool a.txt", "expect tool not valid JSON", 1), true)
 	if len(r.passes()) != 0 {
 		t.Errorf("repairs %v with repair off", r.passes())
+	}
+}
+
+// deepTool is a tool with a schema three levels deep, as MCP servers
+// offer; it answers with the arguments it got.
+type deepTool struct{}
+
+func (deepTool) Name() string        { return "mcp__cloud__deploy" }
+func (deepTool) Description() string { return "Deploys." }
+func (deepTool) ReadOnly() bool      { return true }
+func (deepTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type": "object", "properties": {
+		"name": {"type": "string"},
+		"config": {"type": "object", "properties": {
+			"retry": {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
+		}, "required": ["retry"]}
+	}, "required": ["name", "config"]}`)
+}
+func (deepTool) Execute(_ context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
+	return tools.Result{Content: "got " + string(args)}, nil
+}
+
+// TestFlatten: the model sees a deep schema in dot-notation, and the tool
+// gets its arguments nested as its schema says.
+func TestFlatten(t *testing.T) {
+	const script = `expect request "config.retry.count":{"type":"integer"}
+call mcp__cloud__deploy {"name": "web", "config.retry.count": 3}
+---
+expect tool got {"config":{"retry":{"count":3}},"name":"web"}
+text done
+`
+	a, _ := newScriptedAgent(t, script)
+	reg, err := tools.NewRegistry(deepTool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Tools = reg
+	r := &repairs{}
+	a.Sink = r.add
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.Run(context.Background(), s, "go"); err != nil || res.Text != "done" {
+		t.Fatalf("answer %q, %v", res.Text, err)
+	}
+	if got := strings.Join(r.passes(), ","); got != "flatten" {
+		t.Errorf("repairs %q", got)
 	}
 }

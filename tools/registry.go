@@ -41,6 +41,8 @@ func Builtins() []Tool {
 type Registry struct {
 	order []string
 	tools map[string]Tool
+	// flat holds the tools whose schemas are shown flattened.
+	flat map[string]flatSchema
 }
 
 // NewRegistry builds a registry from tools in the given order. A duplicate
@@ -53,6 +55,12 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 		}
 		r.tools[t.Name()] = t
 		r.order = append(r.order, t.Name())
+		if f, ok := flatten(t.Schema()); ok {
+			if r.flat == nil {
+				r.flat = map[string]flatSchema{}
+			}
+			r.flat[t.Name()] = f
+		}
 	}
 	return r, nil
 }
@@ -107,16 +115,39 @@ type Schema struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// Schemas describes every tool to the model, in registry order.
+// Schemas describes every tool to the model, in registry order. A wide
+// or deep schema is shown flattened (flatten.go); Renest undoes it on a
+// call's arguments.
 func (r *Registry) Schemas() []Schema {
 	out := make([]Schema, 0, len(r.order))
 	for _, name := range r.order {
 		t := r.tools[name]
+		params := t.Schema()
+		if f, ok := r.flat[name]; ok {
+			params = f.params
+		}
 		out = append(out, Schema{
 			Name:        t.Name(),
 			Description: t.Description(),
-			Parameters:  t.Schema(),
+			Parameters:  params,
 		})
 	}
 	return out
+}
+
+// Flattened reports whether the tool's schema is shown flattened.
+func (r *Registry) Flattened(name string) bool {
+	_, ok := r.flat[name]
+	return ok
+}
+
+// Renest puts the arguments of a call of a flattened tool back in the
+// shape of the tool's schema; other tools' arguments are returned as
+// they are.
+func (r *Registry) Renest(name string, args json.RawMessage) (json.RawMessage, error) {
+	f, ok := r.flat[name]
+	if !ok {
+		return args, nil
+	}
+	return f.renest(args)
 }

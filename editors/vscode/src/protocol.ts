@@ -362,8 +362,8 @@ export type ReasonixEvent =
   | (EventBase & { kind: 'notice'; text: string })
   /** text is the one-line notice: "compacted: 41k → 6.2k tokens, 38 messages archived". */
   | (EventBase & { kind: 'compaction'; text: string; compaction: CompactionEvent })
-  /** A tool-call repair pass fired: text is "storm: …", "scavenge: …" or "truncation: …". */
-  | (EventBase & { kind: 'repair'; text: string; repair: 'storm' | 'scavenge' | 'truncation' })
+  /** A tool-call repair pass fired: text is "storm: …", "scavenge: …", "truncation: …" or "flatten: …". */
+  | (EventBase & { kind: 'repair'; text: string; repair: 'storm' | 'scavenge' | 'truncation' | 'flatten' })
   | (EventBase & { kind: 'tool_start'; tool: ToolEvent })
   /** How far along a running call is, in the tool's words ("1/3", "Compiling (2/10)"). */
   | (EventBase & { kind: 'tool_progress'; tool: ToolEvent; text: string })
