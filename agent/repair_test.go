@@ -44,15 +44,18 @@ func (r *repairs) passes() []string {
 // and returns the answer, the repairs and the workspace.
 func runRepair(t *testing.T, script string, off bool) (agent.TurnResult, *repairs, string) {
 	t.Helper()
-	res, r, root, _ := runRepairOn(t, script, off)
+	res, r, root, _ := runRepairOn(t, script, func(a *agent.Agent) { a.NoRepair = off })
 	return res, r, root
 }
 
-// runRepairOn is runRepair that also returns the requests the model got.
-func runRepairOn(t *testing.T, script string, off bool) (agent.TurnResult, *repairs, string, []scripted.Request) {
+// runRepairOn is runRepair with the agent set up by setup, if not nil;
+// it also returns the requests the model got.
+func runRepairOn(t *testing.T, script string, setup func(*agent.Agent)) (agent.TurnResult, *repairs, string, []scripted.Request) {
 	t.Helper()
 	a, srv := newScriptedAgent(t, script)
-	a.NoRepair = off
+	if setup != nil {
+		setup(a)
+	}
 	r := &repairs{}
 	a.Sink = r.add
 	s, err := a.NewSession()
@@ -164,7 +167,7 @@ text done
 			if tt.off {
 				script = tt.step + "\n"
 			}
-			res, r, _, reqs := runRepairOn(t, script, false)
+			res, r, _, reqs := runRepairOn(t, script, nil)
 			want, passes := "done", "scavenge"
 			if tt.off {
 				want, passes = tt.answer, ""
@@ -274,20 +277,13 @@ call mcp__cloud__deploy {"name": "web", "config.retry.count": 3}
 expect tool got {"config":{"retry":{"count":3}},"name":"web"}
 text done
 `
-	a, _ := newScriptedAgent(t, script)
 	reg, err := tools.NewRegistry(deepTool{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Tools = reg
-	r := &repairs{}
-	a.Sink = r.add
-	s, err := a.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := a.Run(context.Background(), s, "go"); err != nil || res.Text != "done" {
-		t.Fatalf("answer %q, %v", res.Text, err)
+	res, r, _, _ := runRepairOn(t, script, func(a *agent.Agent) { a.Tools = reg })
+	if res.Text != "done" {
+		t.Fatalf("answer %q", res.Text)
 	}
 	if got := strings.Join(r.passes(), ","); got != "flatten" {
 		t.Errorf("repairs %q", got)
