@@ -50,6 +50,9 @@ type Agent struct {
 	MaxSteps int
 	// TokenBudget bounds a session's total tokens; 0 means no budget.
 	TokenBudget int
+	// CostBudget bounds a session's cost in USD; 0 means no budget. It
+	// applies only when the model has a Price.
+	CostBudget float64
 	// TaskMaxSteps bounds the model requests of a sub-task (task.go); 0
 	// means MaxSteps. TaskTokenBudget bounds a sub-task's tokens; 0 means
 	// no budget.
@@ -112,7 +115,7 @@ type Agent struct {
 // Errors that end a turn without a failure of the system.
 var (
 	ErrMaxSteps       = errors.New("the turn reached max_steps")
-	ErrBudgetExceeded = errors.New("the session exceeded its token budget")
+	ErrBudgetExceeded = errors.New("the session exceeded its budget")
 	ErrBusy           = errors.New("the session is already running a turn")
 )
 

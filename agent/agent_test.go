@@ -290,6 +290,33 @@ func TestMaxSteps(t *testing.T) {
 	}
 }
 
+// TestCostBudget: cost_budget stops the session once its cost reaches
+// it, and only when the model has a price.
+func TestCostBudget(t *testing.T) {
+	script := func() []provider.Response {
+		return []provider.Response{calls(tc("1", "look", `{}`)), answer("done")}
+	}
+	h := newHarness(t, script(), &probeTool{name: "look", readOnly: true})
+	h.a.CostBudget, h.a.Price = 1e-9, nil // no price: the budget is not counted
+	s, _ := h.a.NewSession()
+	if res, err := h.a.Run(context.Background(), s, "go"); err != nil || res.Stop == StopBudget {
+		t.Fatalf("unpriced: res %+v err %v", res, err)
+	}
+
+	h = newHarness(t, script(), &probeTool{name: "look", readOnly: true})
+	h.a.CostBudget = 1e-9
+	h.a.Price = &config.Price{InputCacheHit: 1, InputCacheMiss: 1, Output: 1}
+	s, _ = h.a.NewSession()
+	res, err := h.a.Run(context.Background(), s, "go")
+	if !errors.Is(err, ErrBudgetExceeded) || res.Stop != StopBudget || !strings.Contains(err.Error(), "spent") {
+		t.Fatalf("priced: res %+v err %v", res, err)
+	}
+	last := s.Messages()[len(s.Messages())-1]
+	if last.Role != provider.RoleTool || !strings.Contains(last.Content, "cost budget") {
+		t.Fatalf("unanswered call: %+v", last)
+	}
+}
+
 func TestTokenBudget(t *testing.T) {
 	probe := &probeTool{name: "look", readOnly: true}
 	h := newHarness(t, []provider.Response{

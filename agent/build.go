@@ -117,6 +117,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Plans:           opts.Plans,
 		MaxSteps:        cfg.Agent.MaxSteps,
 		TokenBudget:     cfg.Agent.TokenBudget,
+		CostBudget:      cfg.Agent.CostBudget,
 		TaskMaxSteps:    cfg.Agent.TaskMaxSteps,
 		TaskTokenBudget: cfg.Agent.TaskTokenBudget,
 		PlannerMaxSteps: cfg.Agent.PlannerMaxSteps,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -195,13 +196,12 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		}
 		// Tasks and the planner spend from the session's budget too, so
 		// it may be gone before the next request: none is sent then.
-		if used, _ := s.Usage(); a.TokenBudget > 0 && t.steps > 0 && used.Total() >= a.TokenBudget {
-			msg := fmt.Sprintf("token budget exhausted: %d of %d tokens used", used.Total(), a.TokenBudget)
+		if msg := a.overBudget(s); msg != "" && t.steps > 0 {
 			t.event(Event{Kind: EventNotice, Text: msg})
 			if err := s.append(provider.Message{Role: provider.RoleAssistant, Content: "[" + msg + "]"}); err != nil {
 				return TurnResult{}, err
 			}
-			return TurnResult{Stop: StopBudget}, fmt.Errorf("%w: %d of %d tokens used", ErrBudgetExceeded, used.Total(), a.TokenBudget)
+			return TurnResult{Stop: StopBudget}, budgetError(msg)
 		}
 		if err := t.autoCompact(ctx, schemas); err != nil {
 			return t.failed(ctx, err)
@@ -243,13 +243,11 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		if _, err := t.account(resp, bytes, a.model()); err != nil {
 			return TurnResult{}, err
 		}
-		if a.TokenBudget > 0 {
-			if used, _ := s.Usage(); used.Total() >= a.TokenBudget {
-				t.skipCalls(msg.ToolCalls, "not run: the session's token budget is exhausted")
-				t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("token budget exhausted: %d of %d tokens used", used.Total(), a.TokenBudget)})
-				return TurnResult{Text: msg.Content, Stop: StopBudget},
-					fmt.Errorf("%w: %d of %d tokens used", ErrBudgetExceeded, used.Total(), a.TokenBudget)
-			}
+		if over := a.overBudget(s); over != "" {
+			t.skipCalls(msg.ToolCalls, "not run: "+over)
+			t.event(Event{Kind: EventNotice, Text: over})
+			return TurnResult{Text: msg.Content, Stop: StopBudget},
+				budgetError(over)
 		}
 		if len(msg.ToolCalls) == 0 {
 			if strings.TrimSpace(msg.Content) == "" {
@@ -382,4 +380,25 @@ func (t *turn) closeCancelled(ctx context.Context) error {
 	}
 	t.s.append(provider.Message{Role: provider.RoleAssistant, Content: "[interrupted by the user]"})
 	return ctx.Err()
+}
+
+// overBudget says how the session has run out of its token or cost
+// budget, or returns "" while it has not. The cost budget counts only
+// when the model has a price.
+func (a *Agent) overBudget(s *Session) string {
+	used, cost := s.Usage()
+	switch {
+	case a.TokenBudget > 0 && used.Total() >= a.TokenBudget:
+		return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used.Total(), a.TokenBudget)
+	case a.CostBudget > 0 && a.Price != nil && cost >= a.CostBudget:
+		return fmt.Sprintf("cost budget exhausted: $%.4f of $%s spent", cost, strconv.FormatFloat(a.CostBudget, 'f', -1, 64))
+	}
+	return ""
+}
+
+// budgetError wraps ErrBudgetExceeded with the amounts of overBudget's
+// notice.
+func budgetError(notice string) error {
+	_, amounts, _ := strings.Cut(notice, ": ")
+	return fmt.Errorf("%w: %s", ErrBudgetExceeded, amounts)
 }

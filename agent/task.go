@@ -214,6 +214,8 @@ func (a *Agent) helper(parent *turn, parentID string, reg *tools.Registry, syste
 	child.SystemPrompt = system
 	child.Store, child.Plans, child.Planner = nil, nil, nil
 	child.MaxSteps, child.TokenBudget = maxSteps, budget
+	// The session's cost budget is the parent's to check.
+	child.CostBudget = 0
 	child.Sink = func(e Event) {
 		switch e.Kind {
 		case EventToolStart, EventToolProgress, EventToolResult, EventNotice:

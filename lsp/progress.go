@@ -108,7 +108,7 @@ func outcome(res agent.TurnResult, err error) string {
 	case errors.Is(err, agent.ErrMaxSteps):
 		return fmt.Sprintf("Stopped after %d steps (max_steps)", res.Steps)
 	case errors.Is(err, agent.ErrBudgetExceeded):
-		return "Stopped: token budget exceeded"
+		return "Stopped: budget exceeded"
 	case err != nil:
 		return "Failed: " + err.Error()
 	}

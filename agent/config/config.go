@@ -94,6 +94,9 @@ type AgentConfig struct {
 	// TokenBudget stops a session whose prompt plus completion tokens,
 	// summed over all its requests, reach it; 0 means no budget.
 	TokenBudget int `toml:"token_budget"`
+	// CostBudget stops a session whose cost in USD reaches it, when the
+	// model has a price; 0 means no budget.
+	CostBudget float64 `toml:"cost_budget"`
 	// CompactRatio is the share of the model's context window at which a
 	// session is compacted: when a request's prompt reaches it, the next
 	// one is preceded by a compaction. Default 0.8.

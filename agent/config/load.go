@@ -240,6 +240,9 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	if set("agent", "token_budget") {
 		a.TokenBudget = l.Agent.TokenBudget
 	}
+	if set("agent", "cost_budget") {
+		a.CostBudget = l.Agent.CostBudget
+	}
 	if set("agent", "compact_ratio") {
 		a.CompactRatio = l.Agent.CompactRatio
 		a.compactRatioAt = Pos{File: path, Line: loc.find("agent", 0, "compact_ratio")}
@@ -419,9 +422,9 @@ func (c *Config) validate() error {
 	default:
 		return &Error{At: c.Sandbox.bashAt, Msg: fmt.Sprintf("[sandbox] bash must be enforce or off, not %q", c.Sandbox.Bash)}
 	}
-	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Agent.TaskMaxSteps < 0 || c.Agent.TaskTokenBudget < 0 || c.Agent.PlannerMaxSteps < 0 ||
+	if c.Agent.MaxSteps < 0 || c.Agent.TokenBudget < 0 || c.Agent.CostBudget < 0 || c.Agent.TaskMaxSteps < 0 || c.Agent.TaskTokenBudget < 0 || c.Agent.PlannerMaxSteps < 0 ||
 		c.Tools.BashTimeoutSeconds < 0 || c.Tools.MCPCallTimeoutSeconds < 0 {
-		return &Error{Msg: "max_steps, token_budget, task_max_steps, task_token_budget, planner_max_steps, bash_timeout_seconds and mcp_call_timeout_seconds must not be negative"}
+		return &Error{Msg: "max_steps, token_budget, cost_budget, task_max_steps, task_token_budget, planner_max_steps, bash_timeout_seconds and mcp_call_timeout_seconds must not be negative"}
 	}
 	seenPlugin := map[string]bool{}
 	for _, p := range c.Plugins {
