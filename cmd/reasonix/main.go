@@ -4,7 +4,7 @@
 // Usage:
 //
 //	reasonix lsp [--stdio] [--config FILE]
-//	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] PROMPT
+//	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] [--budget N] PROMPT
 //	reasonix sessions [--json]
 //	reasonix memory [--json] [--archived] [--config FILE]
 //	reasonix mcp list [--verbose] [--json] [--config FILE]

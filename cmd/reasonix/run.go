@@ -24,6 +24,7 @@ import (
 type runOptions struct {
 	model, cfgFile, resume, approval *string
 	verbose, plan                    *bool
+	budget                           *int
 }
 
 func runFlags(fs *flag.FlagSet) *runOptions {
@@ -38,6 +39,7 @@ func runFlags(fs *flag.FlagSet) *runOptions {
 		resume:  fs.String("resume", "", "continue a saved session (an id or a unique prefix)"),
 		plan:    fs.Bool("plan", false, "plan mode: read-only tools only until you approve the plan"),
 		verbose: fs.Bool("verbose", false, "also show the model's reasoning on stderr"),
+		budget:  fs.Int("budget", 0, "the session's token budget for this run, above [agent] token_budget"),
 	}
 }
 
@@ -55,6 +57,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if _, err := permission.ParsePosture(*f.approval); err != nil {
 			return usageError("run", stderr, "--approval must be ask, auto or yolo, not %q", *f.approval)
 		}
+	}
+	if *f.budget < 0 {
+		return usageError("run", stderr, "--budget must be a number of tokens, not %d", *f.budget)
 	}
 	prompt := strings.TrimSpace(strings.Join(positional, " "))
 	if prompt == "-" {
@@ -76,6 +81,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *f.approval != "" {
 		cfg.Permissions.Approval = *f.approval
+	}
+	if *f.budget > 0 {
+		cfg.Agent.TokenBudget = *f.budget
 	}
 
 	// Interrupts are caught from here on, so that Ctrl-C while the MCP

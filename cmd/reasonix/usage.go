@@ -41,7 +41,7 @@ var commands = []command{
 	{"lsp", "lsp [--stdio] [--config FILE]",
 		"serve the Language Server Protocol on stdin/stdout (for editors)",
 		func(fs *flag.FlagSet) { lspFlags(fs) }},
-	{"run", "run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] PROMPT",
+	{"run", "run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] [--budget N] PROMPT",
 		"run one task in the current directory; a PROMPT of - is read from stdin",
 		func(fs *flag.FlagSet) { runFlags(fs) }},
 	{"sessions", "sessions [--json]",
@@ -61,7 +61,7 @@ var commands = []command{
 
 // exitCodes is the table the overview prints; docs/SPEC.md §1 and the
 // README say the same.
-const exitCodes = `Exit codes: 0 done, 1 error, 2 token budget exceeded (run),
+const exitCodes = `Exit codes: 0 done, 1 error, 2 budget exceeded (run),
 64 usage error (a wrong flag or a missing argument), 130 interrupted.
 `
 
