@@ -50,6 +50,9 @@ type Agent struct {
 	MaxSteps int
 	// TokenBudget bounds a session's total tokens; 0 means no budget.
 	TokenBudget int
+	// Escalation is the stronger model of [agent] escalation_model; nil
+	// when none is configured (escalate.go).
+	Escalation *Escalation
 	// CostBudget bounds a session's cost in USD; 0 means no budget. It
 	// applies only when the model has a Price.
 	CostBudget float64

@@ -105,6 +105,10 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	escalation, err := newEscalation(cfg, res)
+	if err != nil {
+		return nil, err
+	}
 
 	a := &Agent{
 		Provider:        prov,
@@ -117,6 +121,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Plans:           opts.Plans,
 		MaxSteps:        cfg.Agent.MaxSteps,
 		TokenBudget:     cfg.Agent.TokenBudget,
+		Escalation:      escalation,
 		CostBudget:      cfg.Agent.CostBudget,
 		TaskMaxSteps:    cfg.Agent.TaskMaxSteps,
 		TaskTokenBudget: cfg.Agent.TaskTokenBudget,
@@ -175,6 +180,24 @@ func newProvider(cfg *config.Config, ref string) (provider.Provider, config.Reso
 		return nil, res, &config.Error{At: res.Provider.At, Msg: err.Error()}
 	}
 	return prov, res, nil
+}
+
+// newEscalation builds the model of [agent] escalation_model, or returns
+// nil when it is unset or names the session's own model.
+func newEscalation(cfg *config.Config, session config.Resolved) (*Escalation, error) {
+	res, ok, err := cfg.EscalationModel()
+	if err != nil || !ok || res.String() == session.String() {
+		return nil, err
+	}
+	prov, res, err := newProvider(cfg, res.String())
+	if err != nil {
+		return nil, err
+	}
+	e := &Escalation{Provider: prov, Model: res.Model, ModelRef: res.String()}
+	if p, ok := res.Provider.PriceOf(res.Model); ok {
+		e.Price = &p
+	}
+	return e, nil
 }
 
 // newSummarizer builds the model of [agent] summary_model, or returns nil

@@ -215,7 +215,9 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			MaxTokens:   a.MaxTokens,
 		}
 		bytes := messagesBytes(req.Messages) + schemasBytes(schemas)
-		resp, err := a.Provider.Stream(ctx, req, t.forward)
+		filter := &markerFilter{t: t, drop: a.Escalation != nil}
+		resp, err := a.Provider.Stream(ctx, req, filter.forward)
+		filter.flush()
 		if err != nil && !overflowed && a.ContextWindow > 0 && provider.IsContextLength(err) && ctx.Err() == nil {
 			// The estimate fell short: compact, and send it again once.
 			overflowed = true
@@ -230,6 +232,15 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		}
 		overflowed = false
 		s.sent(len(req.Messages), resp.Usage.PromptTokens, bytes)
+		answered, answerBytes := a.model(), bytes
+		if reason, rest, ok := needsPro(resp.Message.Content); ok {
+			if resp, answered, err = t.escalate(ctx, req, resp, bytes, reason, rest); err != nil {
+				return t.failed(ctx, err)
+			}
+			if answered.ref != a.ModelRef {
+				answerBytes = 0 // the size calibrates the session's own model only
+			}
+		}
 		msg := resp.Message
 		msg.Role = provider.RoleAssistant
 		t.scavenge(&msg)
@@ -240,7 +251,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		if err := s.append(msg); err != nil {
 			return TurnResult{}, err
 		}
-		if _, err := t.account(resp, bytes, a.model()); err != nil {
+		if _, err := t.account(resp, answerBytes, answered); err != nil {
 			return TurnResult{}, err
 		}
 		if over := a.overBudget(s); over != "" {

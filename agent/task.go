@@ -216,6 +216,8 @@ func (a *Agent) helper(parent *turn, parentID string, reg *tools.Registry, syste
 	child.MaxSteps, child.TokenBudget = maxSteps, budget
 	// The session's cost budget is the parent's to check.
 	child.CostBudget = 0
+	// Auxiliary work stays on the session's own model.
+	child.Escalation = nil
 	child.Sink = func(e Event) {
 		switch e.Kind {
 		case EventToolStart, EventToolProgress, EventToolResult, EventNotice:

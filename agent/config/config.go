@@ -104,6 +104,10 @@ type AgentConfig struct {
 	// SummaryModel is a model reference for the model that writes a
 	// compaction's summary; empty means the session's own model.
 	SummaryModel string `toml:"summary_model"`
+	// EscalationModel is a model reference for the stronger model a
+	// request is sent to again when the model answers <<<NEEDS_PRO>>>;
+	// "" means none.
+	EscalationModel string `toml:"escalation_model"`
 	// TaskMaxSteps bounds the model requests of one sub-task (the task
 	// tool); 0 means max_steps. TaskTokenBudget bounds its tokens; 0
 	// means no budget.
@@ -116,7 +120,7 @@ type AgentConfig struct {
 	// truncation) on or off; unset means on.
 	Repair *bool `toml:"repair"`
 
-	compactRatioAt, summaryModelAt Pos
+	compactRatioAt, summaryModelAt, escalationModelAt Pos
 }
 
 // ToolsConfig is the [tools] table.
@@ -399,6 +403,16 @@ func (c *Config) SummaryModel() (res Resolved, ok bool, err error) {
 		return Resolved{}, false, nil
 	}
 	res, err = c.resolveModel(c.Agent.SummaryModel, c.Agent.summaryModelAt)
+	return res, err == nil, err
+}
+
+// EscalationModel resolves [agent] escalation_model; ok is false when it
+// is unset.
+func (c *Config) EscalationModel() (res Resolved, ok bool, err error) {
+	if c.Agent.EscalationModel == "" {
+		return Resolved{}, false, nil
+	}
+	res, err = c.resolveModel(c.Agent.EscalationModel, c.Agent.escalationModelAt)
 	return res, err == nil, err
 }
 

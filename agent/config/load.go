@@ -247,6 +247,10 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 		a.CompactRatio = l.Agent.CompactRatio
 		a.compactRatioAt = Pos{File: path, Line: loc.find("agent", 0, "compact_ratio")}
 	}
+	if set("agent", "escalation_model") {
+		a.EscalationModel = l.Agent.EscalationModel
+		a.escalationModelAt = Pos{File: path, Line: loc.find("agent", 0, "escalation_model")}
+	}
 	if set("agent", "summary_model") {
 		a.SummaryModel = l.Agent.SummaryModel
 		a.summaryModelAt = Pos{File: path, Line: loc.find("agent", 0, "summary_model")}
