@@ -189,15 +189,24 @@ func newEscalation(cfg *config.Config, session config.Resolved) (*Escalation, er
 	if err != nil || !ok || res.String() == session.String() {
 		return nil, err
 	}
-	prov, res, err := newProvider(cfg, res.String())
+	prov, res, price, err := otherModel(cfg, res)
 	if err != nil {
 		return nil, err
 	}
-	e := &Escalation{Provider: prov, Model: res.Model, ModelRef: res.String()}
-	if p, ok := res.Provider.PriceOf(res.Model); ok {
-		e.Price = &p
+	return &Escalation{Provider: prov, Model: res.Model, ModelRef: res.String(), Price: price}, nil
+}
+
+// otherModel builds the provider of a model other than the session's,
+// with its price (nil when unknown).
+func otherModel(cfg *config.Config, ref config.Resolved) (provider.Provider, config.Resolved, *config.Price, error) {
+	prov, res, err := newProvider(cfg, ref.String())
+	if err != nil {
+		return nil, res, nil, err
 	}
-	return e, nil
+	if p, ok := res.Provider.PriceOf(res.Model); ok {
+		return prov, res, &p, nil
+	}
+	return prov, res, nil, nil
 }
 
 // newSummarizer builds the model of [agent] summary_model, or returns nil
@@ -207,14 +216,11 @@ func newSummarizer(cfg *config.Config, session config.Resolved) (*Summarizer, er
 	if err != nil || !ok || res.String() == session.String() {
 		return nil, err
 	}
-	prov, res, err := newProvider(cfg, res.String())
+	prov, res, price, err := otherModel(cfg, res)
 	if err != nil {
 		return nil, err
 	}
-	sm := &Summarizer{Provider: prov, Model: res.Model, ModelRef: res.String(), Window: res.Provider.ContextWindow}
-	if p, ok := res.Provider.PriceOf(res.Model); ok {
-		sm.Price = &p
-	}
+	sm := &Summarizer{Provider: prov, Model: res.Model, ModelRef: res.String(), Window: res.Provider.ContextWindow, Price: price}
 	return sm, nil
 }
 

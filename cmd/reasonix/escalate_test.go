@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// escalationConfig is the scripted config with extra [agent] lines.
-func escalationConfig(t *testing.T, url, agent string) string {
+// agentConfig writes the scripted config with extra [agent] lines.
+func agentConfig(t *testing.T, url, agent string) string {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(cfg, []byte(scriptedConfig(url)+"\n[agent]\n"+agent), 0o644); err != nil {
@@ -33,7 +33,7 @@ expect request "model":"deepseek-flash"
 expect user second
 text cheap again
 `)
-	cfg := escalationConfig(t, url, "escalation_model = \"scripted/deepseek-pro\"\n")
+	cfg := agentConfig(t, url, "escalation_model = \"scripted/deepseek-pro\"\n")
 	r := runReasonix(t, work, home, nil, "run", "--config", cfg, "prove it")
 	noTrace(t, r)
 	if r.exit != exitOK || strings.TrimSpace(r.stdout) != "the strong answer" || strings.Contains(r.stdout+r.stderr, "NEEDS_PRO") {
@@ -68,8 +68,9 @@ text cheap again
 	reqs = srv.Requests()
 	last := reqs[len(reqs)-1].Messages
 	c, _ := json.Marshal(last[:len(reqs[0].Messages)])
-	if string(a) != string(c) || !strings.Contains(string(mustJSON(t, last)), "the strong answer") || strings.Contains(string(mustJSON(t, last)), "NEEDS_PRO") {
-		t.Fatalf("second turn's messages:\n%s", mustJSON(t, last))
+	all, _ := json.Marshal(last)
+	if string(a) != string(c) || !strings.Contains(string(all), "the strong answer") || strings.Contains(string(all), "NEEDS_PRO") {
+		t.Fatalf("second turn's messages:\n%s", all)
 	}
 }
 
@@ -78,7 +79,7 @@ text cheap again
 func TestRunEscalationUnconfigured(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	srv, url := startServer(t, "text <<<NEEDS_PRO>>> my best try\n")
-	cfg := escalationConfig(t, url, "")
+	cfg := agentConfig(t, url, "")
 	r := runReasonix(t, work, home, nil, "run", "--config", cfg, "prove it")
 	noTrace(t, r)
 	if r.exit != exitOK || strings.TrimSpace(r.stdout) != "my best try" || strings.Contains(r.stdout, "NEEDS_PRO") {
@@ -87,13 +88,4 @@ func TestRunEscalationUnconfigured(t *testing.T) {
 	if !strings.Contains(r.stderr, "no escalation_model is configured") || len(srv.Requests()) != 1 {
 		t.Fatalf("stderr:\n%s", r.stderr)
 	}
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
