@@ -67,6 +67,8 @@ test('questions and memory: cards, a QuickPick, a note saved with approval, and 
     const note = path.join(env.root, '.reasonix', 'memory', 'api-policy.md');
     assert.match(fs.readFileSync(note, 'utf8'), /Deprecated endpoints stay/);
     assert.equal(vscode._test.messages.filter((m) => m.modal).length, 0, 'a modal dialog was shown while the panel was visible');
+    // turn_done is an event; the turn's command answers after it.
+    await panel.next('state', (m) => !m.running, panel.posted().indexOf(done));
 
     // With the panel hidden, the question is a QuickPick, and its last
     // item lets the user type.

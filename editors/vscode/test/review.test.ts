@@ -45,6 +45,7 @@ test('review: changed files listed, diffed, rejected back to the pre-turn text, 
     panel.send({ type: 'ask', prompt: 'Make Add add and give it a Sub.' });
     const done = await panel.next('event', (m) => m.event.kind === 'turn_done');
     assert.ok(done.event.kind === 'turn_done' && done.event.done.stop === 'done', JSON.stringify(done));
+    await panel.next('state', (m) => !m.running, panel.posted().indexOf(done));
     assert.deepEqual(panel.of('approval'), [], 'the Edit permission from reasonix.settings did not reach the server');
     const changed = await panel.next('changedFiles', (m) => m.files.length === 2);
     assert.deepEqual(changed.files, [
