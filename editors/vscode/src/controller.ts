@@ -32,8 +32,11 @@ export class Controller implements vscode.Disposable {
   private model = '';
   /** Sessions with a turn running, from turn_start/turn_done events. */
   private readonly running = new Set<string>();
-  /** A reasonix.ask of the panel is in flight. */
-  private asking = false;
+  /**
+   * The panel's reasonix.ask in flight, and whether its turn has ended:
+   * turn_done is an event, and the command answers just after it.
+   */
+  private asking: { answer: Promise<unknown>; ended: boolean } | undefined;
 
   constructor(context: vscode.ExtensionContext, openChatCommand: string) {
     this.output = vscode.window.createOutputChannel('Reasonix', { log: true });
@@ -111,7 +114,7 @@ export class Controller implements vscode.Disposable {
     const c = this.current;
     this.current = undefined;
     this.running.clear();
-    this.asking = false;
+    this.asking = undefined;
     this.approvals.withdrawAll(); // open questions are Deny now
     this.questions.withdrawAll();
     if (c) {
@@ -150,6 +153,7 @@ export class Controller implements vscode.Disposable {
         break;
       case 'turn_done':
         this.running.delete(e.sessionId);
+        if (this.asking && e.sessionId === this.sessionId) this.asking.ended = true;
         break;
     }
     this.status.onEvent(e);
@@ -222,33 +226,45 @@ export class Controller implements vscode.Disposable {
    */
   async ask(prompt: string, attach: Attach): Promise<TurnResult | undefined> {
     const client = await this.requireClient();
+    // A prompt sent between the last turn's turn_done and its answer waits
+    // for the answer rather than failing: the panel is idle already.
+    if (this.asking?.ended) await this.asking.answer.catch(() => undefined);
     if (this.asking || (this.sessionId && this.running.has(this.sessionId))) {
       throw new Error('A turn is running in this session: stop it first, or wait for it.');
     }
-    this.asking = true;
+    // asking is set before askOnce runs: it posts the running state.
+    const asking: { answer: Promise<unknown>; ended: boolean } = { answer: Promise.resolve(), ended: false };
+    this.asking = asking;
+    const answer = this.askOnce(client, prompt, attach);
+    asking.answer = answer;
     try {
-      if (!this.sessionId) await this.newSession();
-      const args: AskArgs = { prompt, sessionId: this.sessionId ?? undefined };
-      const editor = vscode.window.activeTextEditor;
-      if (attach && editor && editor.document.uri.scheme === 'file') {
-        args.uri = editor.document.uri.toString();
-        const sel = editor.selection;
-        if (attach === 'selection' && !sel.isEmpty) {
-          args.range = {
-            start: { line: sel.start.line, character: sel.start.character },
-            end: { line: sel.end.line, character: sel.end.character },
-          };
-        }
-      }
-      this.postState();
-      const result = await client.execute(Commands.ask, args);
-      this.sessionId = result.sessionId;
-      this.performed(result);
-      return result;
+      return await answer;
     } finally {
-      this.asking = false;
+      if (this.asking === asking) this.asking = undefined;
       this.postState();
     }
+  }
+
+  /** Sends one reasonix.ask of the chat's session, starting one if needed. */
+  private async askOnce(client: ReasonixClient, prompt: string, attach: Attach): Promise<TurnResult> {
+    if (!this.sessionId) await this.newSession();
+    const args: AskArgs = { prompt, sessionId: this.sessionId ?? undefined };
+    const editor = vscode.window.activeTextEditor;
+    if (attach && editor && editor.document.uri.scheme === 'file') {
+      args.uri = editor.document.uri.toString();
+      const sel = editor.selection;
+      if (attach === 'selection' && !sel.isEmpty) {
+        args.range = {
+          start: { line: sel.start.line, character: sel.start.character },
+          end: { line: sel.end.line, character: sel.end.character },
+        };
+      }
+    }
+    this.postState();
+    const result = await client.execute(Commands.ask, args);
+    this.sessionId = result.sessionId;
+    this.performed(result);
+    return result;
   }
 
   /**
@@ -379,7 +395,7 @@ export class Controller implements vscode.Disposable {
   }
 
   private postState(): void {
-    const running = this.asking || (this.sessionId !== null && this.running.has(this.sessionId));
+    const running = this.asking !== undefined || (this.sessionId !== null && this.running.has(this.sessionId));
     this.post({ type: 'state', model: this.model, running, sessionId: this.sessionId });
   }
 

@@ -8,12 +8,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { MemoryNoteItem } from '../src/commands';
+import type { ExtensionToPanel } from '../src/messages';
 import { openPanel, setup, vscode } from './harness';
 
 /** The QuickPick item for an answer of one's own (OWN_ANSWER in src/questions.ts). */
 const OWN_ANSWER = 'Answer in my own words…';
 const PROMPT = 'Drop the v1 endpoint?';
 const HIDDEN = 'And the docs?';
+const QUICK = 'Anything else?';
 
 const script = `match ${PROMPT}
 call ask {"question": "Keep /v1 for one more release?", "options": ["Keep it, deprecated", "Remove it now"]}
@@ -26,6 +28,9 @@ call remember {"scope": "project", "name": "api-policy", "description": "When ol
 ---
 expect tool Saved the note project/api-policy
 text Kept /v1 until 2.0, and noted the policy.
+---
+match ${QUICK}
+text Nothing else.
 ---
 match ${HIDDEN}
 call ask {"question": "Rewrite the docs too?", "options": ["Yes", "No"]}
@@ -40,6 +45,14 @@ test('questions and memory: cards, a QuickPick, a note saved with approval, and 
     const panel = await openPanel();
     panel.send({ type: 'ready' });
     let from = panel.posted().length;
+    // The next prompt goes the moment the panel sees turn_done, before the
+    // turn's command has answered, as a quick user would send it: it waits
+    // for that answer instead of failing.
+    const quick = panel.view.webview.onPost.event((m: ExtensionToPanel) => {
+      if (m.type !== 'event' || m.event.kind !== 'turn_done') return;
+      quick.dispose();
+      panel.send({ type: 'ask', prompt: QUICK });
+    });
     panel.send({ type: 'ask', prompt: PROMPT });
 
     // The first question: an option.
@@ -66,9 +79,11 @@ test('questions and memory: cards, a QuickPick, a note saved with approval, and 
     assert.ok(done.event.kind === 'turn_done' && done.event.done.stop === 'done', JSON.stringify(done));
     const note = path.join(env.root, '.reasonix', 'memory', 'api-policy.md');
     assert.match(fs.readFileSync(note, 'utf8'), /Deprecated endpoints stay/);
+    const quickDone = await panel.next('event', (m) => m.event.kind === 'turn_done' && m.event.done.text === 'Nothing else.', from);
+    assert.equal(quickDone.event.sessionId, done.event.sessionId);
+    await panel.next('state', (m) => !m.running, panel.posted().indexOf(quickDone));
+    assert.deepEqual(panel.of('error'), []);
     assert.equal(vscode._test.messages.filter((m) => m.modal).length, 0, 'a modal dialog was shown while the panel was visible');
-    // turn_done is an event; the turn's command answers after it.
-    await panel.next('state', (m) => !m.running, panel.posted().indexOf(done));
 
     // With the panel hidden, the question is a QuickPick, and its last
     // item lets the user type.
