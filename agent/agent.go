@@ -168,6 +168,9 @@ type Session struct {
 	model string
 	// nested holds the memory files of subdirectories attached so far.
 	nested nestedMemory
+	// steps records each model request attempt and tool call (steps.go);
+	// nil when the session is not stored.
+	steps *stepLog
 }
 
 // NewSession starts a session with a fresh system message built from the
@@ -187,6 +190,7 @@ func (a *Agent) NewSession() (*Session, error) {
 			return nil, err
 		}
 		s.file = f
+		s.steps = newStepLog(a.Store.StepsPath(s.ID))
 		if err := f.append(record{Type: "message", Message: &s.messages[0]}); err != nil {
 			return nil, err
 		}
@@ -219,7 +223,7 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	r := newRedactor(a.Secrets)
 	s := &Session{ID: id, Created: l.Meta.Created, messages: repairHistory(l.Messages),
 		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r, tools: a.sessionTools(),
-		perByte: l.TokensPerByte, compactions: l.Meta.Compactions}
+		perByte: l.TokensPerByte, compactions: l.Meta.Compactions, steps: newStepLog(a.Store.StepsPath(id))}
 	s.nested.resume(a.Env, s.messages)
 	if l.Meta.Root != "" && l.Meta.Root != a.Env.Root {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
@@ -273,7 +277,9 @@ func (s *Session) Close() error {
 	if s.file == nil {
 		return nil
 	}
-	return s.file.close()
+	err := s.file.close()
+	s.steps.close(s.file.removed)
+	return err
 }
 
 // append adds messages to the log and persists them.

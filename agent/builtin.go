@@ -178,6 +178,11 @@ func (a *Agent) onModel(ref string) (*Agent, error) {
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		b.Price = &p
 	}
+	// escalation_model stays configured across a switch, but a model
+	// never escalates to itself.
+	if b.Escalation, err = newEscalation(a.config, res); err != nil {
+		return nil, withoutPosition(err)
+	}
 	b.ownsGraph, b.ownsPlugins, b.ownsProcs = false, false, false
 	if cache.byRef == nil {
 		cache.byRef = map[string]*Agent{}

@@ -129,7 +129,9 @@ func (t *turn) summarizePieces(ctx context.Context, sm Summarizer, system provid
 func (t *turn) summaryRequest(ctx context.Context, sm Summarizer, msgs []provider.Message, schemas []provider.ToolSchema, maxOut int, res *CompactResult) (string, error) {
 	req := provider.Request{Model: sm.Model, Messages: msgs, Tools: schemas, Temperature: t.a.Temperature, MaxTokens: maxOut}
 	bytes := messagesBytes(msgs) + schemasBytes(schemas)
-	resp, err := sm.Provider.Stream(ctx, req, t.forwardRetries)
+	rec := t.requestSteps(sm.model(), "summary", req, bytes)
+	resp, err := sm.Provider.Stream(ctx, req, rec.wrap(t.forwardRetries))
+	rec.done(resp, err)
 	if err != nil {
 		return "", err
 	}

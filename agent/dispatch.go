@@ -76,6 +76,7 @@ func (t *turn) suppress(c provider.ToolCall, h *stormHit) provider.Message {
 	out := *ev
 	out.Summary, out.IsError, out.Result = "repeat, not run", true, content
 	t.event(Event{Kind: EventToolResult, Tool: &out})
+	t.toolStep(time.Now(), &out)
 	return provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
 }
 
@@ -100,11 +101,13 @@ func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 	}
 	t.event(Event{Kind: EventToolStart, Tool: ev})
 
+	start := time.Now()
 	res := t.execute(ctx, c, tool, known, ev)
 	out := *ev
 	out.Summary, out.IsError, out.Changed = res.Summary, res.IsError, res.Changed
 	out.Result = res.Content
 	t.event(Event{Kind: EventToolResult, Tool: &out})
+	t.toolStep(start, &out)
 
 	content := res.Content
 	if capper, ok := tool.(tools.ResultCapper); !ok || !capper.CapsResult() {

@@ -65,6 +65,12 @@ type markerFilter struct {
 }
 
 func (f *markerFilter) forward(c provider.Chunk) {
+	if c.Kind == provider.ChunkRetry {
+		// The answer starts over: whether it opens with the marker is
+		// to be decided again, and what is held back is void.
+		f.buf.Reset()
+		f.decided, f.marked = false, false
+	}
 	if c.Kind != provider.ChunkText {
 		f.t.forward(c)
 		return
@@ -119,7 +125,11 @@ func (t *turn) escalate(ctx context.Context, req provider.Request, resp provider
 		why = ": " + reason
 	}
 	if a.Escalation == nil {
-		t.event(Event{Kind: EventNotice, Text: "the model asked for a stronger model" + why + "; no escalation_model is configured"})
+		none := "no escalation_model is configured"
+		if a.isEscalationModel() {
+			none = "it is the escalation_model itself"
+		}
+		t.event(Event{Kind: EventNotice, Text: "the model asked for a stronger model" + why + "; " + none})
 		resp.Message.Content = rest
 		return resp, a.model(), nil
 	}
@@ -130,7 +140,10 @@ func (t *turn) escalate(ctx context.Context, req provider.Request, resp provider
 	t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("escalated to %s%s", e.ModelRef, why)})
 	req.Model = e.Model
 	f := &markerFilter{t: t}
-	out, err := e.Provider.Stream(ctx, req, f.forward)
+	m := modelInfo{name: e.Model, ref: e.ModelRef, price: e.Price}
+	rec := t.requestSteps(m, "escalation", req, bytes)
+	out, err := e.Provider.Stream(ctx, req, rec.wrap(f.forward))
+	rec.done(out, err)
 	f.flush()
 	if err != nil {
 		return out, modelInfo{}, err
@@ -138,5 +151,15 @@ func (t *turn) escalate(ctx context.Context, req provider.Request, resp provider
 	if _, rest, ok := needsPro(out.Message.Content); ok {
 		out.Message.Content = rest
 	}
-	return out, modelInfo{name: e.Model, ref: e.ModelRef, price: e.Price}, nil
+	return out, m, nil
+}
+
+// isEscalationModel reports whether a runs on the model [agent]
+// escalation_model names, which has nothing stronger to ask.
+func (a *Agent) isEscalationModel() bool {
+	if a.config == nil {
+		return false
+	}
+	res, ok, err := a.config.EscalationModel()
+	return err == nil && ok && res.String() == a.ModelRef
 }

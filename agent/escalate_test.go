@@ -58,3 +58,37 @@ func TestMarkerFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkerFilterRetry: a retry voids what was streamed, so whether the
+// answer opens with the marker is decided again.
+func TestMarkerFilterRetry(t *testing.T) {
+	retry := provider.Chunk{Kind: provider.ChunkRetry, Retry: &provider.RetryInfo{Attempt: 1, Reason: "dropped"}}
+	text := func(s string) provider.Chunk { return provider.Chunk{Kind: provider.ChunkText, Text: s} }
+	tests := []struct {
+		chunks []provider.Chunk
+		want   string
+	}{
+		{[]provider.Chunk{text("<<<NEEDS_PRO>>> x"), retry, text("plain")}, "plain"},
+		{[]provider.Chunk{text("<<<NEE"), retry, text("plain")}, "plain"},
+		{[]provider.Chunk{text("plain"), retry, text("<<<NEEDS_PRO>>> x")}, ""},
+	}
+	for i, tc := range tests {
+		var got strings.Builder
+		a := &Agent{Sink: func(e Event) {
+			switch e.Kind {
+			case EventText:
+				got.WriteString(e.Text)
+			case EventRetry:
+				got.Reset() // what a renderer does: the answer starts over
+			}
+		}}
+		f := &markerFilter{t: &turn{a: a, s: &Session{}}, drop: true}
+		for _, c := range tc.chunks {
+			f.forward(c)
+		}
+		f.flush()
+		if got.String() != tc.want {
+			t.Errorf("case %d: shown %q, want %q", i, got.String(), tc.want)
+		}
+	}
+}

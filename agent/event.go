@@ -125,8 +125,11 @@ type TurnResult struct {
 	// SessionCost is the running cost of the whole session.
 	SessionCost float64 `json:"sessionCost"`
 	Priced      bool    `json:"priced"`
-	// Model is the model reference the turn ran on.
-	Model string `json:"model,omitempty"`
+	// Model is the model reference that wrote the turn's last answer:
+	// the session's, or escalation_model's when the answer was
+	// escalated, and then EscalatedFrom is the session's.
+	Model         string `json:"model,omitempty"`
+	EscalatedFrom string `json:"escalatedFrom,omitempty"`
 	// Action is set when the prompt was a built-in command, which ran
 	// no turn (builtin.go).
 	Action *Action `json:"action,omitempty"`

@@ -62,8 +62,12 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 
 	res, err := t.run(ctx, p)
 	res.SessionID, res.Turn, res.Model = s.ID, t.n, a.ModelRef
+	if m := t.answered; m.ref != "" && m.ref != a.ModelRef {
+		// The last answer came from escalation_model.
+		res.Model, res.EscalatedFrom = m.ref, a.ModelRef
+	}
 	t.usageMu.Lock()
-	res.Usage, res.Cost, res.Priced = t.usage, t.cost, a.Price != nil
+	res.Usage, res.Cost, res.Priced = t.usage, t.cost, a.Price != nil || t.answered.price != nil
 	t.usageMu.Unlock()
 	res.Session, res.SessionCost = s.Usage()
 	res.Steps, res.ToolCalls = t.steps, t.calls
@@ -123,6 +127,10 @@ type turn struct {
 	// cutOff holds the ids of calls whose arguments the output limit cut
 	// off beyond repair (repair_truncation.go); set before they run.
 	cutOff map[string]bool
+
+	// answered is the model that wrote the turn's latest answer: the
+	// session's, or escalation_model's.
+	answered modelInfo
 
 	// emitMu serialises events of this turn: parallel tool calls report
 	// from several goroutines, and a Sink sees one event at a time per
@@ -216,7 +224,9 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		}
 		bytes := messagesBytes(req.Messages) + schemasBytes(schemas)
 		filter := &markerFilter{t: t, drop: a.Escalation != nil}
-		resp, err := a.Provider.Stream(ctx, req, filter.forward)
+		rec := t.requestSteps(a.model(), "", req, bytes)
+		resp, err := a.Provider.Stream(ctx, req, rec.wrap(filter.forward))
+		rec.done(resp, err)
 		filter.flush()
 		if err != nil && !overflowed && a.ContextWindow > 0 && provider.IsContextLength(err) && ctx.Err() == nil {
 			// The estimate fell short: compact, and send it again once.
@@ -241,6 +251,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 				answerBytes = 0 // the size calibrates the session's own model only
 			}
 		}
+		t.answered = answered
 		msg := resp.Message
 		msg.Role = provider.RoleAssistant
 		t.scavenge(&msg)
@@ -330,7 +341,7 @@ func (t *turn) account(resp provider.Response, bytes int, m modelInfo) (float64,
 	}
 	t.event(Event{Kind: EventUsage, Usage: &UsageEvent{
 		Model: model, Request: u, Turn: turnUsage, Session: sessionUsage,
-		RequestCost: cost, TurnCost: turnCost, SessionCost: sessionCost, Priced: t.a.Price != nil,
+		RequestCost: cost, TurnCost: turnCost, SessionCost: sessionCost, Priced: m.price != nil,
 	}})
 	return cost, nil
 }

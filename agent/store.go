@@ -114,6 +114,8 @@ type sessionFile struct {
 	// kept is set once the session holds something worth resuming: a
 	// model response (its usage record) or a turn the user interrupted.
 	kept bool
+	// removed is set once close removed the file.
+	removed bool
 }
 
 // newID returns a sortable, unique session id: creation time plus
@@ -200,6 +202,7 @@ func (sf *sessionFile) close() error {
 	sf.f = nil
 	if sf.fresh && !sf.kept {
 		err = cmp.Or(os.Remove(sf.path), err)
+		sf.removed = true
 	}
 	return err
 }

@@ -129,7 +129,19 @@ type RetryInfo struct {
 	Attempt int   // 1 for the first retry
 	Delay   int64 // milliseconds until the retry
 	Reason  string
+	// Cause classes the failure for accounting: RetryRateLimit,
+	// RetryServer, RetryTimeout, RetryTransport, or the HTTP status of
+	// another transient one ("409").
+	Cause string
 }
+
+// The causes of a retry (RetryInfo.Cause).
+const (
+	RetryRateLimit = "429"
+	RetryServer    = "5xx"
+	RetryTimeout   = "timeout"
+	RetryTransport = "transport"
+)
 
 // Response is the outcome of a completed stream.
 type Response struct {

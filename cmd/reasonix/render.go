@@ -217,7 +217,10 @@ func (r *renderer) finish(res agent.TurnResult) {
 	if res.Priced {
 		parts = append(parts, fmt.Sprintf("$%.4f (session $%.4f, %.1f%% cache hit)", res.Cost, res.SessionCost, 100*res.Session.HitRatio()))
 	}
-	if r.model != "" {
+	switch {
+	case res.EscalatedFrom != "":
+		parts = append(parts, res.Model+" (escalated from "+res.EscalatedFrom+")")
+	case r.model != "":
 		parts = append(parts, r.model)
 	}
 	parts = append(parts, "session "+res.SessionID)

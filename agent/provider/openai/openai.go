@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -156,6 +158,7 @@ func (c *Client) Stream(ctx context.Context, req provider.Request, emit func(pro
 			Attempt: attempt + 1,
 			Delay:   delay.Milliseconds(),
 			Reason:  last.Error(),
+			Cause:   f.cause(),
 		}})
 		t := time.NewTimer(delay)
 		select {
@@ -173,7 +176,7 @@ func (c *Client) once(ctx context.Context, body []byte, emit func(provider.Chunk
 	// stalled connection becomes a retry instead of a hang.
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	idleErr := fmt.Errorf("no data from the server for %v", c.idle)
+	var idleErr error = idleError{c.idle}
 	watch := newWatchdog(c.idle, func() { cancel(idleErr) })
 	defer watch.stop()
 
@@ -302,3 +305,33 @@ type failure struct {
 }
 
 func (f *failure) Error() string { return f.err.Error() }
+
+// cause classes a transient failure for RetryInfo.Cause.
+func (f *failure) cause() string {
+	var ae *provider.APIError
+	if !errors.As(f.err, &ae) {
+		return provider.RetryTransport
+	}
+	var ne net.Error
+	switch s := ae.Status; {
+	case s == http.StatusTooManyRequests:
+		return provider.RetryRateLimit
+	case s >= 500:
+		return provider.RetryServer
+	case s == http.StatusRequestTimeout:
+		return provider.RetryTimeout
+	case s != 0:
+		return strconv.Itoa(s)
+	case errors.As(ae.Err, &ne) && ne.Timeout():
+		return provider.RetryTimeout
+	}
+	return provider.RetryTransport
+}
+
+// idleError is the cause of an attempt the watchdog cancelled because the
+// server went silent. It is a timeout, as a net.Error says.
+type idleError struct{ d time.Duration }
+
+func (e idleError) Error() string   { return fmt.Sprintf("no data from the server for %v", e.d) }
+func (e idleError) Timeout() bool   { return true }
+func (e idleError) Temporary() bool { return true }
