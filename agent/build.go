@@ -517,3 +517,8 @@ func absUnder(root, p string) string {
 	}
 	return filepath.Join(root, p)
 }
+
+// WorkspaceRoot is the workspace a session started in dir works in, as
+// its header records it: for front ends that look sessions up by
+// workspace.
+func WorkspaceRoot(cfg *config.Config, dir string) (string, error) { return workspaceRoot(cfg, dir) }

@@ -42,6 +42,10 @@ text cheap again
 	if !strings.Contains(r.stderr, "note: escalated to scripted/deepseek-pro: the proof is subtle") {
 		t.Fatalf("no escalation notice:\n%s", r.stderr)
 	}
+	// The accounting line names the model that answered.
+	if !strings.Contains(r.stderr, "· scripted/deepseek-pro (escalated from scripted/deepseek-flash) · session ") {
+		t.Fatalf("the accounting line does not name the model that answered:\n%s", r.stderr)
+	}
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))

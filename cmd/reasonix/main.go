@@ -6,6 +6,8 @@
 //	reasonix lsp [--stdio] [--config FILE]
 //	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] [--budget N] PROMPT
 //	reasonix sessions [--json]
+//	reasonix trace [N] [--session ID] [--json] [--config FILE]
+//	reasonix stats [--days N] [--json] [--config FILE]
 //	reasonix memory [--json] [--archived] [--config FILE]
 //	reasonix mcp list [--verbose] [--json] [--config FILE]
 //	reasonix setup [--force]
@@ -50,6 +52,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return lspCmd(args[1:], stdin, stdout, stderr)
 	case "sessions":
 		return sessionsCmd(args[1:], stdout, stderr)
+	case "trace":
+		return traceCmd(args[1:], stdout, stderr)
+	case "stats":
+		return statsCmd(args[1:], stdout, stderr)
 	case "memory":
 		return memoryCmd(args[1:], stdout, stderr)
 	case "mcp":

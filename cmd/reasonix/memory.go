@@ -5,11 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/reasonix/reasonix/agent"
-	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools/memory"
 )
 
@@ -45,14 +43,9 @@ func memoryCmd(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageError("memory", stderr, "unexpected argument %q", fs.Arg(0))
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintf(stderr, "reasonix: %v\n", err)
-		return exitError
-	}
 	// Listing is not a session: the configuration is read for the
 	// workspace root and forbid_read, not reviewed.
-	cfg, err := config.Load(config.Options{Dir: dir, File: *f.cfgFile})
+	dir, cfg, err := readConfig(*f.cfgFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "reasonix: %v\n", err)
 		return exitError

@@ -47,6 +47,12 @@ var commands = []command{
 	{"sessions", "sessions [--json]",
 		"list saved sessions, newest first",
 		func(fs *flag.FlagSet) { sessionsFlags(fs) }},
+	{"trace", "trace [N] [--session ID] [--json] [--config FILE]",
+		"print the last N steps (default 20) of this workspace's latest session",
+		func(fs *flag.FlagSet) { traceFlags(fs) }},
+	{"stats", "stats [--days N] [--json] [--config FILE]",
+		"tokens, cache hits, cost, retries and latency of every session, per model and per day",
+		func(fs *flag.FlagSet) { statsFlags(fs) }},
 	{"memory", "memory [--json] [--archived] [--config FILE]",
 		"list what the agent remembers for you and for this project",
 		func(fs *flag.FlagSet) { memoryFlags(fs) }},
@@ -143,6 +149,9 @@ func synopsisFlags(synopsis string) []synopsisFlag {
 	var out []synopsisFlag
 	for _, field := range strings.Split(synopsis, "[")[1:] {
 		field, _, _ = strings.Cut(field, "]")
+		if !strings.HasPrefix(field, "--") {
+			continue // an optional operand, such as trace's [N]
+		}
 		name, arg, _ := strings.Cut(strings.TrimPrefix(field, "--"), " ")
 		out = append(out, synopsisFlag{name, arg})
 	}
