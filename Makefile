@@ -98,21 +98,26 @@ cross:
 # bench prints ratios measured side by side in one run: grep against
 # ripgrep on Go's own source tree, the harness overhead per tool round
 # trip and per sub-task (the task tool), the prompt-cache hit ratio of a
-# scripted session, a 200-turn session in a 32k window against the same
-# with no window (prompt tokens, cache hits, cost at DeepSeek's price,
-# memory), the time a resumed session of 1k, 10k and 100k messages takes
-# to reach the model (never compacted, and compacted), and for the
-# language server the initialize round trip, idle RSS and codeAction
-# latency (p50/p99, alone and while a turn streams), and for the project
-# graph a warm find_references against the gopls command line, and what a
-# shell command costs to start: as a bare process group, jailed, and as a
-# unit under its supervisor, unconfined and confined in its namespaces;
-# and a warm history search over about 100 MB of saved sessions, with the
-# time and memory its index took to build.
+# scripted session, a table of what a scripted 30-turn coding session
+# costs through the loop against the same session sent the naive way
+# (the time in the system prompt, the tools reordered every request:
+# prompt tokens, cache hits, cost at DeepSeek's price and the ratio), a
+# 200-turn session in a 32k window against the same with no window
+# (prompt tokens, cache hits, cost at DeepSeek's price, memory), the time
+# a resumed session of 1k, 10k and 100k messages takes to reach the model
+# (never compacted, and compacted), and for the language server the
+# initialize round trip, idle RSS and codeAction latency (p50/p99, alone
+# and while a turn streams), and for the project graph a warm
+# find_references against the gopls command line, and what a shell
+# command costs to start: as a bare process group, jailed, and as a unit
+# under its supervisor, unconfined and confined in its namespaces; and a
+# warm history search over about 100 MB of saved sessions, with the time
+# and memory its index took to build.
 bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'GrepVsRipgrep' -benchtime 5x ./tools/builtin
 	$(GO) test -run '^$$' -bench 'RoundTrip' -benchtime 500x ./agent/
 	$(GO) test -run '^$$' -bench 'PromptCache' -benchtime 3x ./agent/
+	$(GO) test -run '^$$' -bench 'CostVsNaive' -benchtime 1x ./agent/
 	$(GO) test -run '^$$' -bench 'LongSession' -benchtime 1x ./agent/
 	$(GO) test -run '^$$' -bench 'Resume' -benchtime 3x ./agent/
 	$(GO) test -run '^$$' -bench 'BenchmarkTask$$' -benchtime 300x ./agent/
