@@ -42,7 +42,8 @@ type StepRecord struct {
 	Kind string    `json:"kind"`
 	Turn int       `json:"turn"`
 	// Step is the turn's model request the record belongs to (a tool
-	// call's, the request that asked for it).
+	// call's, the request that asked for it); in a child session, the
+	// child's own request.
 	Step int `json:"step"`
 	// Task is set on the steps of a child session: the id of the task
 	// call that ran it, or "planner".
@@ -97,28 +98,31 @@ type stepWriter struct {
 }
 
 // stepLog is what a session records its steps through; a child session
-// shares its parent's writer under its task's label. A nil stepLog
-// records nothing (a session kept in memory only).
+// shares its parent's writer under its task's label and its parent's
+// turn. A nil stepLog records nothing (a session kept in memory only).
 type stepLog struct {
 	w    *stepWriter
 	task string
+	turn int // the parent's turn, for a child session
 }
 
 func newStepLog(path string) *stepLog { return &stepLog{w: &stepWriter{path: path}} }
 
-// sub is the log of a child session run by task.
-func (l *stepLog) sub(task string) *stepLog {
+// sub is the log of a child session run by task in the parent's turn.
+func (l *stepLog) sub(task string, turn int) *stepLog {
 	if l == nil {
 		return nil
 	}
-	return &stepLog{w: l.w, task: task}
+	return &stepLog{w: l.w, task: task, turn: turn}
 }
 
 func (l *stepLog) record(r StepRecord) {
 	if l == nil {
 		return
 	}
-	r.Task = l.task
+	if l.task != "" {
+		r.Task, r.Turn = l.task, l.turn
+	}
 	b, err := json.Marshal(r)
 	if err == nil {
 		b = append(b, '\n')

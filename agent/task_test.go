@@ -395,6 +395,27 @@ text Both answered.
 	if l.Usage.Total() != want.Total() {
 		t.Errorf("the session file holds %d tokens, want %d", l.Usage.Total(), want.Total())
 	}
+	// The children's requests are in the parent's step records, under
+	// their task call and the parent's turn, and add up with the
+	// parent's to what the session file holds.
+	steps, err := a.Store.ReadSteps(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded provider.Usage
+	tasks := map[string]int{}
+	for _, r := range steps {
+		if r.Kind == agent.StepRequest && r.Usage != nil {
+			recorded.Add(*r.Usage)
+			tasks[r.Task]++
+		}
+		if r.Turn != 1 {
+			t.Errorf("a record of turn %d: %+v", r.Turn, r)
+		}
+	}
+	if recorded.Total() != want.Total() || len(tasks) != 3 || tasks[""] != 2 {
+		t.Errorf("step records: %d tokens, requests by task %v", recorded.Total(), tasks)
+	}
 
 	// A budget the parent's first request fits in, used up by its
 	// children: no further request is sent once the tasks report.

@@ -151,15 +151,21 @@ func TestRetryHonoursRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	retries := 0
+	causes := retryCauses(chunks)
+	if causes != "429 5xx" || resp.Message.Content != "ok" || n.Load() != 3 {
+		t.Fatalf("retries %q, content %q, requests %d", causes, resp.Message.Content, n.Load())
+	}
+}
+
+// retryCauses lists the causes of the retry chunks, in order.
+func retryCauses(chunks []provider.Chunk) string {
+	var causes []string
 	for _, c := range chunks {
 		if c.Kind == provider.ChunkRetry {
-			retries++
+			causes = append(causes, c.Retry.Cause)
 		}
 	}
-	if retries != 2 || resp.Message.Content != "ok" || n.Load() != 3 {
-		t.Fatalf("retries %d, content %q, requests %d", retries, resp.Message.Content, n.Load())
-	}
+	return strings.Join(causes, " ")
 }
 
 func TestClientErrorsFailAtOnce(t *testing.T) {
@@ -237,9 +243,12 @@ func TestTruncatedStream(t *testing.T) {
 		sse(w, `{"choices":[{"index":0,"delta":{"content":"half"}}]}`)
 	}))
 	defer srv.Close()
-	_, _, err := collect(t, newClient(t, srv.URL, map[string]any{"max_retries": 1}), userReq)
+	chunks, _, err := collect(t, newClient(t, srv.URL, map[string]any{"max_retries": 1}), userReq)
 	if !errors.Is(err, provider.ErrStreamTruncated) {
 		t.Fatalf("err = %v", err)
+	}
+	if causes := retryCauses(chunks); causes != provider.RetryTransport {
+		t.Fatalf("retry causes %q", causes)
 	}
 	if n.Load() != 2 {
 		t.Fatalf("%d requests", n.Load())
@@ -304,9 +313,12 @@ func TestIdleStreamIsRetried(t *testing.T) {
 	defer srv.Close()
 	c := newClient(t, srv.URL, nil)
 	c.idle = 200 * time.Millisecond
-	_, resp, err := collect(t, c, userReq)
+	chunks, resp, err := collect(t, c, userReq)
 	if err != nil || resp.Message.Content != "b" {
 		t.Fatalf("content %q err %v", resp.Message.Content, err)
+	}
+	if causes := retryCauses(chunks); causes != provider.RetryTimeout {
+		t.Fatalf("retry causes %q", causes)
 	}
 }
 
