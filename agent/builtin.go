@@ -179,9 +179,14 @@ func (a *Agent) onModel(ref string) (*Agent, error) {
 		b.Price = &p
 	}
 	// escalation_model stays configured across a switch, but a model
-	// never escalates to itself.
-	if b.Escalation, err = newEscalation(a.config, res); err != nil {
-		return nil, withoutPosition(err)
+	// never escalates to itself. a has none when it runs on it.
+	switch {
+	case a.Escalation != nil && a.Escalation.ModelRef == res.String():
+		b.Escalation = nil
+	case a.Escalation == nil:
+		if b.Escalation, err = newEscalation(a.config, res); err != nil {
+			return nil, withoutPosition(err)
+		}
 	}
 	b.ownsGraph, b.ownsPlugins, b.ownsProcs = false, false, false
 	if cache.byRef == nil {
