@@ -11,6 +11,7 @@ scenario="$here/fix-failing-test.txtar"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reasonix-demo.XXXXXX")
 work="$tmp/calc"
 server=
+home=
 
 cleanup() {
 	[ -n "$server" ] && kill "$server" 2>/dev/null || true
@@ -52,8 +53,13 @@ kind     = "openai"
 base_url = "$(cat "$tmp/url")"
 model    = "deepseek-flash"
 TOML
-	(cd "$work" && REASONIX_HOME="$tmp/home" "$bin/reasonix" run --config "$tmp/demo.toml" --approval auto "$prompt")
+	home="$tmp/home"
+	(cd "$work" && REASONIX_HOME="$home" "$bin/reasonix" run --config "$tmp/demo.toml" --approval auto "$prompt")
 fi
+
+echo
+echo "== reasonix trace: the run, step by step"
+(cd "$work" && env ${home:+REASONIX_HOME="$home"} "$bin/reasonix" trace)
 
 echo
 echo "== go test ./... after the run"
