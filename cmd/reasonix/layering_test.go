@@ -26,7 +26,7 @@ type layerRule struct {
 }
 
 // layering is the dependency direction docs/ARCHITECTURE.md describes:
-// cmd → lsp → agent → {tools, graph}, with the front ends on top and
+// cmd → {lsp, lsp/acp} → agent → {tools, graph}, with the front ends on top and
 // self-registering packages linked in by cmd alone.
 var layering = []layerRule{
 	{
@@ -54,6 +54,11 @@ var layering = []layerRule{
 		name: "lsp/wire, shared by graph and lsp, imports no project package",
 		from: []string{"lsp/wire/..."},
 		not:  []string{"..."},
+	},
+	{
+		name: "the language server does not import the ACP front end built beside it",
+		from: []string{"lsp", "lsp/wire/...", "lsp/lsptest/..."},
+		not:  []string{"lsp/acp/..."},
 	},
 	{
 		name: "parents never import the children that register themselves (cmd links them in)",
@@ -186,6 +191,10 @@ func TestLayeringCatches(t *testing.T) {
 		{"agent", "lsp", "agent sits below the language server"},
 		{"agent/config", "cmd/reasonix", "no package imports a command"},
 		{"lsp", "cmd/reasonix", "no package imports a command"},
+		{"lsp", "lsp/acp", "does not import the ACP front end"},
+		{"lsp/acp", "lsp", ""},
+		{"lsp/acp", "agent", ""},
+		{"agent", "lsp/acp", "agent sits below the language server"},
 		{"tools", "tools/builtin", "parents never import the children"},
 		{"agent/provider", "agent/provider/openai", "parents never import the children"},
 		{"agent", "tools/builtin", ""},
@@ -196,7 +205,7 @@ func TestLayeringCatches(t *testing.T) {
 	for _, c := range cases {
 		imports := map[string][]string{c.from: {c.to}}
 		// Every rule applies to some package, as in the real module.
-		for _, p := range []string{"agent", "tools", "graph", "agent/provider", "lsp/wire"} {
+		for _, p := range []string{"agent", "tools", "graph", "agent/provider", "lsp/wire", "lsp"} {
 			if _, ok := imports[p]; !ok {
 				imports[p] = nil
 			}

@@ -1,9 +1,11 @@
 // Command reasonix is a coding agent that lives in the editor: it serves
-// the Language Server Protocol for editors and runs headless for scripts.
+// the Language Server Protocol and the Agent Client Protocol for editors,
+// and runs headless for scripts.
 //
 // Usage:
 //
 //	reasonix lsp [--stdio] [--config FILE]
+//	reasonix acp [--config FILE]
 //	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] [--budget N] PROMPT
 //	reasonix sessions [--json]
 //	reasonix trace [N] [--session ID] [--json] [--config FILE]
@@ -50,6 +52,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdin, stdout, stderr)
 	case "lsp":
 		return lspCmd(args[1:], stdin, stdout, stderr)
+	case "acp":
+		return acpCmd(args[1:], stdin, stdout, stderr)
 	case "sessions":
 		return sessionsCmd(args[1:], stdout, stderr)
 	case "trace":

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/reasonix/reasonix/lsp/acp"
+)
+
+// acpCmd serves the Agent Client Protocol on stdin and stdout, for
+// editors that host agents in a panel of their own. The log goes to
+// stderr, which editors keep in their agent log.
+func acpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("acp")
+	cfgFile := acpFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return flagError("acp", err, stdout, stderr)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "reasonix acp: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	in := &countingReader{r: stdin}
+	code := acp.Serve(ctx, in, stdout, acp.Options{
+		ConfigFile: *cfgFile,
+		Version:    version,
+		Logger:     slog.Default(),
+	})
+	if in.n.Load() == 0 && ctx.Err() == nil {
+		fmt.Fprintln(stderr, "reasonix acp: standard input ended before any message; an editor starts this command and speaks ACP on its stdin")
+	}
+	return code
+}
+
+func acpFlags(fs *flag.FlagSet) (cfgFile *string) {
+	return fs.String("config", "", configFlagUsage)
+}

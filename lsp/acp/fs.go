@@ -1,0 +1,273 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+// clientFS is the tools.FS of an ACP session. When the client offers
+// fs.readTextFile, the files the user attached and the files the agent's
+// read and edit calls name are read through fs/read_text_file, so the
+// agent sees unsaved buffers; every other file (a grep over the tree) is
+// read from the disk by the tools themselves, confined as always. When
+// the client offers fs.writeTextFile, a change set made only of writes
+// goes through fs/write_text_file, which lands in the editor's buffer
+// (and on disk, as clients implement it); deletions and renames, which
+// the protocol has no method for, go to the disk through the agent's
+// confined DiskFS, all or nothing.
+type clientFS struct {
+	ss *session
+
+	mu sync.Mutex // guards the maps
+	// held are the files read through the client, by absolute path.
+	held map[string]bool
+	// pending is what the agent wrote through a client that cannot read
+	// files back, which the disk may not show yet.
+	pending map[string]string
+	// diffs are the changes made by calls not yet reported, by path.
+	diffs map[string]diff
+}
+
+// diff is one file's change, for the tool call's content.
+type diff struct {
+	old     string
+	existed bool
+	new     string
+}
+
+// clientTimeout bounds one file request to the client.
+const clientTimeout = 30 * time.Second
+
+func newClientFS(ss *session) *clientFS {
+	return &clientFS{ss: ss, held: map[string]bool{}, pending: map[string]string{}, diffs: map[string]diff{}}
+}
+
+var _ tools.Overlay = (*clientFS)(nil)
+
+// hold makes reads of path go through the client from now on.
+func (f *clientFS) hold(path string) {
+	f.mu.Lock()
+	f.held[filepath.Clean(path)] = true
+	f.mu.Unlock()
+}
+
+// env is the tools' environment of the session's agent.
+func (f *clientFS) env() *tools.Env {
+	f.ss.mu.Lock()
+	defer f.ss.mu.Unlock()
+	if a := f.ss.agents[""]; a != nil {
+		return a.Env
+	}
+	return nil
+}
+
+// Overlaid implements tools.Overlay: a file the agent wrote and cannot
+// read back, or a held file, as the client reads it. A held file is
+// judged by its real path before the client is asked, as the tools judge
+// what they open, so a symbolic link cannot carry the read into a
+// forbidden directory.
+func (f *clientFS) Overlaid(name string) ([]byte, bool, error) {
+	name = filepath.Clean(name)
+	f.mu.Lock()
+	text, pending := f.pending[name]
+	held := f.held[name]
+	f.mu.Unlock()
+	if pending {
+		return []byte(text), true, nil
+	}
+	if !held || !f.ss.s.client().Fs.ReadTextFile {
+		return nil, false, nil
+	}
+	real, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return nil, false, nil // not there: the disk read says so
+	}
+	if env := f.env(); env != nil {
+		if err := env.CheckRead(real); err != nil {
+			return nil, true, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(f.ss.s.ctx, clientTimeout)
+	defer cancel()
+	resp, err := f.ss.s.conn.ReadTextFile(ctx, acpsdk.ReadTextFileRequest{SessionId: acpsdk.SessionId(f.ss.id), Path: name})
+	if err != nil {
+		f.ss.s.log.Debug("fs/read_text_file", "path", name, "err", err)
+		return nil, false, nil // the client could not: read the disk
+	}
+	return []byte(resp.Content), true, nil
+}
+
+func (f *clientFS) ReadFile(name string) ([]byte, error) {
+	if data, held, err := f.Overlaid(name); held {
+		return data, err
+	}
+	return os.ReadFile(name)
+}
+
+func (f *clientFS) Stat(name string) (fs.FileInfo, error) {
+	if data, held, err := f.Overlaid(name); held {
+		if err != nil {
+			return nil, err
+		}
+		return memInfo{name: filepath.Base(name), size: int64(len(data))}, nil
+	}
+	return os.Stat(name)
+}
+
+func (f *clientFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// current is a file's content before a change, as the agent sees it.
+func (f *clientFS) current(path string) (string, bool) {
+	data, err := f.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	return string(data), true
+}
+
+// Apply makes the changes: through the client when they are all writes
+// and the client writes files, else on the disk.
+func (f *clientFS) Apply(ctx context.Context, changes []tools.Change) error {
+	env := f.env()
+	if env == nil {
+		return errors.New("the session's agent is not ready")
+	}
+	viaClient := f.ss.s.client().Fs.WriteTextFile
+	for _, c := range changes {
+		if c.Kind != tools.Write {
+			viaClient = false
+		}
+	}
+	olds := make([]diff, len(changes))
+	for i, c := range changes {
+		olds[i].old, olds[i].existed = f.current(c.Path)
+	}
+	if !viaClient {
+		f.ss.mu.Lock()
+		disk := f.ss.agents[""].Disk
+		f.ss.mu.Unlock()
+		if err := disk.Apply(ctx, changes); err != nil {
+			return err
+		}
+	} else {
+		canRead := f.ss.s.client().Fs.ReadTextFile
+		for _, c := range changes {
+			// The tools checked the write; judging it again here keeps
+			// the client's writes inside the sandbox's write roots even
+			// for a tool that forgot.
+			if env.Guard != nil {
+				if _, err := env.Guard.CheckWrite(c.Path); err != nil {
+					return fmt.Errorf("%w: %s: %s", tools.ErrNotPermitted, env.Rel(c.Path), err)
+				}
+			}
+			_, err := f.ss.s.conn.WriteTextFile(ctx, acpsdk.WriteTextFileRequest{
+				SessionId: acpsdk.SessionId(f.ss.id), Path: c.Path, Content: string(c.Content)})
+			if err != nil {
+				return fmt.Errorf("the editor did not write %s: %w", env.Rel(c.Path), err)
+			}
+			f.mu.Lock()
+			if canRead {
+				f.held[c.Path] = true
+			} else {
+				f.pending[c.Path] = string(c.Content)
+			}
+			f.mu.Unlock()
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, c := range changes {
+		d := olds[i]
+		switch c.Kind {
+		case tools.Write:
+			d.new = string(c.Content)
+			f.diffs[c.Path] = d
+		case tools.Delete:
+			f.diffs[c.Path] = d
+		case tools.Rename:
+			f.diffs[c.NewPath] = diff{new: d.old}
+			f.diffs[c.Path] = d
+		}
+	}
+	return nil
+}
+
+// takeDiff returns and forgets the change made to path.
+func (f *clientFS) takeDiff(path string) (acpsdk.ToolCallContent, bool) {
+	f.mu.Lock()
+	d, ok := f.diffs[path]
+	delete(f.diffs, path)
+	f.mu.Unlock()
+	if !ok {
+		return acpsdk.ToolCallContent{}, false
+	}
+	if !d.existed {
+		return acpsdk.ToolDiffContent(path, d.new), true
+	}
+	return acpsdk.ToolDiffContent(path, d.new, d.old), true
+}
+
+// preview is the diff a write or an edit will make, shown with the
+// permission question.
+func (f *clientFS) preview(tool string, args json.RawMessage) ([]acpsdk.ToolCallContent, bool) {
+	var a struct {
+		Path       string `json:"path"`
+		Content    string `json:"content"`
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+		return nil, false
+	}
+	path := f.ss.abs(a.Path)
+	if env := f.env(); env != nil && env.CheckRead(path) != nil {
+		return nil, false
+	}
+	old, existed := f.current(path)
+	var next string
+	switch tool {
+	case "write_file":
+		next = a.Content
+	case "edit_file":
+		if !existed || a.OldString == "" || !strings.Contains(old, a.OldString) {
+			return nil, false
+		}
+		n := 1
+		if a.ReplaceAll {
+			n = -1
+		}
+		next = strings.Replace(old, a.OldString, a.NewString, n)
+	default:
+		return nil, false
+	}
+	if !existed {
+		return []acpsdk.ToolCallContent{acpsdk.ToolDiffContent(path, next)}, true
+	}
+	return []acpsdk.ToolCallContent{acpsdk.ToolDiffContent(path, next, old)}, true
+}
+
+// memInfo describes a file held in memory.
+type memInfo struct {
+	name string
+	size int64
+}
+
+func (m memInfo) Name() string       { return m.name }
+func (m memInfo) Size() int64        { return m.size }
+func (m memInfo) Mode() fs.FileMode  { return 0o644 }
+func (m memInfo) ModTime() time.Time { return time.Time{} }
+func (m memInfo) IsDir() bool        { return false }
+func (m memInfo) Sys() any           { return nil }

@@ -1,0 +1,310 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/provider"
+)
+
+// update sends one session/update of the session. A client that went
+// away loses it; the turn goes on to its end and is saved.
+func (ss *session) update(u acpsdk.SessionUpdate) {
+	err := ss.s.conn.SessionUpdate(ss.s.ctx, acpsdk.SessionNotification{SessionId: acpsdk.SessionId(ss.id), Update: u})
+	if err != nil {
+		ss.s.log.Debug("session/update", "session", ss.id, "err", err)
+	}
+}
+
+// message adds text to the agent's answer.
+func (ss *session) message(text string) { ss.update(acpsdk.UpdateAgentMessageText(text)) }
+
+// thought shows text as the agent's thinking: notices, repairs and
+// compactions, which are not part of the answer.
+func (ss *session) thought(text string) { ss.update(acpsdk.UpdateAgentThoughtText(text + "\n")) }
+
+// event turns one of the agent's events into session/update
+// notifications.
+func (ss *session) event(e agent.Event) {
+	switch e.Kind {
+	case agent.EventText:
+		if e.Parent == "" && e.Text != "" {
+			ss.message(e.Text)
+		}
+	case agent.EventReasoning:
+		if e.Parent == "" && e.Text != "" {
+			ss.update(acpsdk.UpdateAgentThoughtText(e.Text))
+		}
+	case agent.EventRetry:
+		ss.thought("(the model request failed and is being retried; what streamed since the last step is void)")
+	case agent.EventNotice, agent.EventCompaction, agent.EventRepair:
+		if e.Text != "" {
+			ss.thought(e.Text)
+		}
+	case agent.EventToolStart:
+		ss.toolStart(e.Tool)
+	case agent.EventToolProgress:
+		ss.update(acpsdk.UpdateToolCall(acpsdk.ToolCallId(e.Tool.CallID),
+			acpsdk.WithUpdateStatus(acpsdk.ToolCallStatusInProgress),
+			acpsdk.WithUpdateContent([]acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(e.Text))})))
+	case agent.EventToolResult:
+		ss.toolResult(e.Tool)
+	case agent.EventUsage:
+		ss.usage(e.Usage)
+	}
+}
+
+// toolStart announces a call as pending: it has not been checked or run.
+func (ss *session) toolStart(t *agent.ToolEvent) {
+	if t == nil {
+		return
+	}
+	kind := toolKind(t.Name)
+	paths := ss.callPaths(t.Name, t.Arguments)
+	ss.mu.Lock()
+	ss.calls[t.CallID] = &callState{name: t.Name, kind: kind, paths: paths}
+	ss.open = append(ss.open, t.CallID)
+	ss.mu.Unlock()
+	for _, p := range paths {
+		if kind == acpsdk.ToolKindRead || kind == acpsdk.ToolKindEdit {
+			// The client may hold this file in an unsaved buffer.
+			ss.fs.hold(p)
+		}
+	}
+	opts := []acpsdk.ToolCallStartOpt{
+		acpsdk.WithStartKind(kind), acpsdk.WithStartStatus(acpsdk.ToolCallStatusPending),
+		acpsdk.WithStartLocations(locations(paths)),
+	}
+	if raw := rawInput(t.Arguments); raw != nil {
+		opts = append(opts, acpsdk.WithStartRawInput(raw))
+	}
+	ss.update(acpsdk.StartToolCall(acpsdk.ToolCallId(t.CallID), t.Title, opts...))
+}
+
+// toolResult closes a call: completed, or failed when it errs or was
+// denied; an edit carries the diff of every file it changed, anything
+// else its result as text.
+func (ss *session) toolResult(t *agent.ToolEvent) {
+	if t == nil {
+		return
+	}
+	ss.mu.Lock()
+	delete(ss.calls, t.CallID)
+	for i, id := range ss.open {
+		if id == t.CallID {
+			ss.open = append(ss.open[:i], ss.open[i+1:]...)
+			break
+		}
+	}
+	ss.mu.Unlock()
+	status := acpsdk.ToolCallStatusCompleted
+	if t.IsError || t.Denied {
+		status = acpsdk.ToolCallStatusFailed
+	}
+	var content []acpsdk.ToolCallContent
+	for _, p := range t.Changed {
+		if d, ok := ss.fs.takeDiff(ss.abs(p)); ok {
+			content = append(content, d)
+		}
+	}
+	if len(content) == 0 && t.Result != "" {
+		content = append(content, acpsdk.ToolContent(acpsdk.TextBlock(clip(t.Result, 8000))))
+	}
+	opts := []acpsdk.ToolCallUpdateOpt{acpsdk.WithUpdateStatus(status), acpsdk.WithUpdateContent(content)}
+	if t.Summary != "" {
+		opts = append(opts, acpsdk.WithUpdateRawOutput(map[string]any{"summary": t.Summary, "isError": t.IsError, "denied": t.Denied}))
+	}
+	ss.update(acpsdk.UpdateToolCall(acpsdk.ToolCallId(t.CallID), opts...))
+}
+
+// usage reports the context in use and the session's cost.
+func (ss *session) usage(u *agent.UsageEvent) {
+	if u == nil {
+		return
+	}
+	ss.mu.Lock()
+	a := ss.agents[""]
+	ss.mu.Unlock()
+	size := 0
+	if a != nil {
+		size = a.ContextWindow
+	}
+	used := u.Request.PromptTokens + u.Request.CompletionTokens
+	up := &acpsdk.SessionUsageUpdate{Used: used, Size: max(size, used), Meta: map[string]any{"reasonix": map[string]any{
+		"model": u.Model, "cacheHitRatio": hitRatio(u.Session), "turnCost": u.TurnCost, "priced": u.Priced,
+		"turn": u.Turn, "session": u.Session,
+	}}}
+	if u.Priced {
+		up.Cost = &acpsdk.Cost{Amount: u.SessionCost, Currency: "USD"}
+	}
+	ss.update(acpsdk.SessionUpdate{UsageUpdate: up})
+}
+
+func hitRatio(u provider.Usage) float64 {
+	if n := u.CacheHitTokens + u.CacheMissTokens; n > 0 {
+		return float64(u.CacheHitTokens) / float64(n)
+	}
+	return 0
+}
+
+// toolKind says what kind of thing a tool does, for the client's icon.
+func toolKind(name string) acpsdk.ToolKind {
+	switch name {
+	case "read_file", "ls", "skill", "memory", "history":
+		return acpsdk.ToolKindRead
+	case "write_file", "edit_file", "multi_edit", "apply_patch", "rename_symbol", "remember", "forget":
+		return acpsdk.ToolKindEdit
+	case "move_file":
+		return acpsdk.ToolKindMove
+	case "glob", "grep", "project_graph":
+		return acpsdk.ToolKindSearch
+	case "bash":
+		return acpsdk.ToolKindExecute
+	case "task", "ask":
+		return acpsdk.ToolKindThink
+	case "exit_plan_mode":
+		return acpsdk.ToolKindSwitchMode
+	}
+	if strings.Contains(name, "fetch") {
+		return acpsdk.ToolKindFetch
+	}
+	return acpsdk.ToolKindOther
+}
+
+// callPaths are the files a call is about, absolute.
+func (ss *session) callPaths(tool string, args json.RawMessage) []string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range []string{"path", "source", "destination"} {
+		if v, ok := m[k].(string); ok && v != "" {
+			out = append(out, ss.abs(v))
+		}
+	}
+	if tool == "apply_patch" {
+		if patch, ok := m["patch"].(string); ok {
+			for _, f := range patchFiles(patch) {
+				out = append(out, ss.abs(f))
+			}
+		}
+	}
+	return out
+}
+
+// abs resolves a path as the tools do.
+func (ss *session) abs(p string) string {
+	ss.mu.Lock()
+	a := ss.agents[""]
+	ss.mu.Unlock()
+	if a == nil {
+		return p
+	}
+	return a.Env.Abs(p)
+}
+
+// patchFiles lists the files a unified diff changes.
+func patchFiles(patch string) []string {
+	var out []string
+	for _, l := range strings.Split(patch, "\n") {
+		if name, ok := strings.CutPrefix(l, "+++ "); ok {
+			name = strings.TrimPrefix(strings.Fields(name + " ")[0], "b/")
+			if name != "/dev/null" {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+func locations(paths []string) []acpsdk.ToolCallLocation {
+	out := make([]acpsdk.ToolCallLocation, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, acpsdk.ToolCallLocation{Path: p})
+	}
+	return out
+}
+
+// rawInput decodes a call's arguments for the client, nil when they are
+// not JSON.
+func rawInput(args json.RawMessage) any {
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return nil
+	}
+	return v
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// announceCommands tells the client the slash commands the session
+// offers: built-ins, custom commands, skills and MCP prompts.
+func (ss *session) announceCommands() {
+	ss.mu.Lock()
+	a := ss.agents[""]
+	ss.mu.Unlock()
+	if a == nil {
+		return
+	}
+	cmds, warnings := a.Commands()
+	for _, w := range warnings {
+		ss.s.log.Warn("commands", "warning", w)
+	}
+	out := make([]acpsdk.AvailableCommand, 0, len(cmds))
+	for _, c := range cmds {
+		ac := acpsdk.AvailableCommand{Name: strings.TrimPrefix(c.Name, "/"), Description: c.Description}
+		if c.ArgumentHint != "" {
+			ac.Input = &acpsdk.AvailableCommandInput{Unstructured: &acpsdk.UnstructuredCommandInput{Hint: c.ArgumentHint}}
+		}
+		out = append(out, ac)
+	}
+	ss.update(acpsdk.SessionUpdate{AvailableCommandsUpdate: &acpsdk.SessionAvailableCommandsUpdate{AvailableCommands: out}})
+}
+
+// replay sends a loaded session's conversation as updates: the user's
+// messages, the answers and reasoning, and each tool call with its
+// result, so the client shows it as it was.
+func (ss *session) replay(ctx context.Context) {
+	msgs := ss.sess.Messages()
+	names := map[string]string{}
+	for _, m := range msgs {
+		if ctx.Err() != nil {
+			return
+		}
+		switch m.Role {
+		case provider.RoleUser:
+			ss.update(acpsdk.UpdateUserMessageText(m.Content))
+		case provider.RoleAssistant:
+			if m.Reasoning != "" {
+				ss.update(acpsdk.UpdateAgentThoughtText(m.Reasoning))
+			}
+			if m.Content != "" {
+				ss.message(m.Content)
+			}
+			for _, c := range m.ToolCalls {
+				names[c.ID] = c.Name
+				args := json.RawMessage(c.Arguments)
+				opts := []acpsdk.ToolCallStartOpt{acpsdk.WithStartKind(toolKind(c.Name)),
+					acpsdk.WithStartStatus(acpsdk.ToolCallStatusPending), acpsdk.WithStartLocations(locations(ss.callPaths(c.Name, args)))}
+				if raw := rawInput(args); raw != nil {
+					opts = append(opts, acpsdk.WithStartRawInput(raw))
+				}
+				ss.update(acpsdk.StartToolCall(acpsdk.ToolCallId(c.ID), agent.DescribeCall(c.Name, args), opts...))
+			}
+		case provider.RoleTool:
+			ss.update(acpsdk.UpdateToolCall(acpsdk.ToolCallId(m.ToolCallID),
+				acpsdk.WithUpdateStatus(acpsdk.ToolCallStatusCompleted),
+				acpsdk.WithUpdateContent([]acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(clip(m.Content, 8000)))})))
+		}
+	}
+}
