@@ -3,9 +3,10 @@
 #
 #   Debian packages  neovim, emacs-nox, elpa-eglot, chromium (and nodejs,
 #                    npm where the machine has no npm)
-#   npm packages     the Node LSP client, the VS Code extension's packages,
-#                    pyright and typescript-language-server, the MCP
-#                    reference servers (each pinned by its package-lock.json)
+#   npm packages     the Node LSP and ACP clients, the VS Code extension's
+#                    packages, pyright and typescript-language-server, the
+#                    MCP reference servers (each pinned by its
+#                    package-lock.json)
 #   Go               gopls, with `go install`
 #
 # The three kinds install at the same time, each into its own log under
@@ -82,7 +83,7 @@ emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$pkgs elpa-eglo
 have_npm=yes
 command -v npm >/dev/null 2>&1 || { pkgs="$pkgs nodejs npm"; have_npm=; }
 
-npm_dirs="lsp/testdata/clients/node editors/vscode graph/testdata/servers tools/mcp/testdata/servers"
+npm_dirs="lsp/testdata/clients/node lsp/acp/testdata/node editors/vscode graph/testdata/servers tools/mcp/testdata/servers"
 
 # npm_all installs every npm peer, in parallel.
 npm_all() {
