@@ -9,6 +9,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // update sends one session/update of the session. A client that went
@@ -175,24 +176,32 @@ func toolKind(name string) acpsdk.ToolKind {
 	return acpsdk.ToolKindOther
 }
 
-// callPaths are the files a call is about, absolute.
+// callPaths are the files a call is about, absolute: the paths a
+// file-changing tool declares (tools.FileChanger, as the permission rules
+// see them), else the path it reads.
 func (ss *session) callPaths(tool string, args json.RawMessage) []string {
-	var m map[string]any
-	if json.Unmarshal(args, &m) != nil {
-		return nil
-	}
-	var out []string
-	for _, k := range []string{"path", "source", "destination"} {
-		if v, ok := m[k].(string); ok && v != "" {
-			out = append(out, ss.abs(v))
-		}
-	}
-	if tool == "apply_patch" {
-		if patch, ok := m["patch"].(string); ok {
-			for _, f := range patchFiles(patch) {
-				out = append(out, ss.abs(f))
+	ss.mu.Lock()
+	a := ss.agents[""]
+	ss.mu.Unlock()
+	var names []string
+	if a != nil {
+		if t, ok := a.Tools.Get(tool); ok {
+			if fc, ok := t.(tools.FileChanger); ok {
+				names, _ = fc.ChangedPaths(args)
 			}
 		}
+	}
+	if len(names) == 0 {
+		var m map[string]any
+		if json.Unmarshal(args, &m) == nil {
+			if v, ok := m["path"].(string); ok && v != "" {
+				names = []string{v}
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, ss.abs(n))
 	}
 	return out
 }
@@ -206,20 +215,6 @@ func (ss *session) abs(p string) string {
 		return p
 	}
 	return a.Env.Abs(p)
-}
-
-// patchFiles lists the files a unified diff changes.
-func patchFiles(patch string) []string {
-	var out []string
-	for _, l := range strings.Split(patch, "\n") {
-		if name, ok := strings.CutPrefix(l, "+++ "); ok {
-			name = strings.TrimPrefix(strings.Fields(name + " ")[0], "b/")
-			if name != "/dev/null" {
-				out = append(out, name)
-			}
-		}
-	}
-	return out
 }
 
 func locations(paths []string) []acpsdk.ToolCallLocation {
