@@ -116,8 +116,9 @@ func (s *Server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acps
 			PromptCapabilities: acpsdk.PromptCapabilities{Image: false, Audio: false, EmbeddedContext: true},
 			McpCapabilities:    acpsdk.McpCapabilities{Http: true, Sse: true},
 			SessionCapabilities: acpsdk.SessionCapabilities{
-				List:  &acpsdk.SessionListCapabilities{},
-				Close: &acpsdk.SessionCloseCapabilities{},
+				List:   &acpsdk.SessionListCapabilities{},
+				Close:  &acpsdk.SessionCloseCapabilities{},
+				Resume: &acpsdk.SessionResumeCapabilities{},
 			},
 		},
 		AuthMethods: s.authMethods(),
