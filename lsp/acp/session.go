@@ -37,13 +37,15 @@ const modelConfigID = "model"
 // running turn has announced.
 type session struct {
 	s   *Server
-	id  string
 	cwd string
 	// mcp is the client's MCP servers as a config layer.
 	mcp string
 	fs  *clientFS
 
 	mu sync.Mutex // guards every field below
+	// id is the agent session's, set once the session is made; sess is
+	// that session.
+	id string
 	// agents by posture ("" for the configured one).
 	agents map[string]*agent.Agent
 	cfg    *config.Config
@@ -213,12 +215,14 @@ func (s *Server) open(cwd string, servers []acpsdk.McpServer, id string) (*sessi
 		}
 		return nil, requestError(err)
 	}
+	ss.mu.Lock()
 	ss.id, ss.sess = sess.ID, sess
 	ss.posture = modeAsk
 	if ss.cfg.Permissions.Approval == modeAuto {
 		ss.posture = modeAuto
 	}
 	ss.mode = ss.posture
+	ss.mu.Unlock()
 	s.mu.Lock()
 	if prev, ok := s.live[ss.id]; ok {
 		prev.close()

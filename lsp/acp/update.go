@@ -15,7 +15,16 @@ import (
 // update sends one session/update of the session. A client that went
 // away loses it; the turn goes on to its end and is saved.
 func (ss *session) update(u acpsdk.SessionUpdate) {
-	err := ss.s.conn.SessionUpdate(ss.s.ctx, acpsdk.SessionNotification{SessionId: acpsdk.SessionId(ss.id), Update: u})
+	ss.mu.Lock()
+	id := ss.id
+	ss.mu.Unlock()
+	if id == "" {
+		// The session is still being made (its MCP servers starting):
+		// the client cannot place an update yet, so the log keeps it.
+		ss.s.log.Info("before the session", "update", u)
+		return
+	}
+	err := ss.s.conn.SessionUpdate(ss.s.ctx, acpsdk.SessionNotification{SessionId: acpsdk.SessionId(id), Update: u})
 	if err != nil {
 		ss.s.log.Debug("session/update", "session", ss.id, "err", err)
 	}

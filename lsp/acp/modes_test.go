@@ -1,0 +1,170 @@
+package acp_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+)
+
+// newSession opens a session of root on a fresh connection.
+func newSession(t *testing.T, ed *editor, root string, mcp ...acpsdk.McpServer) (*acpsdk.ClientSideConnection, acpsdk.SessionId) {
+	t.Helper()
+	conn := connect(t, ed)
+	if mcp == nil {
+		mcp = []acpsdk.McpServer{}
+	}
+	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: mcp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, sess.SessionId
+}
+
+func prompt(t *testing.T, conn *acpsdk.ClientSideConnection, id acpsdk.SessionId, text string) acpsdk.PromptResponse {
+	t.Helper()
+	resp, err := conn.Prompt(testCtx(t), acpsdk.PromptRequest{SessionId: id, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock(text)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// answerText is everything the agent said, in order.
+func (e *editor) answerText() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var b strings.Builder
+	for _, u := range e.updates {
+		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil {
+			b.WriteString(u.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestPlanMode puts the session in plan mode: the plan arrives as a plan
+// update and a permission request, and approving it leaves plan mode.
+func TestPlanMode(t *testing.T) {
+	root := workspace(t, `call exit_plan_mode {"plan": "1. Change Add to add\n2. Run the tests"}
+---
+expect tool approved the plan
+text Carrying it out.
+`)
+	ed := &editor{t: t, answer: func(p acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
+		return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)}
+	}}
+	conn, id := newSession(t, ed, root)
+	if _, err := conn.SetSessionMode(testCtx(t), acpsdk.SetSessionModeRequest{SessionId: id, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := prompt(t, conn, id, "plan the fix"); r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("stopReason = %q", r.StopReason)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	var plan []acpsdk.PlanEntry
+	mode := ""
+	for _, u := range ed.updates {
+		if u.Plan != nil {
+			plan = u.Plan.Entries
+		}
+		if u.CurrentModeUpdate != nil {
+			mode = string(u.CurrentModeUpdate.CurrentModeId)
+		}
+	}
+	if len(plan) != 2 || plan[0].Content != "Change Add to add" || plan[1].Content != "Run the tests" {
+		t.Errorf("plan = %+v", plan)
+	}
+	if len(ed.permissions) != 1 || ed.permissions[0].Options[0].OptionId != "approve_plan" {
+		t.Errorf("permission requests = %+v", ed.permissions)
+	}
+	if mode != "ask" {
+		t.Errorf("mode after the approved plan = %q, want ask", mode)
+	}
+}
+
+// TestForbiddenReadNotAskedOfClient keeps a forbidden file away from the
+// model even when the client would read it: the client is never asked.
+func TestForbiddenReadNotAskedOfClient(t *testing.T) {
+	root := workspace(t, `call read_file {"path": "secret/key.txt"}
+---
+expect tool forbid
+text Not readable.
+`)
+	f, err := os.OpenFile(filepath.Join(root, "reasonix.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[sandbox]\nforbid_read = [\"secret\"]\n")
+	f.Close()
+	os.Mkdir(filepath.Join(root, "secret"), 0o755)
+	os.WriteFile(filepath.Join(root, "secret", "key.txt"), []byte("hunter2"), 0o644)
+	ed := &editor{t: t}
+	conn, id := newSession(t, ed, root)
+	if r := prompt(t, conn, id, "read the key"); r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("stopReason = %q", r.StopReason)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	for _, p := range ed.reads {
+		if strings.Contains(p, "secret") {
+			t.Errorf("the client was asked to read %s", p)
+		}
+	}
+}
+
+// TestSlashCommands lists the commands and runs a built-in, which answers
+// without the model.
+func TestSlashCommands(t *testing.T) {
+	root := workspace(t, "text unused\n")
+	ed := &editor{t: t}
+	conn, id := newSession(t, ed, root)
+	if r := prompt(t, conn, id, "/help"); r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("stopReason = %q", r.StopReason)
+	}
+	if got := ed.answerText(); !strings.Contains(got, "/compact") {
+		t.Errorf("/help answered %q", got)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	var names []string
+	for _, u := range ed.updates {
+		if u.AvailableCommandsUpdate != nil {
+			for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	if !strings.Contains(" "+strings.Join(names, " ")+" ", " compact ") {
+		t.Errorf("available commands = %v", names)
+	}
+}
+
+// TestClientMCPServer starts an MCP server the client passes in
+// session/new, as a configured plugin: its tools reach the model.
+func TestClientMCPServer(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "reasonix-plugin-example")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/reasonix/reasonix/cmd/reasonix-plugin-example").CombinedOutput(); err != nil {
+		t.Fatalf("building the example plugin: %v\n%s", err, out)
+	}
+	root := workspace(t, `expect tools mcp__example__wordcount
+call mcp__example__wordcount {"text": "to be or not to be"}
+---
+expect tool 6
+text Six words.
+`)
+	ed := &editor{t: t, answer: func(p acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
+		return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected("allow_once")}
+	}}
+	conn, id := newSession(t, ed, root, acpsdk.McpServer{Stdio: &acpsdk.McpServerStdio{Name: "example", Command: bin, Args: []string{}, Env: []acpsdk.EnvVariable{}}})
+	if r := prompt(t, conn, id, "count the words"); r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("stopReason = %q", r.StopReason)
+	}
+	if got := ed.answerText(); got != "Six words." {
+		t.Errorf("answer = %q", got)
+	}
+}
