@@ -25,7 +25,7 @@ const calcGo = "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, 
 
 // workspace writes a Go file and a project config pointing at a scripted
 // model server playing script.
-func workspace(t *testing.T, script string) string {
+func workspace(t testing.TB, script string) string {
 	t.Helper()
 	t.Setenv("REASONIX_HOME", t.TempDir())
 	t.Setenv("DEEPSEEK_API_KEY", "")
@@ -43,8 +43,6 @@ func workspace(t *testing.T, script string) string {
 // editor is a fake ACP client: it holds unsaved buffers, records what the
 // agent sends, and answers permission requests with a chosen option.
 type editor struct {
-	t *testing.T
-
 	mu          sync.Mutex
 	buffers     map[string]string
 	updates     []acpsdk.SessionUpdate
@@ -114,7 +112,7 @@ func (e *editor) WaitForTerminalExit(context.Context, acpsdk.WaitForTerminalExit
 }
 
 // connect serves ACP in process over pipes and returns the client's side.
-func connect(t *testing.T, ed *editor) *acpsdk.ClientSideConnection {
+func connect(t testing.TB, ed *editor) *acpsdk.ClientSideConnection {
 	t.Helper()
 	if ed.buffers == nil {
 		ed.buffers = map[string]string{}
@@ -147,7 +145,7 @@ func connect(t *testing.T, ed *editor) *acpsdk.ClientSideConnection {
 	return conn
 }
 
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return c
@@ -172,7 +170,7 @@ text Fixed: Add adds now.
 func TestPromptEditPermission(t *testing.T) {
 	root := workspace(t, fixScript)
 	path := filepath.Join(root, "calc.go")
-	ed := &editor{t: t, buffers: map[string]string{path: "// unsaved note\n" + calcGo}}
+	ed := &editor{buffers: map[string]string{path: "// unsaved note\n" + calcGo}}
 	conn := connect(t, ed)
 	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: []acpsdk.McpServer{}})
 	if err != nil {
@@ -272,7 +270,7 @@ func TestDenyFailsClosed(t *testing.T) {
 expect tool denied
 text Not written.
 `)
-	ed := &editor{t: t, answer: func(acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
+	ed := &editor{answer: func(acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
 		return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected("reject_once")}
 	}}
 	conn := connect(t, ed)
@@ -302,7 +300,7 @@ func TestCancelDuringPermission(t *testing.T) {
 ---
 text never asked
 `)
-	ed := &editor{t: t}
+	ed := &editor{}
 	conn := connect(t, ed)
 	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: []acpsdk.McpServer{}})
 	if err != nil {
@@ -332,7 +330,7 @@ func TestLoadReplaysAndLists(t *testing.T) {
 	root := workspace(t, `expect user remember the number
 text The number is 42.
 `)
-	ed := &editor{t: t}
+	ed := &editor{}
 	conn := connect(t, ed)
 	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: []acpsdk.McpServer{}})
 	if err != nil {
@@ -342,7 +340,7 @@ text The number is 42.
 		t.Fatal(err)
 	}
 
-	ed2 := &editor{t: t}
+	ed2 := &editor{}
 	conn2 := connect(t, ed2)
 	list, err := conn2.ListSessions(testCtx(t), acpsdk.ListSessionsRequest{Cwd: &root})
 	if err != nil {
@@ -377,7 +375,7 @@ func TestModesAndModel(t *testing.T) {
 ---
 text written
 `)
-	ed := &editor{t: t}
+	ed := &editor{}
 	conn := connect(t, ed)
 	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: []acpsdk.McpServer{}})
 	if err != nil {

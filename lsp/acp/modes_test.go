@@ -54,7 +54,7 @@ func TestPlanMode(t *testing.T) {
 expect tool approved the plan
 text Carrying it out.
 `)
-	ed := &editor{t: t, answer: func(p acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
+	ed := &editor{answer: func(p acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
 		return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)}
 	}}
 	conn, id := newSession(t, ed, root)
@@ -103,7 +103,7 @@ text Not readable.
 	f.Close()
 	os.Mkdir(filepath.Join(root, "secret"), 0o755)
 	os.WriteFile(filepath.Join(root, "secret", "key.txt"), []byte("hunter2"), 0o644)
-	ed := &editor{t: t}
+	ed := &editor{}
 	conn, id := newSession(t, ed, root)
 	if r := prompt(t, conn, id, "read the key"); r.StopReason != acpsdk.StopReasonEndTurn {
 		t.Fatalf("stopReason = %q", r.StopReason)
@@ -121,7 +121,7 @@ text Not readable.
 // without the model.
 func TestSlashCommands(t *testing.T) {
 	root := workspace(t, "text unused\n")
-	ed := &editor{t: t}
+	ed := &editor{}
 	conn, id := newSession(t, ed, root)
 	if r := prompt(t, conn, id, "/help"); r.StopReason != acpsdk.StopReasonEndTurn {
 		t.Fatalf("stopReason = %q", r.StopReason)
@@ -157,7 +157,7 @@ call mcp__example__wordcount {"text": "to be or not to be"}
 expect tool 6
 text Six words.
 `)
-	ed := &editor{t: t, answer: func(p acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
+	ed := &editor{answer: func(p acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
 		return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected("allow_once")}
 	}}
 	conn, id := newSession(t, ed, root, acpsdk.McpServer{Stdio: &acpsdk.McpServerStdio{Name: "example", Command: bin, Args: []string{}, Env: []acpsdk.EnvVariable{}}})
