@@ -123,6 +123,7 @@ bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'BenchmarkTask$$' -benchtime 300x ./agent/
 	$(GO) test -run '^$$' -bench 'Initialize' -benchtime 10x ./lsp/
 	$(GO) test -run '^$$' -bench 'CodeAction' -benchtime 300x ./lsp/
+	$(GO) test -run '^$$' -bench 'PromptRoundTrip' -benchtime 200x ./lsp/acp/
 	$(GO) test -run '^$$' -bench 'ReferencesStd' -benchtime 5x ./graph/
 	$(GO) test -run '^$$' -bench 'Call' -benchtime 2000x ./tools/mcp/
 	$(GO) test -run '^$$' -bench 'ShellCommand' -benchtime 40x ./tools/sandbox/
