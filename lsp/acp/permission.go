@@ -73,6 +73,12 @@ func (ap *approver) Approve(ctx context.Context, p permission.Prompt) (permissio
 	if err != nil {
 		return permission.AnswerDeny, err
 	}
+	if resp.Outcome.Cancelled != nil {
+		// The client cancelled the turn; its session/cancel may still be
+		// on its way, and the turn must not go on meanwhile.
+		ss.cancelTurn()
+		return permission.AnswerDeny, nil
+	}
 	ans := permission.AnswerDeny
 	if sel := resp.Outcome.Selected; sel != nil {
 		switch string(sel.OptionId) {
@@ -120,6 +126,9 @@ func (ap *approver) ApprovePlan(ctx context.Context, sessionID, plan string) (bo
 	})
 	if err != nil {
 		return false, "", err
+	}
+	if resp.Outcome.Cancelled != nil {
+		ss.cancelTurn()
 	}
 	return resp.Outcome.Selected != nil && resp.Outcome.Selected.OptionId == optApprovePlan, "", nil
 }

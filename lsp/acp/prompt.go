@@ -33,15 +33,18 @@ func (s *Server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
+	if err := s.startTurn(); err != nil {
+		return acpsdk.PromptResponse{}, requestError(err)
+	}
 	ss.mu.Lock()
 	if ss.cancel != nil {
 		ss.mu.Unlock()
+		s.running.Done()
 		return acpsdk.PromptResponse{}, acpsdk.NewInvalidRequest(map[string]any{"error": "this session is already running a turn; cancel it or wait"})
 	}
 	ss.cancel = cancel
 	posture := ss.posture
 	ss.mu.Unlock()
-	s.running.Add(1)
 	defer func() {
 		ss.mu.Lock()
 		ss.cancel = nil

@@ -54,11 +54,14 @@ type Server struct {
 	// of every session of the connection.
 	services *agent.Services
 
-	mu sync.Mutex // guards caps and live
+	mu sync.Mutex // guards caps, live and closing
 	// caps are what the client declared in initialize.
 	caps acpsdk.ClientCapabilities
 	// live holds the sessions this connection opened, by id.
 	live map[string]*session
+	// closing is set once the connection is ending: no session opens and
+	// no turn starts after it.
+	closing bool
 
 	// running counts turns in flight, so Serve can wait for them.
 	running sync.WaitGroup
@@ -79,13 +82,17 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &Server{opts: opts, log: opts.Logger, ctx: ctx, services: &agent.Services{}, live: map[string]*session{}}
-	s.conn = acpsdk.NewAgentSideConnection(s, out, in)
+	w := &lockedWriter{w: out}
+	s.conn = acpsdk.NewAgentSideConnection(s, w, guardLines(in, w))
 	s.conn.SetLogger(opts.Logger)
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
 	}
 	cancel()
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.running.Wait()
 	s.closeAll()
 	if err := s.services.Close(); err != nil {
@@ -172,6 +179,20 @@ func (s *Server) client() acpsdk.ClientCapabilities {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.caps
+}
+
+// errClosing answers a request that arrives as the connection ends.
+var errClosing = errors.New("the connection is closing")
+
+// startTurn counts a turn in flight, unless the connection is ending.
+func (s *Server) startTurn() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return errClosing
+	}
+	s.running.Add(1)
+	return nil
 }
 
 // session returns a live session by id.

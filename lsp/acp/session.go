@@ -224,11 +224,18 @@ func (s *Server) open(cwd string, servers []acpsdk.McpServer, id string) (*sessi
 	ss.mode = ss.posture
 	ss.mu.Unlock()
 	s.mu.Lock()
-	if prev, ok := s.live[ss.id]; ok {
-		prev.close()
+	if s.closing {
+		s.mu.Unlock()
+		ss.close()
+		return nil, requestError(errClosing)
 	}
+	prev := s.live[ss.id]
 	s.live[ss.id] = ss
 	s.mu.Unlock()
+	if prev != nil {
+		// The same saved session opened again: the newer wins.
+		prev.close()
+	}
 	return ss, nil
 }
 
@@ -323,16 +330,19 @@ func (s *Server) CloseSession(_ context.Context, p acpsdk.CloseSessionRequest) (
 
 // Cancel stops the session's running turn; its prompt answers cancelled.
 func (s *Server) Cancel(_ context.Context, p acpsdk.CancelNotification) error {
-	ss, err := s.session(p.SessionId)
-	if err != nil {
-		return nil // a notification: nothing to answer
-	}
+	if ss, err := s.session(p.SessionId); err == nil {
+		ss.cancelTurn()
+	} // else a notification: nothing to answer
+	return nil
+}
+
+// cancelTurn stops the running turn, if any.
+func (ss *session) cancelTurn() {
 	ss.mu.Lock()
 	if ss.cancel != nil {
 		ss.cancel()
 	}
 	ss.mu.Unlock()
-	return nil
 }
 
 // SetSessionMode switches between ask, auto and plan.
