@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,5 +167,31 @@ text Six words.
 	}
 	if got := ed.answerText(); got != "Six words." {
 		t.Errorf("answer = %q", got)
+	}
+}
+
+// TestSetModelBothWays sets the model with session/set_model, as older
+// clients do, and rejects a model that is not configured.
+func TestSetModelBothWays(t *testing.T) {
+	root := workspace(t, "text unused\n")
+	conn := connect(t, &editor{})
+	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Models == nil || sess.Models.CurrentModelId != "scripted/deepseek-flash" ||
+		!slices.ContainsFunc(sess.Models.AvailableModels, func(m acpsdk.ModelInfo) bool { return m.ModelId == "scripted/deepseek-flash" }) {
+		t.Errorf("models = %+v", sess.Models)
+	}
+	if _, err := conn.UnstableSetSessionModel(testCtx(t), acpsdk.UnstableSetSessionModelRequest{SessionId: sess.SessionId, ModelId: "scripted/deepseek-flash"}); err != nil {
+		t.Error(err)
+	}
+	if _, err := conn.UnstableSetSessionModel(testCtx(t), acpsdk.UnstableSetSessionModelRequest{SessionId: sess.SessionId, ModelId: "nowhere/none"}); err == nil {
+		t.Error("an unknown model was accepted")
+	}
+	_, err = conn.SetSessionConfigOption(testCtx(t), acpsdk.SetSessionConfigOptionRequest{ValueId: &acpsdk.SetSessionConfigOptionValueId{
+		SessionId: sess.SessionId, ConfigId: "model", Value: "nowhere/none"}})
+	if err == nil {
+		t.Error("the model option took an unknown model")
 	}
 }

@@ -247,7 +247,7 @@ func (s *Server) NewSession(_ context.Context, p acpsdk.NewSessionRequest) (acps
 	}
 	go ss.announceCommands()
 	modes, opts := ss.state()
-	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(ss.id), Modes: modes, ConfigOptions: opts}, nil
+	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(ss.id), Modes: modes, ConfigOptions: opts, Models: ss.models()}, nil
 }
 
 // LoadSession opens a saved session and replays its conversation as
@@ -263,7 +263,7 @@ func (s *Server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (
 	ss.replay(ctx)
 	go ss.announceCommands()
 	modes, opts := ss.state()
-	return acpsdk.LoadSessionResponse{Modes: modes, ConfigOptions: opts}, nil
+	return acpsdk.LoadSessionResponse{Modes: modes, ConfigOptions: opts, Models: ss.models()}, nil
 }
 
 // ResumeSession opens a saved session without replaying it.
@@ -273,7 +273,7 @@ func (s *Server) ResumeSession(_ context.Context, p acpsdk.ResumeSessionRequest)
 		return acpsdk.ResumeSessionResponse{}, err
 	}
 	modes, opts := ss.state()
-	return acpsdk.ResumeSessionResponse{Modes: modes, ConfigOptions: opts}, nil
+	return acpsdk.ResumeSessionResponse{Modes: modes, ConfigOptions: opts, Models: ss.models()}, nil
 }
 
 // ListSessions lists the saved sessions, of cwd when given, most recent
@@ -404,6 +404,33 @@ func (s *Server) SetSessionConfigOption(_ context.Context, p acpsdk.SetSessionCo
 	return acpsdk.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
 }
 
+// UnstableSetSessionModel is session/set_model, which clients that
+// predate the model config option send; the schema editors ship now has
+// the option only.
+func (s *Server) UnstableSetSessionModel(_ context.Context, p acpsdk.UnstableSetSessionModelRequest) (acpsdk.UnstableSetSessionModelResponse, error) {
+	ss, err := s.session(p.SessionId)
+	if err != nil {
+		return acpsdk.UnstableSetSessionModelResponse{}, err
+	}
+	return acpsdk.UnstableSetSessionModelResponse{}, ss.setModel(string(p.ModelId))
+}
+
+// models is the model picker of the clients that send session/set_model.
+func (ss *session) models() *acpsdk.SessionModelState {
+	ss.mu.Lock()
+	cfg, base := ss.cfg, ss.agents[""]
+	ss.mu.Unlock()
+	current := ss.sess.Model()
+	if current == "" {
+		current = base.ModelRef
+	}
+	out := &acpsdk.SessionModelState{CurrentModelId: acpsdk.ModelId(current), AvailableModels: []acpsdk.ModelInfo{}}
+	for _, ref := range modelRefs(cfg, current) {
+		out.AvailableModels = append(out.AvailableModels, acpsdk.ModelInfo{ModelId: acpsdk.ModelId(ref), Name: ref})
+	}
+	return out
+}
+
 // setModel makes the session's later turns run on ref.
 func (ss *session) setModel(ref string) error {
 	ss.mu.Lock()
@@ -438,11 +465,8 @@ func (ss *session) state() (*acpsdk.SessionModeState, []acpsdk.SessionConfigOpti
 		current = base.ModelRef
 	}
 	var models acpsdk.SessionConfigSelectOptionsUngrouped
-	for _, ref := range modelRefs(cfg) {
+	for _, ref := range modelRefs(cfg, current) {
 		models = append(models, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(ref), Name: ref})
-	}
-	if !slices.ContainsFunc(models, func(o acpsdk.SessionConfigSelectOption) bool { return string(o.Value) == current }) {
-		models = append(models, acpsdk.SessionConfigSelectOption{Value: acpsdk.SessionConfigValueId(current), Name: current})
 	}
 	modeOpt := acpsdk.NewSessionConfigOptionSelect(acpsdk.SessionConfigValueId(mode), acpsdk.SessionConfigSelectOptions{Ungrouped: &modeOpts})
 	modeOpt.Select.Id, modeOpt.Select.Name = "mode", "Mode"
@@ -454,8 +478,9 @@ func (ss *session) state() (*acpsdk.SessionModeState, []acpsdk.SessionConfigOpti
 		[]acpsdk.SessionConfigOption{modeOpt, modelOpt}
 }
 
-// modelRefs lists every configured model as provider/model.
-func modelRefs(cfg *config.Config) []string {
+// modelRefs lists every configured model as provider/model, and current
+// when it is none of them.
+func modelRefs(cfg *config.Config, current string) []string {
 	var out []string
 	for _, p := range cfg.Providers {
 		models := p.Models
@@ -465,6 +490,9 @@ func modelRefs(cfg *config.Config) []string {
 		for _, m := range models {
 			out = append(out, p.Name+"/"+m)
 		}
+	}
+	if !slices.Contains(out, current) {
+		out = append(out, current)
 	}
 	return out
 }
