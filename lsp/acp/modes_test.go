@@ -195,3 +195,25 @@ func TestSetModelBothWays(t *testing.T) {
 		t.Error("the model option took an unknown model")
 	}
 }
+
+// TestAskQuestion puts the ask tool's question to the client as a
+// permission request whose options are the suggested answers.
+func TestAskQuestion(t *testing.T) {
+	root := workspace(t, `call ask {"question": "Which name?", "options": ["Sum", "Add"]}
+---
+expect tool Add
+text Keeping Add.
+`)
+	ed := &editor{answer: func(p acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
+		return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected(p.Options[1].OptionId)}
+	}}
+	conn, id := newSession(t, ed, root)
+	if r := prompt(t, conn, id, "rename it"); r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("stopReason = %q", r.StopReason)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if len(ed.permissions) != 1 || *ed.permissions[0].ToolCall.Title != "Which name?" || len(ed.permissions[0].Options) != 3 {
+		t.Errorf("question asked as %+v", ed.permissions)
+	}
+}

@@ -116,6 +116,7 @@ func (ss *session) agentFor(posture string) (*agent.Agent, error) {
 		Dir:      ss.cwd,
 		Approver: &approver{ss: ss},
 		Plans:    &approver{ss: ss},
+		Asker:    &asker{ss: ss},
 		Notify:   func(msg string) { ss.thought("Reasonix: " + msg) },
 		FS:       ss.fs,
 		Sink:     s.event,
