@@ -25,6 +25,9 @@ import (
 const (
 	modeAsk  = "ask"
 	modeAuto = "auto"
+	// modeYolo is offered only when the configuration chose it: a
+	// client cannot loosen the posture that far.
+	modeYolo = "yolo"
 	modePlan = "plan"
 )
 
@@ -51,8 +54,9 @@ type session struct {
 	cfg    *config.Config
 	sess   *agent.Session
 	// mode is the mode the user picked; posture the approval posture
-	// ask and auto stand for (plan keeps the one before it).
-	mode, posture string
+	// ask and auto stand for (plan keeps the one before it); base the
+	// configured posture, whose agent is agents[""].
+	mode, posture, base string
 	// cancel stops the running turn; nil when idle.
 	cancel context.CancelFunc
 	// calls are the tool calls of the running turn, by id.
@@ -101,6 +105,9 @@ func (s *Server) buildConfig(cwd, mcpLayer, posture string) (*config.Config, err
 // first use.
 func (ss *session) agentFor(posture string) (*agent.Agent, error) {
 	ss.mu.Lock()
+	if posture == ss.base {
+		posture = ""
+	}
 	a, ok := ss.agents[posture]
 	ss.mu.Unlock()
 	if ok {
@@ -218,11 +225,11 @@ func (s *Server) open(cwd string, servers []acpsdk.McpServer, id string) (*sessi
 	}
 	ss.mu.Lock()
 	ss.id, ss.sess = sess.ID, sess
-	ss.posture = modeAsk
-	if ss.cfg.Permissions.Approval == modeAuto {
-		ss.posture = modeAuto
+	ss.base = ss.cfg.Permissions.Approval
+	if ss.base == "" {
+		ss.base = modeAsk
 	}
-	ss.mode = ss.posture
+	ss.mode, ss.posture = ss.base, ss.base
 	ss.mu.Unlock()
 	s.mu.Lock()
 	if s.closing {
@@ -359,8 +366,11 @@ func (s *Server) SetSessionMode(_ context.Context, p acpsdk.SetSessionModeReques
 }
 
 func (ss *session) setMode(mode string) error {
-	switch mode {
-	case modeAsk, modeAuto:
+	ss.mu.Lock()
+	base := ss.base
+	ss.mu.Unlock()
+	switch {
+	case mode == modeAsk, mode == modeAuto, mode == modeYolo && base == modeYolo:
 		if _, err := ss.agentFor(mode); err != nil {
 			return requestError(err)
 		}
@@ -368,7 +378,7 @@ func (ss *session) setMode(mode string) error {
 		ss.mode, ss.posture = mode, mode
 		ss.mu.Unlock()
 		ss.sess.SetPlanMode(false)
-	case modePlan:
+	case mode == modePlan:
 		ss.mu.Lock()
 		ss.mode = mode
 		ss.mu.Unlock()
@@ -449,13 +459,16 @@ func (ss *session) setModel(ref string) error {
 // and session/load answer them.
 func (ss *session) state() (*acpsdk.SessionModeState, []acpsdk.SessionConfigOption) {
 	ss.mu.Lock()
-	mode, cfg := ss.mode, ss.cfg
-	base := ss.agents[""]
+	mode, cfg, base := ss.mode, ss.cfg, ss.base
+	baseAgent := ss.agents[""]
 	ss.mu.Unlock()
 	modes := []acpsdk.SessionMode{
 		{Id: modeAsk, Name: "Ask", Description: acpsdk.Ptr("Ask before changes, as the permission rules say")},
 		{Id: modeAuto, Name: "Auto", Description: acpsdk.Ptr("Allow what only the default would ask; ask rules still ask")},
 		{Id: modePlan, Name: "Plan", Description: acpsdk.Ptr("Read-only until you approve a plan")},
+	}
+	if base == modeYolo {
+		modes = append(modes, acpsdk.SessionMode{Id: modeYolo, Name: "Yolo", Description: acpsdk.Ptr("Allow everything but the deny rules, as configured")})
 	}
 	var modeOpts acpsdk.SessionConfigSelectOptionsUngrouped
 	for _, m := range modes {
@@ -463,7 +476,7 @@ func (ss *session) state() (*acpsdk.SessionModeState, []acpsdk.SessionConfigOpti
 	}
 	current := ss.sess.Model()
 	if current == "" {
-		current = base.ModelRef
+		current = baseAgent.ModelRef
 	}
 	var models acpsdk.SessionConfigSelectOptionsUngrouped
 	for _, ref := range modelRefs(cfg, current) {
