@@ -51,6 +51,8 @@ type editor struct {
 	reads       []string
 	// answer picks the permission option; nil selects allow_once.
 	answer func(acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse
+	// onUpdate, when set, sees each update as it arrives.
+	onUpdate func(acpsdk.SessionUpdate)
 }
 
 var _ acpsdk.Client = (*editor)(nil)
@@ -91,7 +93,11 @@ func (e *editor) RequestPermission(_ context.Context, p acpsdk.RequestPermission
 func (e *editor) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) error {
 	e.mu.Lock()
 	e.updates = append(e.updates, n.Update)
+	on := e.onUpdate
 	e.mu.Unlock()
+	if on != nil {
+		on(n.Update)
+	}
 	return nil
 }
 

@@ -36,15 +36,18 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// guardLines copies in to the returned reader line by line, answering
-// what is not a message on out. It ends when in does.
-func guardLines(in io.Reader, out io.Writer) io.Reader {
+// guardLines returns a reader of in's messages, line by line, answering
+// what is not a message on out. Nothing is read until start is called,
+// so the connection reading it is in place before the first message is
+// handled. It ends when in does.
+func guardLines(in io.Reader, out io.Writer) (r io.Reader, start func()) {
 	pr, pw := io.Pipe()
-	go func() {
-		err := copyLines(in, pw, out)
-		pw.CloseWithError(err)
-	}()
-	return pr
+	return pr, func() {
+		go func() {
+			err := copyLines(in, pw, out)
+			pw.CloseWithError(err)
+		}()
+	}
 }
 
 func copyLines(in io.Reader, to io.Writer, out io.Writer) error {

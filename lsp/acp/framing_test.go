@@ -22,7 +22,9 @@ func TestGuardLines(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"last, no newline"}`,
 	}, "\n")
 	var out bytes.Buffer
-	passed, err := io.ReadAll(guardLines(strings.NewReader(input), &out))
+	r, start := guardLines(strings.NewReader(input), &out)
+	start()
+	passed, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -215,5 +216,47 @@ text Keeping Add.
 	defer ed.mu.Unlock()
 	if len(ed.permissions) != 1 || *ed.permissions[0].ToolCall.Title != "Which name?" || len(ed.permissions[0].Options) != 3 {
 		t.Errorf("question asked as %+v", ed.permissions)
+	}
+}
+
+// TestPromptWhileRunning sends a second prompt while the first turn
+// runs: the first is cancelled (the SDK cancels a session's earlier
+// prompt), and the second waits for it to end and then runs.
+func TestPromptWhileRunning(t *testing.T) {
+	root := workspace(t, `match first
+call read_file {"path": "calc.go"}
+---
+match first
+delay 30s
+text never finished
+---
+match second
+text Second answer.
+`)
+	started := make(chan struct{})
+	var once sync.Once
+	ed := &editor{onUpdate: func(u acpsdk.SessionUpdate) {
+		if u.ToolCall != nil {
+			once.Do(func() { close(started) })
+		}
+	}}
+	conn, id := newSession(t, ed, root)
+	first := make(chan acpsdk.PromptResponse, 1)
+	go func() {
+		resp, err := conn.Prompt(testCtx(t), acpsdk.PromptRequest{SessionId: id, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock("first")}})
+		if err != nil {
+			t.Error(err)
+		}
+		first <- resp
+	}()
+	<-started
+	if r := prompt(t, conn, id, "second"); r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Errorf("second prompt: stopReason = %q", r.StopReason)
+	}
+	if r := <-first; r.StopReason != acpsdk.StopReasonCancelled {
+		t.Errorf("first prompt: stopReason = %q, want cancelled", r.StopReason)
+	}
+	if got := ed.answerText(); got != "Second answer." {
+		t.Errorf("answer = %q", got)
 	}
 }

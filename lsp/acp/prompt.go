@@ -36,22 +36,12 @@ func (s *Server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	if err := s.startTurn(); err != nil {
 		return acpsdk.PromptResponse{}, requestError(err)
 	}
-	ss.mu.Lock()
-	if ss.cancel != nil {
-		ss.mu.Unlock()
-		s.running.Done()
-		return acpsdk.PromptResponse{}, acpsdk.NewInvalidRequest(map[string]any{"error": "this session is already running a turn; cancel it or wait"})
+	defer s.running.Done()
+	posture, err := ss.reserve(tctx, cancel)
+	if err != nil {
+		return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonCancelled}, nil
 	}
-	ss.cancel = cancel
-	posture := ss.posture
-	ss.mu.Unlock()
-	defer func() {
-		ss.mu.Lock()
-		ss.cancel = nil
-		ss.calls, ss.open = map[string]*callState{}, nil
-		ss.mu.Unlock()
-		s.running.Done()
-	}()
+	defer ss.release()
 
 	a, err := ss.agentFor(posture)
 	if err != nil {
@@ -86,6 +76,39 @@ func (s *Server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	}
 	resp.StopReason = acpsdk.StopReasonEndTurn
 	return resp, nil
+}
+
+// reserve makes the session's turn the caller's, whose cancel stops it,
+// and returns the posture it runs under. A prompt sent while a turn runs
+// has already cancelled that turn (the SDK cancels a session's earlier
+// prompt), so it waits for that turn to wind down; it fails only when
+// ctx ends first.
+func (ss *session) reserve(ctx context.Context, cancel context.CancelFunc) (string, error) {
+	for {
+		ss.mu.Lock()
+		if ss.cancel == nil {
+			ss.cancel, ss.idle = cancel, make(chan struct{})
+			posture := ss.posture
+			ss.mu.Unlock()
+			return posture, nil
+		}
+		idle := ss.idle
+		ss.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+}
+
+// release ends the turn reserve began.
+func (ss *session) release() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.cancel = nil
+	ss.calls, ss.open = map[string]*callState{}, nil
+	close(ss.idle)
 }
 
 // turnError words a failed turn with what to do about it.

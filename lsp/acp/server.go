@@ -83,8 +83,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	defer cancel()
 	s := &Server{opts: opts, log: opts.Logger, ctx: ctx, services: &agent.Services{}, live: map[string]*session{}}
 	w := &lockedWriter{w: out}
-	s.conn = acpsdk.NewAgentSideConnection(s, w, guardLines(in, w))
+	lines, start := guardLines(in, w)
+	s.conn = acpsdk.NewAgentSideConnection(s, w, lines)
 	s.conn.SetLogger(opts.Logger)
+	start() // the handlers use s.conn: nothing arrives before it is set
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():

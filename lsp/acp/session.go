@@ -57,8 +57,10 @@ type session struct {
 	// ask and auto stand for (plan keeps the one before it); base the
 	// configured posture, whose agent is agents[""].
 	mode, posture, base string
-	// cancel stops the running turn; nil when idle.
+	// cancel stops the running turn; nil when idle. idle is closed when
+	// that turn ends.
 	cancel context.CancelFunc
+	idle   chan struct{}
 	// calls are the tool calls of the running turn, by id.
 	calls map[string]*callState
 	// open are the calls started and not finished, in order, to find the
