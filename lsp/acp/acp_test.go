@@ -252,6 +252,13 @@ func TestPromptEditPermission(t *testing.T) {
 	if p.ToolCall.ToolCallId != editID {
 		t.Errorf("permission asked about %q, the edit is %q", p.ToolCall.ToolCallId, editID)
 	}
+	previewed := false
+	for _, c := range p.ToolCall.Content {
+		previewed = previewed || (c.Diff != nil && strings.Contains(c.Diff.NewText, "// unsaved note\n") && strings.Contains(c.Diff.NewText, "return a + b"))
+	}
+	if !previewed {
+		t.Errorf("the permission request shows no diff of the edit: %+v", p.ToolCall.Content)
+	}
 	var optionKinds []string
 	for _, o := range p.Options {
 		optionKinds = append(optionKinds, string(o.Kind))

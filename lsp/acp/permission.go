@@ -60,9 +60,13 @@ func (ap *approver) Approve(ctx context.Context, p permission.Prompt) (permissio
 			why = "the sandbox may have blocked it: " + p.Escalation
 		}
 	}
-	content := []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(strings.TrimSpace(why + "\n\n" + p.Change())))}
+	// The change itself: as a diff where the client can show one, else
+	// in the words the other front ends use.
+	content := []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(why))}
 	if d, ok := ss.fs.preview(p.Tool, p.Args); ok {
 		content = append(content, d...)
+	} else if change := p.Change(); change != "" {
+		content = append(content, acpsdk.ToolContent(acpsdk.TextBlock(change)))
 	}
 	resp, err := ss.s.conn.RequestPermission(ctx, acpsdk.RequestPermissionRequest{
 		SessionId: acpsdk.SessionId(ss.id),
