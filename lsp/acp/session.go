@@ -66,6 +66,8 @@ type session struct {
 	// open are the calls started and not finished, in order, to find the
 	// one a permission question is about.
 	open []string
+	// notes are told the user once the client knows the session.
+	notes []string
 }
 
 // callState is what a tool call announced.
@@ -76,8 +78,11 @@ type callState struct {
 }
 
 // buildConfig loads the configuration of cwd, with the client's MCP
-// servers and, when posture is set, the approval posture above it.
-func (s *Server) buildConfig(cwd, mcpLayer, posture string) (*config.Config, error) {
+// servers and, when posture is set, the approval posture above it. What
+// the files loosened since the last session (agent.ReviewConfig) is told
+// the user when the session starts (notes).
+func (ss *session) buildConfig(posture string) (*config.Config, error) {
+	s, cwd, mcpLayer := ss.s, ss.cwd, ss.mcp
 	cfg, err := config.Load(config.Options{Dir: cwd, File: s.opts.ConfigFile})
 	if ce := (*config.Error)(nil); errors.As(err, &ce) {
 		for _, w := range ce.Warnings {
@@ -89,6 +94,9 @@ func (s *Server) buildConfig(cwd, mcpLayer, posture string) (*config.Config, err
 	}
 	for _, msg := range agent.ReviewConfig(cfg, cwd) {
 		s.log.Warn("config", "review", msg)
+		ss.mu.Lock()
+		ss.notes = append(ss.notes, msg)
+		ss.mu.Unlock()
 	}
 	if mcpLayer != "" {
 		if err := cfg.OverlayTOML("session/new mcpServers", mcpLayer); err != nil {
@@ -115,7 +123,7 @@ func (ss *session) agentFor(posture string) (*agent.Agent, error) {
 	if ok {
 		return a, nil
 	}
-	cfg, err := ss.s.buildConfig(ss.cwd, ss.mcp, posture)
+	cfg, err := ss.buildConfig(posture)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +263,7 @@ func (s *Server) NewSession(_ context.Context, p acpsdk.NewSessionRequest) (acps
 	if err != nil {
 		return acpsdk.NewSessionResponse{}, err
 	}
-	go ss.announceCommands()
+	go ss.announce()
 	modes, opts := ss.state()
 	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(ss.id), Modes: modes, ConfigOptions: opts, Models: ss.models()}, nil
 }
@@ -271,7 +279,7 @@ func (s *Server) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (
 		return acpsdk.LoadSessionResponse{}, err
 	}
 	ss.replay(ctx)
-	go ss.announceCommands()
+	go ss.announce()
 	modes, opts := ss.state()
 	return acpsdk.LoadSessionResponse{Modes: modes, ConfigOptions: opts, Models: ss.models()}, nil
 }

@@ -34,8 +34,18 @@ func (ss *session) update(u acpsdk.SessionUpdate) {
 func (ss *session) message(text string) { ss.update(acpsdk.UpdateAgentMessageText(text)) }
 
 // thought shows text as the agent's thinking: notices, repairs and
-// compactions, which are not part of the answer.
-func (ss *session) thought(text string) { ss.update(acpsdk.UpdateAgentThoughtText(text + "\n")) }
+// compactions, which are not part of the answer. Before the client knows
+// the session (its agent still being built) the text waits in notes.
+func (ss *session) thought(text string) {
+	ss.mu.Lock()
+	if ss.id == "" {
+		ss.notes = append(ss.notes, strings.TrimPrefix(text, "Reasonix: "))
+		ss.mu.Unlock()
+		return
+	}
+	ss.mu.Unlock()
+	ss.update(acpsdk.UpdateAgentThoughtText(text + "\n"))
+}
 
 // event turns one of the agent's events into session/update
 // notifications.
@@ -251,12 +261,17 @@ func clip(s string, n int) string {
 	return s
 }
 
-// announceCommands tells the client the slash commands the session
-// offers: built-ins, custom commands, skills and MCP prompts.
-func (ss *session) announceCommands() {
+// announce tells the client, once it has the session, the notes kept
+// for it and the slash commands the session offers: built-ins, custom
+// commands, skills and MCP prompts.
+func (ss *session) announce() {
 	ss.mu.Lock()
-	a := ss.agents[""]
+	a, notes := ss.agents[""], ss.notes
+	ss.notes = nil
 	ss.mu.Unlock()
+	for _, n := range notes {
+		ss.thought("Reasonix: " + n)
+	}
 	if a == nil {
 		return
 	}
