@@ -260,3 +260,28 @@ text Second answer.
 		t.Errorf("answer = %q", got)
 	}
 }
+
+// TestBrokenMCPServerIsTold starts a session with an MCP server that
+// cannot start: the session opens, and the user is told why.
+func TestBrokenMCPServerIsTold(t *testing.T) {
+	root := workspace(t, "text unused\n")
+	told := make(chan string, 16)
+	ed := &editor{onUpdate: func(u acpsdk.SessionUpdate) {
+		if u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil {
+			told <- u.AgentThoughtChunk.Content.Text.Text
+		}
+	}}
+	newSession(t, ed, root, acpsdk.McpServer{Stdio: &acpsdk.McpServerStdio{
+		Name: "broken", Command: filepath.Join(root, "no-such-server"), Args: []string{}, Env: []acpsdk.EnvVariable{}}})
+	ctx := testCtx(t)
+	for {
+		select {
+		case text := <-told:
+			if strings.Contains(text, "broken") {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("nothing said the MCP server failed to start")
+		}
+	}
+}
