@@ -68,6 +68,9 @@ func (ss *session) event(e agent.Event) {
 	case agent.EventToolStart:
 		ss.toolStart(e.Tool)
 	case agent.EventToolProgress:
+		if e.Tool == nil {
+			return
+		}
 		ss.update(acpsdk.UpdateToolCall(acpsdk.ToolCallId(e.Tool.CallID),
 			acpsdk.WithUpdateStatus(acpsdk.ToolCallStatusInProgress),
 			acpsdk.WithUpdateContent([]acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(e.Text))})))
