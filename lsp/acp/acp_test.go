@@ -53,6 +53,8 @@ type editor struct {
 	answer func(acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse
 	// onUpdate, when set, sees each update as it arrives.
 	onUpdate func(acpsdk.SessionUpdate)
+	// refuse, when set, makes fs/write_text_file fail for a path.
+	refuse func(path string) bool
 }
 
 var _ acpsdk.Client = (*editor)(nil)
@@ -74,6 +76,9 @@ func (e *editor) ReadTextFile(_ context.Context, p acpsdk.ReadTextFileRequest) (
 func (e *editor) WriteTextFile(_ context.Context, p acpsdk.WriteTextFileRequest) (acpsdk.WriteTextFileResponse, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.refuse != nil && e.refuse(p.Path) {
+		return acpsdk.WriteTextFileResponse{}, acpsdk.NewInternalError(map[string]any{"error": "read-only buffer"})
+	}
 	e.writes = append(e.writes, p)
 	e.buffers[p.Path] = p.Content
 	return acpsdk.WriteTextFileResponse{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)

@@ -162,28 +162,22 @@ func (f *clientFS) Apply(ctx context.Context, changes []tools.Change) error {
 			return err
 		}
 	} else {
-		canRead := f.ss.s.client().Fs.ReadTextFile
-		for _, c := range changes {
-			// The tools checked the write; judging it again here keeps
-			// the client's writes inside the sandbox's write roots even
-			// for a tool that forgot.
-			if env.Guard != nil {
+		// Every path is judged before anything is written. The tools
+		// checked the writes; judging them again keeps the client's
+		// writes inside the sandbox's write roots even for a tool that
+		// forgot.
+		if env.Guard != nil {
+			for _, c := range changes {
 				if _, err := env.Guard.CheckWrite(c.Path); err != nil {
 					return fmt.Errorf("%w: %s: %s", tools.ErrNotPermitted, env.Rel(c.Path), err)
 				}
 			}
-			_, err := f.ss.s.conn.WriteTextFile(ctx, acpsdk.WriteTextFileRequest{
-				SessionId: acpsdk.SessionId(f.ss.id), Path: c.Path, Content: string(c.Content)})
-			if err != nil {
+		}
+		for i, c := range changes {
+			if err := f.write(ctx, c.Path, string(c.Content)); err != nil {
+				f.undo(changes[:i], olds[:i])
 				return fmt.Errorf("the editor did not write %s: %w", env.Rel(c.Path), err)
 			}
-			f.mu.Lock()
-			if canRead {
-				f.held[c.Path] = true
-			} else {
-				f.pending[c.Path] = string(c.Content)
-			}
-			f.mu.Unlock()
 		}
 	}
 	f.mu.Lock()
@@ -202,6 +196,49 @@ func (f *clientFS) Apply(ctx context.Context, changes []tools.Change) error {
 		}
 	}
 	return nil
+}
+
+// write writes a file through the client.
+func (f *clientFS) write(ctx context.Context, path, content string) error {
+	_, err := f.ss.s.conn.WriteTextFile(ctx, acpsdk.WriteTextFileRequest{
+		SessionId: acpsdk.SessionId(f.ss.id), Path: path, Content: content})
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ss.s.client().Fs.ReadTextFile {
+		f.held[path] = true
+	} else {
+		f.pending[path] = content
+	}
+	return nil
+}
+
+// undo puts back the files written before a write the client refused,
+// so the change set is all or nothing as far as the client lets it be:
+// an old content through the client, a new file removed from the disk.
+func (f *clientFS) undo(written []tools.Change, olds []diff) {
+	ctx, cancel := context.WithTimeout(f.ss.s.ctx, clientTimeout)
+	defer cancel()
+	for i := len(written) - 1; i >= 0; i-- {
+		path := written[i].Path
+		if olds[i].existed {
+			if err := f.write(ctx, path, olds[i].old); err != nil {
+				f.ss.s.log.Warn("undoing a write", "path", path, "err", err)
+			}
+			continue
+		}
+		f.mu.Lock()
+		delete(f.pending, path)
+		f.mu.Unlock()
+		f.ss.mu.Lock()
+		disk := f.ss.agents[""].Disk
+		f.ss.mu.Unlock()
+		if err := disk.Apply(ctx, []tools.Change{{Kind: tools.Delete, Path: path}}); err != nil {
+			f.ss.s.log.Warn("undoing a new file", "path", path, "err", err)
+		}
+	}
 }
 
 // takeDiff returns and forgets the change made to path.

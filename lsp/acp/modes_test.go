@@ -1,6 +1,7 @@
 package acp_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,5 +284,29 @@ func TestBrokenMCPServerIsTold(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("nothing said the MCP server failed to start")
 		}
+	}
+}
+
+// TestRefusedWriteUndoesTheSet has the client refuse the second file of
+// a patch: the first is put back, and nothing of the patch stays.
+func TestRefusedWriteUndoesTheSet(t *testing.T) {
+	patch := "--- a/calc.go\n+++ b/calc.go\n@@ -5 +5 @@\n-\treturn a - b\n+\treturn a + b\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n"
+	args, _ := json.Marshal(map[string]string{"patch": patch})
+	root := workspace(t, "call apply_patch "+string(args)+"\n---\nexpect tool read-only buffer\ntext Could not write.\n")
+	ed := &editor{refuse: func(path string) bool { return filepath.Base(path) == "b.txt" }}
+	conn, id := newSession(t, ed, root)
+	if r := prompt(t, conn, id, "patch it"); r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("stopReason = %q", r.StopReason)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "calc.go")); string(data) != calcGo {
+		t.Errorf("calc.go after the refused patch:\n%s", data)
+	}
+	if _, err := os.Stat(filepath.Join(root, "b.txt")); err == nil {
+		t.Error("b.txt exists after the refused patch")
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if n := len(ed.writes); n != 2 || !strings.Contains(ed.writes[0].Content, "a + b") || ed.writes[1].Content != calcGo {
+		t.Errorf("writes = %+v, want the patch's calc.go, then calc.go put back", ed.writes)
 	}
 }
