@@ -310,3 +310,31 @@ func TestRefusedWriteUndoesTheSet(t *testing.T) {
 		t.Errorf("writes = %+v, want the patch's calc.go, then calc.go put back", ed.writes)
 	}
 }
+
+// TestAuthMethods offers the API key's variable when it is unset, and
+// authenticates once it is set.
+func TestAuthMethods(t *testing.T) {
+	t.Setenv("REASONIX_HOME", t.TempDir())
+	t.Chdir(t.TempDir()) // no project config: the built-in default model
+	t.Setenv("DEEPSEEK_API_KEY", "")
+	conn := connect(t, &editor{})
+	init, err := conn.Initialize(testCtx(t), acpsdk.InitializeRequest{ProtocolVersion: acpsdk.ProtocolVersionNumber})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(init.AuthMethods) != 1 || init.AuthMethods[0].EnvVar == nil || init.AuthMethods[0].EnvVar.Vars[0].Name != "DEEPSEEK_API_KEY" {
+		t.Fatalf("authMethods = %+v", init.AuthMethods)
+	}
+	method := init.AuthMethods[0].EnvVar.Id
+	if _, err := conn.Authenticate(testCtx(t), acpsdk.AuthenticateRequest{MethodId: method}); err == nil {
+		t.Error("authenticated without the key")
+	}
+	t.Setenv("DEEPSEEK_API_KEY", "sk-test")
+	if _, err := conn.Authenticate(testCtx(t), acpsdk.AuthenticateRequest{MethodId: method}); err != nil {
+		t.Errorf("with the key set: %v", err)
+	}
+	init, err = conn.Initialize(testCtx(t), acpsdk.InitializeRequest{ProtocolVersion: acpsdk.ProtocolVersionNumber})
+	if err != nil || len(init.AuthMethods) != 0 {
+		t.Errorf("with the key set, authMethods = %+v, %v", init.AuthMethods, err)
+	}
+}
