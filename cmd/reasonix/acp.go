@@ -34,7 +34,10 @@ func acpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Version:    version,
 		Logger:     slog.Default(),
 	})
-	if in.n.Load() == 0 && ctx.Err() == nil {
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted
+	case in.n.Load() == 0:
 		fmt.Fprintln(stderr, "reasonix acp: standard input ended before any message; an editor starts this command and speaks ACP on its stdin")
 	}
 	return code
