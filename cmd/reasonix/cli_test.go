@@ -208,6 +208,24 @@ func TestLSPWithoutAClient(t *testing.T) {
 	}
 }
 
+// TestACPWithoutAClient: `reasonix acp` with nothing on stdin says so in
+// one line and exits 0; a client that speaks and leaves gets its answer
+// and exit 0 too (ACP has no shutdown request: closing stdin is the end).
+func TestACPWithoutAClient(t *testing.T) {
+	r := runReasonix(t, t.TempDir(), t.TempDir(), nil, "acp")
+	if r.exit != 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "standard input ended before any message") {
+		t.Fatalf("acp with empty stdin: %+v", r)
+	}
+	cmd := exec.Command(reasonixBin, "acp")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "REASONIX_HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n")
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), `"protocolVersion":1`) {
+		t.Fatalf("acp with a client that initialized and left: %v\n%s", err, out)
+	}
+}
+
 // TestInterrupt sends SIGINT while the model is still streaming: the run
 // stops at once with exit code 130 and says how to resume, and the saved
 // session ends with a note rather than a dangling request.

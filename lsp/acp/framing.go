@@ -12,7 +12,7 @@ import (
 
 // The SDK's connection reads one JSON-RPC message per line. It logs and
 // skips a line that is not a message, without answering, and a line longer
-// than its buffer ends the connection. guardLines stands in front of it so
+// than its buffer ends the connection. wire.lines stands in front of it so
 // that bad input gets a clear error and the connection goes on: a line
 // that is not JSON is answered with -32700 (parse error), one that is not
 // a JSON object with -32600 (invalid request), and one longer than
@@ -23,46 +23,103 @@ import (
 // longer line is refused here instead of ending the connection.
 const maxLine = 8 << 20
 
-// lockedWriter serialises whole writes, so an error written here never
-// interleaves with a message the SDK is writing.
-type lockedWriter struct {
-	mu sync.Mutex // guards w
-	w  io.Writer
+// wire is the stream as the SDK sees it: the client's lines, guarded,
+// and the agent's messages, written whole one at a time. It counts the
+// client's requests not yet answered, so that the server answers them
+// all before it exits when the client closes its end early (a request
+// piped in, then end of input).
+type wire struct {
+	in  io.Reader
+	out io.Writer
+
+	mu sync.Mutex // guards out's writes, pending and changed
+	// pending counts requests read and not answered.
+	pending int
+	// changed is closed, and replaced, whenever pending drops.
+	changed chan struct{}
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+func newWire(in io.Reader, out io.Writer) *wire {
+	return &wire{in: in, out: out, changed: make(chan struct{})}
 }
 
-// guardLines returns a reader of in's messages, line by line, answering
-// what is not a message on out. Nothing is read until start is called,
-// so the connection reading it is in place before the first message is
-// handled. It ends when in does.
-func guardLines(in io.Reader, out io.Writer) (r io.Reader, start func()) {
+// envelope is what the counting needs of a message.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// Write sends one message of the agent's; a response settles a request.
+func (w *wire) Write(p []byte) (int, error) {
+	var e envelope
+	json.Unmarshal(p, &e)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.out.Write(p)
+	if e.Method == "" && len(e.ID) > 0 && w.pending > 0 {
+		w.pending--
+		close(w.changed)
+		w.changed = make(chan struct{})
+	}
+	return n, err
+}
+
+// received counts a request of the client's.
+func (w *wire) received(line []byte) {
+	var e envelope
+	if json.Unmarshal(line, &e) != nil || e.Method == "" || len(e.ID) == 0 || string(e.ID) == "null" {
+		return
+	}
+	w.mu.Lock()
+	w.pending++
+	w.mu.Unlock()
+}
+
+// drain waits until every request read has been answered, or done ends.
+func (w *wire) drain(done <-chan struct{}) {
+	for {
+		w.mu.Lock()
+		n, changed := w.pending, w.changed
+		w.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-done:
+			return
+		}
+	}
+}
+
+// lines returns a reader of the client's messages, line by line,
+// answering what is not a message. Nothing is read until start is
+// called, so the connection reading it is in place before the first
+// message is handled. It ends when the input does.
+func (w *wire) lines() (r io.Reader, start func()) {
 	pr, pw := io.Pipe()
 	return pr, func() {
 		go func() {
-			err := copyLines(in, pw, out)
+			err := w.copyLines(pw)
 			pw.CloseWithError(err)
 		}()
 	}
 }
 
-func copyLines(in io.Reader, to io.Writer, out io.Writer) error {
-	r := bufio.NewReaderSize(in, 64<<10)
+func (w *wire) copyLines(to io.Writer) error {
+	r := bufio.NewReaderSize(w.in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r)
 		switch {
 		case tooLong:
-			answerError(out, -32600, "Invalid Request", fmt.Sprintf("the message is longer than %d bytes", maxLine))
+			answerError(w, -32600, "Invalid Request", fmt.Sprintf("the message is longer than %d bytes", maxLine))
 		case len(bytes.TrimSpace(line)) == 0:
 		case !json.Valid(line):
-			answerError(out, -32700, "Parse error", "the line is not JSON")
+			answerError(w, -32700, "Parse error", "the line is not JSON")
 		case bytes.TrimSpace(line)[0] != '{':
-			answerError(out, -32600, "Invalid Request", "a message is a JSON object")
+			answerError(w, -32600, "Invalid Request", "a message is a JSON object")
 		default:
+			w.received(line)
 			if _, werr := to.Write(append(line, '\n')); werr != nil {
 				return werr
 			}

@@ -22,7 +22,7 @@ func TestGuardLines(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"last, no newline"}`,
 	}, "\n")
 	var out bytes.Buffer
-	r, start := guardLines(strings.NewReader(input), &out)
+	r, start := newWire(strings.NewReader(input), &out).lines()
 	start()
 	passed, err := io.ReadAll(r)
 	if err != nil {
@@ -50,4 +50,27 @@ func TestGuardLines(t *testing.T) {
 	if got := codes; len(got) != 3 || got[0] != -32700 || got[1] != -32600 || got[2] != -32600 {
 		t.Errorf("error codes = %v, want parse error, invalid request, too long", got)
 	}
+}
+
+// TestWireDrain counts requests until their responses are written;
+// notifications, the agent's own requests and responses to them do not
+// count.
+func TestWireDrain(t *testing.T) {
+	var out bytes.Buffer
+	w := newWire(nil, &out)
+	w.received([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`))
+	w.received([]byte(`{"jsonrpc":"2.0","method":"session/cancel"}`))
+	w.received([]byte(`{"jsonrpc":"2.0","id":7,"result":{}}`))
+	if w.pending != 1 {
+		t.Fatalf("pending = %d, want 1", w.pending)
+	}
+	w.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission"}` + "\n"))
+	w.Write([]byte(`{"jsonrpc":"2.0","method":"session/update"}` + "\n"))
+	if w.pending != 1 {
+		t.Fatalf("after the agent's request and notification, pending = %d", w.pending)
+	}
+	done := make(chan struct{})
+	go func() { w.drain(nil); close(done) }()
+	w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
+	<-done
 }

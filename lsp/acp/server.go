@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
@@ -40,6 +41,10 @@ type Options struct {
 	// Logger receives diagnostics; stdout is the protocol stream.
 	Logger *slog.Logger
 }
+
+// drainTimeout bounds how long the server answers requests still in
+// flight after the client closed its end.
+const drainTimeout = 10 * time.Second
 
 // Server holds the state of one client connection: its capabilities and
 // its sessions. It implements the SDK's Agent interface.
@@ -82,13 +87,19 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &Server{opts: opts, log: opts.Logger, ctx: ctx, services: &agent.Services{}, live: map[string]*session{}}
-	w := &lockedWriter{w: out}
-	lines, start := guardLines(in, w)
+	w := newWire(in, out)
+	lines, start := w.lines()
 	s.conn = acpsdk.NewAgentSideConnection(s, w, lines)
 	s.conn.SetLogger(opts.Logger)
 	start() // the handlers use s.conn: nothing arrives before it is set
 	select {
 	case <-s.conn.Done():
+		// The client closed its end: stop the turns, and answer what it
+		// asked before it left (bounded, for a handler that hangs).
+		cancel()
+		bound, stop := context.WithTimeout(context.Background(), drainTimeout)
+		w.drain(bound.Done())
+		stop()
 	case <-ctx.Done():
 	}
 	cancel()
