@@ -92,11 +92,23 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 	// After BeforeShell: saving the editor's documents is not the
 	// command's doing.
 	before := env.Control.Snapshot()
+	watch := tools.ShellWatcherOf(ctx)
+	if watch != nil {
+		watch.BeforeShell(ctx)
+	}
 	res, err := runConfined(ctx, env, args.Command, timeout)
 	if err != nil {
+		if watch != nil {
+			// A command that was stopped may have changed files too.
+			watch.AfterShell(context.WithoutCancel(ctx))
+		}
 		return tools.Result{}, err
 	}
 	env.Control.Undo(ctx, before, &res, env.Rel)
+	if watch != nil {
+		// After Undo: what it put back is not the command's change.
+		watch.AfterShell(ctx)
+	}
 	if env.Procs != nil && env.Procs.Running() {
 		// Processes still run in the background: they are watched
 		// until the next command, or the end of the session.

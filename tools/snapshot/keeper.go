@@ -1,0 +1,200 @@
+package snapshot
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/reasonix/reasonix/tools/walk"
+)
+
+// Bounds of the texts a Keeper holds.
+const (
+	// DefaultMaxKeep is the largest file whose text is kept.
+	DefaultMaxKeep = 256 << 10
+	// DefaultKeepBudget bounds the texts kept in all.
+	DefaultKeepBudget = 16 << 20
+	// gitTimeout bounds each git command; past it the Keeper does
+	// without git.
+	gitTimeout = 5 * time.Second
+)
+
+// KeepOptions bound a Keeper.
+type KeepOptions struct {
+	// MaxKeep is the largest file whose text is kept; zero means
+	// DefaultMaxKeep.
+	MaxKeep int
+	// Budget bounds the bytes kept in all; zero means DefaultKeepBudget.
+	Budget int
+}
+
+// A Keeper holds the texts the files of a snapshot had when it was made,
+// so that a file a later command changes or deletes can be shown as it
+// was, diffed and put back. In a git repository the files git holds
+// unchanged are not read: their text is git's, fetched on demand. The
+// others (changed, untracked, or every file outside a repository) are
+// read at once, smallest budget first: files above MaxKeep, and files
+// past the budget, are not kept, and their text before is unknown.
+type Keeper struct {
+	root    string
+	maxKeep int
+	// blobs maps the files git holds unchanged to the id of their text.
+	blobs map[string]string
+	// texts holds the texts read at once.
+	texts map[string][]byte
+	// listed holds the files of the snapshot the Keeper was made from.
+	listed map[string]bool
+}
+
+// NewKeeper keeps the texts of the files of snap as they are now.
+func NewKeeper(ctx context.Context, snap *Snapshot, opts KeepOptions) *Keeper {
+	k := &Keeper{
+		root:    snap.Root,
+		maxKeep: cmp.Or(opts.MaxKeep, DefaultMaxKeep),
+		texts:   map[string][]byte{},
+		listed:  make(map[string]bool, len(snap.files)),
+	}
+	for p := range snap.files {
+		k.listed[p] = true
+	}
+	budget := cmp.Or(opts.Budget, DefaultKeepBudget)
+	k.blobs, _ = gitClean(ctx, snap.Root)
+	var read []string
+	for p, st := range snap.files {
+		if _, ok := k.blobs[p]; !ok && st.mode.IsRegular() && st.size <= int64(k.maxKeep) {
+			read = append(read, p)
+		}
+	}
+	// Smallest first: the most files for the budget, and deterministic.
+	slices.SortFunc(read, func(a, b string) int {
+		if sa, sb := snap.files[a].size, snap.files[b].size; sa != sb {
+			return int(sa - sb)
+		}
+		return strings.Compare(a, b)
+	})
+	var buf []byte
+	for _, p := range read {
+		if ctx.Err() != nil || budget < int(snap.files[p].size) {
+			break
+		}
+		data, err := readFile(p, buf, k.maxKeep)
+		if err != nil {
+			continue
+		}
+		k.texts[p] = bytes.Clone(data)
+		budget -= len(data)
+		buf = data[:0]
+	}
+	return k
+}
+
+// Before returns the text path had when the Keeper was made. existed is
+// false for a file the snapshot did not list; known is false when the
+// text was not kept (too large, past the budget, unreadable).
+func (k *Keeper) Before(ctx context.Context, path string) (text []byte, existed, known bool) {
+	if !k.listed[path] {
+		return nil, false, true
+	}
+	if t, ok := k.texts[path]; ok {
+		return t, true, true
+	}
+	id, ok := k.blobs[path]
+	if !ok {
+		return nil, true, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	out, err := git(ctx, k.root, "cat-file", "blob", id)
+	if err != nil || len(out) > k.maxKeep {
+		return nil, true, false
+	}
+	return out, true, true
+}
+
+// gitClean returns the files below root that git holds unchanged (in
+// the index as in the work tree), with the ids of their texts; nil when
+// root is in no repository or git is missing or slow.
+func gitClean(ctx context.Context, root string) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	top, err := git(ctx, root, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	topDir := strings.TrimSpace(string(top))
+	staged, err := git(ctx, root, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	// Porcelain status names paths from the top of the repository.
+	status, err := git(ctx, root, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules", "--", ".")
+	if err != nil {
+		return nil, err
+	}
+	dirty := map[string]bool{}
+	fields := strings.Split(string(status), "\x00")
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		dirty[filepath.Join(topDir, filepath.FromSlash(f[3:]))] = true
+		if f[0] == 'R' || f[0] == 'C' {
+			i++ // the path it was renamed or copied from
+		}
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		real = root
+	}
+	blobs := map[string]string{}
+	for _, rec := range strings.Split(string(staged), "\x00") {
+		// "<mode> <id> <stage>\t<path>"
+		meta, path, ok := strings.Cut(rec, "\t")
+		parts := strings.Fields(meta)
+		if !ok || len(parts) != 3 || parts[2] != "0" || parts[0] == "160000" {
+			continue // a merge conflict's stages, or a submodule
+		}
+		abs := filepath.Join(root, filepath.FromSlash(path))
+		if dirty[filepath.Join(real, filepath.FromSlash(path))] || dirty[abs] {
+			continue
+		}
+		blobs[abs] = parts[1]
+	}
+	return blobs, nil
+}
+
+// git runs a git command in dir, without taking the index lock: a status
+// here must not get in the way of the user's own git commands.
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return nil, errors.New(msg)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// readFile reads a file of at most limit bytes.
+func readFile(path string, buf []byte, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return walk.ReadAll(f, buf, limit)
+}
