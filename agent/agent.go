@@ -96,6 +96,14 @@ type Agent struct {
 	// Env.Graph) to the result of the tool that changed it.
 	VerifyAfterEdit bool
 	ownsGraph       bool // Close closes Env.Graph
+	// CheckEdits checks a turn's edits with the project graph before the
+	// turn ends, and gives new errors to the model for one repair round
+	// (check.go). CheckTimeout bounds each check (0 means
+	// DefaultCheckTimeout); CheckRepairSteps bounds the round's model
+	// requests (0 means DefaultCheckRepairSteps).
+	CheckEdits       bool
+	CheckTimeout     time.Duration
+	CheckRepairSteps int
 
 	// Plugins are the MCP servers; nil when none is configured.
 	Plugins     *mcp.Manager

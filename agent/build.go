@@ -437,6 +437,7 @@ func (a *Agent) attachGraph(cfg *config.Config, opts Options, root string, fsys 
 		a.ownsGraph = true
 	}
 	a.VerifyAfterEdit = a.Env.Graph != nil && config.On(cfg.Graph.VerifyAfterEdit, true)
+	a.CheckEdits = a.Env.Graph != nil && config.On(cfg.Agent.CheckEdits, true)
 }
 
 // attachPlugins starts, or takes from opts.Services, the MCP servers of

@@ -166,8 +166,8 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		}
 		req.Preview = preview
 	}
-	call := &writeCall{session: t.s.ID, tool: c.Name}
-	var controlSpelt []string
+	call := &writeCall{session: t.s.ID, tool: c.Name, turn: t}
+	var controlSpelt, declared []string
 	if fc, ok := tool.(tools.FileChanger); ok {
 		// The rules judge the files the call changes, not whatever its
 		// arguments happen to be called.
@@ -176,6 +176,7 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 			return tools.Errorf("%v", err)
 		}
 		req.Paths, req.Control, controlSpelt = declareWrites(t.a.Env, paths)
+		declared = paths
 		// A change to Reasonix's own control files is the user's to
 		// approve, each time, having seen it.
 		req.AlwaysAsk = req.AlwaysAsk || len(req.Control) > 0
@@ -203,6 +204,7 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		return tools.Result{Content: "Cancelled by the user before it ran.", IsError: true, Summary: "cancelled"}
 	}
 	tctx := tools.WithOutputFile(withWriteCall(tools.WithSession(ctx, t.s.ID), call), t.outputFile(c))
+	tctx = tools.WithShellWatcher(tctx, t.shellWatcher())
 	tctx = tools.WithProgress(tools.WithChanged(tctx, t.changedFiles()), func(msg string) {
 		t.event(Event{Kind: EventToolProgress, Tool: &ToolEvent{CallID: ev.CallID, Name: ev.Name, Title: ev.Title}, Text: msg})
 	})
@@ -211,6 +213,11 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	watch := !tool.ReadOnly() && isThirdParty(tool)
 	if watch {
 		before = t.a.Env.Control.Snapshot()
+	}
+	// The turn keeps what the files the call declared held before its
+	// first change to them (the write seam does for the others).
+	for _, p := range declared {
+		t.rememberBefore(t.a.Env.FS, t.a.Env.Abs(p))
 	}
 	// The duration is the tool's own: the clock starts once the call is
 	// allowed, not while the user reads the question.
@@ -236,6 +243,11 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 	}
 	if len(res.Changed) > 0 {
 		t.noteChanged(res.Changed)
+		for _, p := range res.Changed {
+			p = t.a.Env.Abs(p)
+			_, exists, _ := readView(t.a.Env.FS, p)
+			t.fileChanged(p, SourceTool, exists)
+		}
 		if !res.IsError && t.a.VerifyAfterEdit && t.a.Env.Graph != nil {
 			// Show the model the breakage its edit caused while the edit is
 			// fresh, rather than at the next build.

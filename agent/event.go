@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // EventKind names what an Event reports.
@@ -40,6 +41,13 @@ const (
 	// names the pass, Text says what it did ("storm: bash echo hi
 	// repeats the call made 1 before it; not run").
 	EventRepair EventKind = "repair"
+	// EventFileChanged reports a change the turn made to a file, by a
+	// tool or a shell command; File says which and what it held before
+	// the turn.
+	EventFileChanged EventKind = "file_changed"
+	// EventCheck reports the check of a turn's edits (check.go): Text
+	// says what it found, Check the new errors.
+	EventCheck EventKind = "check"
 	// EventError reports a failure that ends the turn.
 	EventError EventKind = "error"
 	// EventTurnDone closes a turn; Done holds its outcome.
@@ -64,6 +72,10 @@ type Event struct {
 	// Repair is set on EventRepair: the pass, "storm", "scavenge",
 	// "truncation" or "flatten".
 	Repair string `json:"repair,omitempty"`
+	// File is set on EventFileChanged.
+	File *FileChange `json:"file,omitempty"`
+	// Check is set on EventCheck: the new errors the check found.
+	Check []tools.Diagnostic `json:"check,omitempty"`
 	// Parent is set on the events of a sub-task's child session: the id
 	// of the task call that runs it (task.go).
 	Parent string `json:"parent,omitempty"`
@@ -130,6 +142,14 @@ type TurnResult struct {
 	// escalated, and then EscalatedFrom is the session's.
 	Model         string `json:"model,omitempty"`
 	EscalatedFrom string `json:"escalatedFrom,omitempty"`
+	// Changes lists the files the turn changed, as the agent sees them
+	// when it ended (Before texts are left out here: the file_changed
+	// events carried them).
+	Changes []FileChange `json:"changes,omitempty"`
+	// NewErrors are the errors the check of the turn's edits found in
+	// the changed files that were not there before the turn, and that
+	// its repair round did not fix (check.go).
+	NewErrors []tools.Diagnostic `json:"newErrors,omitempty"`
 	// Action is set when the prompt was a built-in command, which ran
 	// no turn (builtin.go).
 	Action *Action `json:"action,omitempty"`

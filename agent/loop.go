@@ -66,6 +66,11 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 		// The last answer came from escalation_model.
 		res.Model, res.EscalatedFrom = m.ref, a.ModelRef
 	}
+	res.Changes = t.changes()
+	for i := range res.Changes {
+		// The file_changed events carried them.
+		res.Changes[i].Before, res.Changes[i].BeforeOmitted = nil, false
+	}
 	t.usageMu.Lock()
 	res.Usage, res.Cost, res.Priced = t.usage, t.cost, a.Price != nil || t.answered.price != nil
 	t.usageMu.Unlock()
@@ -94,7 +99,7 @@ func (a *Agent) begin(s *Session, newTurn bool) (*turn, func(), error) {
 	if newTurn {
 		s.turns++
 	}
-	return &turn{a: a, s: s, n: s.turns}, func() {
+	return &turn{a: a, s: s, n: s.turns, log: &changeLog{}}, func() {
 		s.mu.Lock()
 		s.running = false
 		s.mu.Unlock()
@@ -118,6 +123,15 @@ type turn struct {
 	// changedMu guards changed, the files the turn's tools changed.
 	changedMu sync.Mutex
 	changed   map[string]bool
+	// log keeps the text of each file the turn changed before its first
+	// change (changes.go); a task's turn shares its parent's. shell
+	// finds the files shell commands change.
+	log   *changeLog
+	shell *shellWatch
+	// nested is set on the turns of tasks and the planner, whose changes
+	// are checked with the turn that runs them.
+	nested bool
+	check  checkState
 
 	// storm holds the turn's latest calls, for the storm repair pass
 	// (repair_storm.go); scavenged counts the responses whose calls
@@ -192,6 +206,10 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	schemas := toolSchemas(s.tools)
 	overflowed := false // the last request was refused as too long
 	for {
+		if t.repairOver() {
+			remaining, err := t.endRepair(ctx)
+			return TurnResult{Text: t.lastAnswer(), Stop: StopDone, NewErrors: remaining}, err
+		}
 		if a.MaxSteps > 0 && t.steps >= a.MaxSteps {
 			msg := fmt.Sprintf("stopped after %d model requests (max_steps = %d); the task may be unfinished — continue the session to go on", t.steps, a.MaxSteps)
 			t.event(Event{Kind: EventNotice, Text: msg})
@@ -278,7 +296,12 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			if resp.FinishReason == "length" {
 				t.event(Event{Kind: EventNotice, Text: "the answer was cut off at the model's output limit (max_tokens)"})
 			}
-			return TurnResult{Text: msg.Content, Stop: StopDone}, nil
+			again, remaining, err := t.checkBeforeDone(ctx)
+			if again {
+				t.check.answer = msg.Content
+				continue
+			}
+			return TurnResult{Text: msg.Content, Stop: StopDone, NewErrors: remaining}, err
 		}
 		results := t.dispatch(ctx, msg.ToolCalls)
 		if err := s.append(results...); err != nil {

@@ -134,7 +134,7 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 	child := t.a.taskAgent(t, c.ID, reg, ta.MaxSteps)
 	s := child.taskSession(t.s.ID, reg)
 	s.steps = t.s.steps.sub(c.ID, t.n)
-	ct := &turn{a: child, s: s, n: 1}
+	ct := &turn{a: child, s: s, n: 1, log: t.log, nested: true}
 	// What the parent changed so far is the child's to save before a
 	// shell command, as its own changes are.
 	for _, p := range t.changedFiles() {

@@ -32,6 +32,9 @@ type writeCall struct {
 	// approved holds the spellings of the control files the user approved
 	// this call to change.
 	approved []string
+	// turn keeps the text each file had before the turn changed it; nil
+	// outside a turn.
+	turn *turn
 }
 
 type writeCallKey struct{}
@@ -80,9 +83,22 @@ func (s *writeSeam) Apply(ctx context.Context, changes []tools.Change) error {
 			}
 		}
 	}
+	if call.turn != nil {
+		// The turn keeps what a file held before its first change, for
+		// review and for the check of its edits: here, for files the
+		// call did not declare.
+		for _, c := range changes {
+			for _, p := range []string{c.Path, c.NewPath} {
+				if p != "" {
+					call.turn.rememberBefore(s.FS, s.env.Abs(p))
+				}
+			}
+		}
+	}
 	if err := s.FS.Apply(ctx, changes); err != nil {
 		return err
 	}
+
 	// Approved changes to control files are the user's: what processes
 	// left running are watched for must not undo them.
 	for _, c := range changes {

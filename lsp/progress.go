@@ -116,6 +116,9 @@ func outcome(res agent.TurnResult, err error) string {
 	if res.Priced {
 		s += fmt.Sprintf(", $%.4f", res.Cost)
 	}
+	if n := agent.NewErrorsSummary(res.NewErrors); n != "" {
+		s += "; " + n
+	}
 	return s
 }
 
@@ -146,8 +149,12 @@ func (s *Server) event(e agent.Event) {
 			line += " — " + e.Tool.Summary
 		}
 		s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: "+line)
-	case agent.EventRetry, agent.EventNotice, agent.EventCompaction, agent.EventRepair:
+	case agent.EventRetry, agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck:
 		s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+e.Text)
+	case agent.EventFileChanged:
+		if e.File.Source == agent.SourceShell {
+			s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: "+nest+"the shell command "+string(e.File.Status)+" "+e.File.Path)
+		}
 	}
 	s.mu.Lock()
 	stream := s.caps.events

@@ -1,6 +1,9 @@
 package tools
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // A ProjectGraph is the project graph: it answers questions about code
 // from live language servers — what a symbol is, where it is defined, what
@@ -69,4 +72,42 @@ func WithChanged(ctx context.Context, paths []string) context.Context {
 func ChangedIn(ctx context.Context) []string {
 	p, _ := ctx.Value(changedKey{}).([]string)
 	return p
+}
+
+// Diagnostic is one problem a language server reports in a file.
+type Diagnostic struct {
+	// Path is absolute.
+	Path string `json:"-"`
+	// File is the path as the model sees it: relative to the workspace
+	// root when inside it.
+	File string `json:"file"`
+	// Line and Column are 1-based, Column in characters of the line.
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	// Severity is error, warning, info or hint.
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	// Server names the language server that reported it.
+	Server string `json:"server,omitempty"`
+}
+
+// String renders d as "calc.go:12:3: undefined: x".
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", d.File, d.Line, d.Column, d.Message)
+}
+
+// A Diagnoser reports what language servers find in files given as text,
+// whatever the files hold: the agent checks a turn's changes with it
+// before they are shown, against the same files as they were before the
+// turn. The project graph implements it.
+type Diagnoser interface {
+	// Checks reports whether a language server is configured for path.
+	Checks(path string) bool
+	// Diagnose returns the diagnostics of paths, with texts (absolute
+	// path → text) in place of what the files hold; the servers see the
+	// texts as open documents and nothing is written. Files without a
+	// server, or whose server is missing, are left out; the error says
+	// why nothing could be checked. The wait for each server is bounded
+	// by its settle time once it has answered before, and by ctx.
+	Diagnose(ctx context.Context, paths []string, texts map[string]string) ([]Diagnostic, error)
 }

@@ -119,6 +119,11 @@ type AgentConfig struct {
 	// Repair turns the tool-call repair passes (storm, scavenge,
 	// truncation) on or off; unset means on.
 	Repair *bool `toml:"repair"`
+	// CheckEdits checks a turn's changed files with the project graph's
+	// language servers before the turn ends, and gives errors the turn
+	// introduced to the model for one repair round; unset means on
+	// wherever a language server is configured for the file.
+	CheckEdits *bool `toml:"check_edits"`
 
 	compactRatioAt, summaryModelAt, escalationModelAt Pos
 }

@@ -267,6 +267,9 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 	if set("agent", "repair") {
 		a.Repair = l.Agent.Repair
 	}
+	if set("agent", "check_edits") {
+		a.CheckEdits = l.Agent.CheckEdits
+	}
 	if set("tools", "enabled") {
 		c.Tools.Enabled = l.Tools.Enabled
 	}

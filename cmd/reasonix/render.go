@@ -172,8 +172,12 @@ func (r *renderer) event(e agent.Event) {
 			s += r.color(dim, fmt.Sprintf(" (%.1fs)", float64(t.DurationMs)/1000))
 		}
 		r.line(s)
-	case agent.EventNotice, agent.EventCompaction, agent.EventRepair:
+	case agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck:
 		r.line(r.color(dim, "note: "+e.Text))
+	case agent.EventFileChanged:
+		if e.File.Source == agent.SourceShell {
+			r.line(r.color(dim, "  "+string(e.File.Status)+" "+e.File.Path))
+		}
 	case agent.EventError:
 		// The command reports the error itself, with advice; the text of
 		// the failed response is void.
@@ -216,6 +220,9 @@ func (r *renderer) finish(res agent.TurnResult) {
 	}
 	if res.Priced {
 		parts = append(parts, fmt.Sprintf("$%.4f (session $%.4f, %.1f%% cache hit)", res.Cost, res.SessionCost, 100*res.Session.HitRatio()))
+	}
+	if n := agent.NewErrorsSummary(res.NewErrors); n != "" {
+		parts = append(parts, n)
 	}
 	switch {
 	case res.EscalatedFrom != "":

@@ -1,0 +1,300 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/reasonix/reasonix/tools"
+	shellsnap "github.com/reasonix/reasonix/tools/snapshot"
+)
+
+// A turn keeps the text every file it changes had before its first
+// change, whoever made it: a tool, through the write seam, or a shell
+// command, found by comparing the workspace before and after it. With
+// that and the text the agent sees now, a reviewer can show the turn's
+// diff and put a file back, and the check of a turn's edits (check.go)
+// compares the language server's diagnostics of both.
+
+// FileStatus says what a turn did to a file.
+type FileStatus string
+
+const (
+	FileCreated  FileStatus = "created"
+	FileModified FileStatus = "modified"
+	FileDeleted  FileStatus = "deleted"
+)
+
+// ChangeSource says what changed a file: a tool, through the FS, or a
+// shell command.
+type ChangeSource string
+
+const (
+	SourceTool  ChangeSource = "tool"
+	SourceShell ChangeSource = "shell"
+)
+
+// maxWireBefore bounds the text before that an event or a turn's result
+// carries over the wire; larger or binary texts are left out and
+// BeforeOmitted is set. FileChange.BeforeData keeps them in process.
+const maxWireBefore = 64 << 10
+
+// FileChange is a file a turn changed.
+type FileChange struct {
+	// Path is the file as the model and the user see it: relative to
+	// the workspace root when inside it.
+	Path string `json:"path"`
+	// Abs is the absolute path.
+	Abs    string       `json:"-"`
+	Status FileStatus   `json:"status"`
+	Source ChangeSource `json:"source"`
+	// Before is the text before the turn's first change to the file,
+	// when the file existed and the text is small and not binary.
+	Before *string `json:"before,omitempty"`
+	// BeforeOmitted says the file existed but Before is left out: too
+	// large or binary for the wire, or not kept (BeforeKnown is false).
+	BeforeOmitted bool `json:"beforeOmitted,omitempty"`
+
+	// BeforeData is the whole text before, when the file existed and
+	// BeforeKnown; BeforeExisted is false for a file the turn created.
+	BeforeData    []byte `json:"-"`
+	BeforeExisted bool   `json:"-"`
+	BeforeKnown   bool   `json:"-"`
+	// After is the text as the agent sees it (through Env.FS: the
+	// editor's buffers, or text held for review) when the turn ended;
+	// nil for a deleted file. It is set on TurnResult.Changes only.
+	After []byte `json:"-"`
+}
+
+// original is what a turn knows of a file before its first change.
+type original struct {
+	text    []byte
+	existed bool
+	known   bool
+	source  ChangeSource
+}
+
+// changeLog is the files one turn changed, with their text before.
+type changeLog struct {
+	mu    sync.Mutex // guards files and order
+	files map[string]*original
+	order []string // first changed first
+}
+
+// remember records a file's text before, unless the turn already did:
+// the first change counts. It reports whether it was new.
+func (l *changeLog) remember(path string, o original) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.files == nil {
+		l.files = map[string]*original{}
+	}
+	if _, ok := l.files[path]; ok {
+		return false
+	}
+	l.files[path] = &o
+	l.order = append(l.order, path)
+	return true
+}
+
+// has reports whether the turn already changed path.
+func (l *changeLog) has(path string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.files[path]
+	return ok
+}
+
+// get returns what the turn knows of path before it, and whether it
+// changed it.
+func (l *changeLog) get(path string) (original, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	o, ok := l.files[path]
+	if !ok {
+		return original{}, false
+	}
+	return *o, true
+}
+
+// paths lists the files changed, first changed first.
+func (l *changeLog) paths() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.order)
+}
+
+// readView reads a file as the agent sees it; existed is false when it
+// is not there.
+func readView(fsys tools.FS, path string) (data []byte, existed bool, err error) {
+	data, err = fsys.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	return data, true, nil
+}
+
+// rememberBefore records, ahead of a tool's change to path, the text the
+// file has, if this is the turn's first change to it.
+func (t *turn) rememberBefore(fsys tools.FS, path string) {
+	if t.log.has(path) {
+		return
+	}
+	data, existed, err := readView(fsys, path)
+	t.log.remember(path, original{text: data, existed: existed, known: err == nil, source: SourceTool})
+}
+
+// fileChanged reports a change the turn made to path, which exists
+// now or not.
+func (t *turn) fileChanged(path string, source ChangeSource, exists bool) {
+	o, ok := t.log.get(path)
+	if !ok {
+		return
+	}
+	c := t.a.fileChange(path, o, exists)
+	c.Source = source
+	t.event(Event{Kind: EventFileChanged, File: &c})
+}
+
+// fileChange describes a change to path from what was before and
+// whether the file exists now.
+func (a *Agent) fileChange(path string, o original, exists bool) FileChange {
+	c := FileChange{Path: a.Env.Rel(path), Abs: path, Source: o.source,
+		BeforeData: o.text, BeforeExisted: o.existed, BeforeKnown: o.known}
+	switch {
+	case !o.existed:
+		c.Status = FileCreated
+	case !exists:
+		c.Status = FileDeleted
+	default:
+		c.Status = FileModified
+	}
+	if o.existed {
+		if o.known && len(o.text) <= maxWireBefore && utf8.Valid(o.text) && bytes.IndexByte(o.text, 0) < 0 {
+			s := string(o.text)
+			c.Before = &s
+		} else {
+			c.BeforeOmitted = true
+		}
+	}
+	return c
+}
+
+// Changes returns the files the turn changed, as they are now in the
+// agent's view. A file changed and changed back, or created and deleted
+// again, is left out.
+func (t *turn) changes() []FileChange {
+	var out []FileChange
+	for _, p := range t.log.paths() {
+		o, _ := t.log.get(p)
+		now, exists, err := readView(t.a.Env.FS, p)
+		if err != nil {
+			continue
+		}
+		if exists == o.existed && (!exists || (o.known && bytes.Equal(now, o.text))) {
+			continue
+		}
+		c := t.a.fileChange(p, o, exists)
+		c.After = now
+		out = append(out, c)
+	}
+	return out
+}
+
+// shellWatch finds the files shell commands change in a turn
+// (tools.ShellWatcher). The texts before are kept when the turn's first
+// command starts; each command is framed by two snapshots of the
+// workspace.
+type shellWatch struct {
+	t *turn
+
+	mu     sync.Mutex // guards the fields below; commands run one at a time
+	off    bool       // the workspace cannot be watched this turn
+	keeper *shellsnap.Keeper
+	before *shellsnap.Snapshot
+}
+
+func (w *shellWatch) snapshot(ctx context.Context) *shellsnap.Snapshot {
+	env := w.t.a.Env
+	s, err := shellsnap.Take(ctx, env.Root, shellsnap.Options{Skip: env.SkipForbidden()})
+	if err != nil {
+		w.off = true
+		slog.Info("shell changes are not tracked this turn", "root", env.Root, "err", err)
+		return nil
+	}
+	return s
+}
+
+// BeforeShell snapshots the workspace just before a command.
+func (w *shellWatch) BeforeShell(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.off {
+		return
+	}
+	w.before = w.snapshot(ctx)
+	if w.before != nil && w.keeper == nil {
+		w.keeper = shellsnap.NewKeeper(ctx, w.before, shellsnap.KeepOptions{})
+	}
+}
+
+// AfterShell compares the workspace with the snapshot before the
+// command, and records and reports the files it changed.
+func (w *shellWatch) AfterShell(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.off || w.before == nil {
+		return
+	}
+	before := w.before
+	w.before = nil
+	after := w.snapshot(ctx)
+	if after == nil {
+		return
+	}
+	diffs := shellsnap.Diff(before, after)
+	slices.SortFunc(diffs, func(a, b shellsnap.Difference) int { return strings.Compare(a.Path, b.Path) })
+	var changed []string
+	for _, d := range diffs {
+		if !w.t.log.has(d.Path) {
+			text, existed, known := w.keeper.Before(ctx, d.Path)
+			if existed && known && !d.Deleted {
+				// Touched, or changed and changed back: the same text
+				// is no change.
+				if now, _, err := readView(tools.DiskFS{}, d.Path); err == nil && bytes.Equal(now, text) {
+					continue
+				}
+			}
+			if !existed && d.Deleted {
+				continue
+			}
+			w.t.log.remember(d.Path, original{text: text, existed: existed, known: known, source: SourceShell})
+		}
+		changed = append(changed, d.Path)
+		w.t.fileChanged(d.Path, SourceShell, !d.Deleted)
+	}
+	w.t.noteChanged(changed)
+}
+
+// shellWatcher returns the turn's watcher of shell commands, nil when
+// there is no workspace to watch.
+func (t *turn) shellWatcher() tools.ShellWatcher {
+	if t.a.Env == nil || t.a.Env.Root == "" {
+		return nil
+	}
+	t.changedMu.Lock()
+	defer t.changedMu.Unlock()
+	if t.shell == nil {
+		t.shell = &shellWatch{t: t}
+	}
+	return t.shell
+}
