@@ -15,6 +15,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // cmdStart starts a turn and answers at once; code actions use it so no
@@ -62,6 +63,10 @@ type askResult struct {
 	Priced    bool           `json:"priced"`
 	// Model is the model the turn ran on.
 	Model string `json:"model,omitempty"`
+	// Changes are the files the turn changed; NewErrors the errors the
+	// check of its edits found that it brought in and did not repair.
+	Changes   []agent.FileChange `json:"changes,omitempty"`
+	NewErrors []tools.Diagnostic `json:"newErrors,omitempty"`
 	// Action is set when the prompt was a built-in command (slash.go);
 	// SessionID is then the session the client shows from now on.
 	Action *agent.Action `json:"action,omitempty"`
@@ -164,7 +169,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (askResult, error) {
 		SessionID: cmp.Or(res.SessionID, ls.id), Turn: res.Turn, Text: res.Text, Stop: string(res.Stop),
 		Steps: res.Steps, ToolCalls: res.ToolCalls, Usage: res.Usage,
 		CacheHit: res.Usage.HitRatio(), Cost: res.Cost, Priced: res.Priced,
-		Model: res.Model, Action: res.Action,
+		Model: res.Model, Action: res.Action, Changes: res.Changes, NewErrors: res.NewErrors,
 	}
 	if err != nil && res.Stop != agent.StopCancelled {
 		out.Error = err.Error()
