@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 	"github.com/reasonix/reasonix/graph"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // calcGo compiles but for one error the user already had: the check
@@ -66,7 +68,12 @@ func requireGopls(t *testing.T) {
 // with the check of edits on and the real gopls as the project graph.
 func runChecked(t *testing.T, script string) (agent.TurnResult, *recorder, string, []scripted.Request) {
 	t.Helper()
-	requireGopls(t)
+	return runCheckedWith(t, script, nil)
+}
+
+// runCheckedWith is runChecked with the agent set up by setup, if not nil.
+func runCheckedWith(t *testing.T, script string, setup func(*agent.Agent)) (agent.TurnResult, *recorder, string, []scripted.Request) {
+	t.Helper()
 	a, srv := newScriptedAgent(t, script)
 	root := a.Env.Root
 	for name, body := range map[string]string{"go.mod": "module example.com/calc\n\ngo 1.21\n", "calc.go": calcGo, "old.txt": "old\n"} {
@@ -77,11 +84,17 @@ func runChecked(t *testing.T, script string) (agent.TurnResult, *recorder, strin
 	for _, name := range []string{"main.go", "util.go"} {
 		os.Remove(filepath.Join(root, name)) // another package: not this test's
 	}
-	g := graph.New(graph.Options{Root: root})
-	t.Cleanup(func() { g.Close() })
-	a.Env.Graph = g
 	a.CheckEdits = true
 	a.CheckTimeout = 2 * time.Minute // a cold gopls on a busy machine
+	if setup != nil {
+		setup(a)
+	}
+	if a.Env.Graph == nil {
+		requireGopls(t)
+		g := graph.New(graph.Options{Root: root})
+		t.Cleanup(func() { g.Close() })
+		a.Env.Graph = g
+	}
 	r := &recorder{}
 	a.Sink = r.add
 	s, err := a.NewSession()
@@ -148,6 +161,105 @@ text I could not fix it
 	}
 	if len(res.Changes) != 1 || res.Changes[0].Path != "calc.go" || res.Changes[0].Status != agent.FileModified ||
 		!strings.Contains(string(res.Changes[0].After), "a + c") || string(res.Changes[0].BeforeData) != calcGo {
+		t.Errorf("changes %+v", res.Changes)
+	}
+}
+
+// TestCheckRepairRoundIsBounded: a repair round that uses its requests
+// up while the model still calls tools ends the turn with the first
+// answer and the errors that remain, and leaves a log the next request
+// can send.
+func TestCheckRepairRoundIsBounded(t *testing.T) {
+	const script = `call edit_file {"path": "calc.go", "old_string": "return a + b", "new_string": "return a + c"}
+---
+text done
+---
+expect user undefined: c
+call read_file {"path": "calc.go"}
+`
+	res, _, _, reqs := runCheckedWith(t, script, func(a *agent.Agent) { a.CheckRepairSteps = 1 })
+	if res.Text != "done" || res.Stop != agent.StopDone || len(res.NewErrors) != 1 {
+		t.Fatalf("answer %q, stop %s, new errors %v", res.Text, res.Stop, res.NewErrors)
+	}
+	if len(reqs) != 3 {
+		t.Errorf("%d model requests, want 3: the repair round had one", len(reqs))
+	}
+}
+
+// heldFS holds the agent's writes in memory, as an FS that keeps edits
+// for review does: the disk never sees them.
+type heldFS struct {
+	tools.DiskFS
+	mu   sync.Mutex // guards held
+	held map[string][]byte
+}
+
+func (h *heldFS) ReadFile(name string) ([]byte, error) {
+	h.mu.Lock()
+	data, ok := h.held[name]
+	h.mu.Unlock()
+	if ok {
+		return data, nil
+	}
+	return h.DiskFS.ReadFile(name)
+}
+
+func (h *heldFS) Apply(_ context.Context, changes []tools.Change) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range changes {
+		if c.Kind != tools.Write {
+			return fmt.Errorf("heldFS holds writes only, not %v", c.Kind)
+		}
+		h.held[c.Path] = c.Content
+	}
+	return nil
+}
+
+// TestCheckSeesTheAgentsView: edits held out of the disk are what the
+// check diagnoses, and what the turn's changes show.
+func TestCheckSeesTheAgentsView(t *testing.T) {
+	const script = `call edit_file {"path": "calc.go", "old_string": "return a + b", "new_string": "return a + c"}
+---
+text done
+---
+expect user calc.go:5:13: undefined: c
+call edit_file {"path": "calc.go", "old_string": "return a + c", "new_string": "return a * b"}
+---
+text fixed
+`
+	res, _, root, _ := runCheckedWith(t, script, func(a *agent.Agent) {
+		a.Env.FS = &heldFS{held: map[string][]byte{}}
+	})
+	if res.Text != "fixed" || len(res.NewErrors) != 0 {
+		t.Fatalf("answer %q, new errors %v", res.Text, res.NewErrors)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(root, "calc.go")); string(disk) != calcGo {
+		t.Errorf("the disk changed:\n%s", disk)
+	}
+	if len(res.Changes) != 1 || !strings.Contains(string(res.Changes[0].After), "return a * b") {
+		t.Errorf("changes %+v", res.Changes)
+	}
+}
+
+// TestCheckSkipsMissingServer: without its language server the check is
+// skipped, silently for the model, and the turn ends as it would have.
+func TestCheckSkipsMissingServer(t *testing.T) {
+	const script = `call edit_file {"path": "calc.go", "old_string": "return a + b", "new_string": "return a + c"}
+---
+text done
+`
+	res, r, _, reqs := runCheckedWith(t, script, func(a *agent.Agent) {
+		g := graph.New(graph.Options{Root: a.Env.Root, Servers: []graph.ServerSpec{
+			{Name: "gopls", Command: []string{filepath.Join(t.TempDir(), "no-such-gopls")}},
+		}})
+		t.Cleanup(func() { g.Close() })
+		a.Env.Graph = g
+	})
+	if res.Text != "done" || len(res.NewErrors) != 0 || len(reqs) != 2 || len(r.of(agent.EventCheck)) != 0 {
+		t.Errorf("answer %q, new errors %v, %d requests, check events %v", res.Text, res.NewErrors, len(reqs), r.of(agent.EventCheck))
+	}
+	if len(res.Changes) != 1 || res.Changes[0].Source != agent.SourceTool {
 		t.Errorf("changes %+v", res.Changes)
 	}
 }
