@@ -1,15 +1,20 @@
 package snapshot
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 )
 
-// The Go source tree stands for a large workspace outside a repository:
+// The Go source tree stands for a large workspace outside a repository
+// (REASONIX_BENCH_TREE names another, such as a repository's work tree):
 // BenchmarkTake is the cost of the snapshot before and after every shell
 // command; BenchmarkKeeper the one-off cost, per turn, of keeping texts.
 func goSrc(b *testing.B) string {
+	if dir := os.Getenv("REASONIX_BENCH_TREE"); dir != "" {
+		return dir
+	}
 	return filepath.Join(runtime.GOROOT(), "src")
 }
 
