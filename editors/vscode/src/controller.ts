@@ -155,6 +155,11 @@ export class Controller implements vscode.Disposable {
         this.running.delete(e.sessionId);
         if (this.asking && e.sessionId === this.sessionId) this.asking.ended = true;
         break;
+      case 'file_changed':
+        // Edits arrive as workspace/applyEdit, which the review sees;
+        // a shell command's changes only as this event.
+        if (e.file.source === 'shell') this.review.shellChanged(e.file);
+        break;
     }
     this.status.onEvent(e);
     this.panel.post({ type: 'event', event: e });

@@ -73,6 +73,33 @@ export interface TurnResult {
   model?: string;
   /** Set when the prompt was a built-in command, which ran no turn. */
   action?: CommandAction;
+  /** The files the turn changed (without their texts). */
+  changes?: FileChange[];
+  /** Errors the turn's edits brought in that its repair round did not fix. */
+  newErrors?: CheckDiagnostic[];
+}
+
+/** A change the turn made to a file (agent.FileChange). */
+export interface FileChange {
+  /** Workspace-relative when inside the workspace, else absolute. */
+  path: string;
+  status: 'created' | 'modified' | 'deleted';
+  /** tool: through an edit the editor applied; shell: a shell command's. */
+  source: 'tool' | 'shell';
+  /** The text before the turn's first change; absent for a created file. */
+  before?: string;
+  /** The file existed, but its text before is too large, binary or not kept. */
+  beforeOmitted?: boolean;
+}
+
+/** A language server's diagnostic, as the check of a turn's edits reports it (tools.Diagnostic). */
+export interface CheckDiagnostic {
+  file: string;
+  line: number;
+  column: number;
+  severity: string;
+  message: string;
+  server?: string;
 }
 
 export type CommandActionKind = 'help' | 'cost' | 'mcp' | 'model' | 'compact' | 'new' | 'clear';
@@ -371,6 +398,10 @@ export type ReasonixEvent =
   | (EventBase & { kind: 'usage'; usage: UsageEvent })
   | (EventBase & { kind: 'error'; error: string })
   | (EventBase & { kind: 'turn_done'; done: TurnResult })
+  /** A change the turn made to a file, by a tool or a shell command. */
+  | (EventBase & { kind: 'file_changed'; file: FileChange })
+  /** The check of the turn's edits: text says what it found, check lists the new errors. */
+  | (EventBase & { kind: 'check'; text: string; check?: CheckDiagnostic[] })
   | {
       kind: 'approval';
       sessionId: string;

@@ -1,11 +1,14 @@
 // Edits you can review. Every edit of the agent arrives as a
 // workspace/applyEdit; before one is applied, the text each file it
-// touches had before the turn's first edit is kept. The panel lists the
+// touches had before the turn's first edit is kept. A shell command's
+// changes arrive as file_changed events, with the text before the turn
+// the server kept. The panel lists the
 // files the turn changed; each can be diffed against that text (served on
 // the reasonix-before: scheme), kept, or reverted to it.
 import * as vscode from 'vscode';
 import type { ApplyWorkspaceEditParams, WorkspaceEdit as LspWorkspaceEdit } from 'vscode-languageclient/node';
 import { type ChangedFile } from './messages';
+import type { FileChange } from './protocol';
 
 export const BEFORE_SCHEME = 'reasonix-before';
 
@@ -15,6 +18,8 @@ interface Entry {
   before: string | null;
   /** Whether the editor held unsaved changes of its own before the turn. */
   wasDirty: boolean;
+  /** False when the text before is unknown (too large or not kept): no diff, no revert. */
+  known?: boolean;
 }
 
 export class EditReview implements vscode.TextDocumentContentProvider, vscode.Disposable {
@@ -65,13 +70,23 @@ export class EditReview implements vscode.TextDocumentContentProvider, vscode.Di
     return { applied: true };
   }
 
+  /** Takes a file a shell command changed into the review, unless an edit already did. */
+  shellChanged(change: FileChange): void {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri = change.path.startsWith('/') || !folder ? vscode.Uri.file(change.path) : vscode.Uri.joinPath(folder, change.path);
+    if (this.entries.has(uri.toString())) return;
+    const known = !change.beforeOmitted;
+    this.entries.set(uri.toString(), { uri, before: change.before ?? null, wasDirty: false, known });
+    this.changed.fire();
+  }
+
   /** The files the turn changed, as the panel lists them. */
   async files(): Promise<ChangedFile[]> {
     const out: ChangedFile[] = [];
     for (const e of this.entries.values()) {
       const now = await currentText(e.uri);
       if (now === e.before) continue; // changed and changed back
-      const status = e.before === null ? 'created' : now === null ? 'deleted' : 'modified';
+      const status = e.known === false ? (now === null ? 'deleted' : 'modified') : e.before === null ? 'created' : now === null ? 'deleted' : 'modified';
       out.push({ path: label(e.uri), status });
     }
     return out;
@@ -80,7 +95,7 @@ export class EditReview implements vscode.TextDocumentContentProvider, vscode.Di
   /** Opens VS Code's diff of the file against its pre-turn text. */
   async openDiff(path: string): Promise<void> {
     const e = this.find(path);
-    if (!e) return;
+    if (!e || e.known === false) return;
     const name = path.split('/').pop() ?? path;
     const empty = this.beforeUri(e.uri, 'empty');
     const now = await currentText(e.uri);
@@ -100,7 +115,7 @@ export class EditReview implements vscode.TextDocumentContentProvider, vscode.Di
   /** Reverts the file to its pre-turn text (deletes it if the turn created it). */
   async reject(path: string): Promise<boolean> {
     const e = this.find(path);
-    if (!e) return false;
+    if (!e || e.known === false) return false;
     const edit = new vscode.WorkspaceEdit();
     const now = await currentText(e.uri);
     let doc: vscode.TextDocument | undefined;

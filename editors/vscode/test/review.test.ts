@@ -108,3 +108,55 @@ test('review: changed files listed, diffed, rejected back to the pre-turn text, 
   }
   assert.deepEqual(vscode._test.errors, []);
 });
+
+const shellScript = `match Make Add add with sed.
+call bash {"command": "sed -i 's/return a - b/return a + b/' calc.go && echo notes > notes.txt"}
+---
+match Make Add add with sed.
+text Done.
+`;
+
+test('review: files a shell command changed are listed, diffed and reverted', async () => {
+  const env = await setup({
+    script: shellScript,
+    settings: { 'reasonix.settings': { permissions: { allow: ['Bash'] } } },
+  });
+  try {
+    const panel = await openPanel();
+    const calc = path.join(env.root, 'calc.go');
+    panel.send({ type: 'ask', prompt: 'Make Add add with sed.' });
+    const done = await panel.next('event', (m) => m.event.kind === 'turn_done');
+    assert.ok(done.event.kind === 'turn_done' && done.event.done.stop === 'done', JSON.stringify(done));
+    assert.deepEqual(
+      done.event.done.changes?.map((c) => `${c.path} ${c.status} ${c.source}`),
+      ['calc.go modified shell', 'notes.txt created shell'],
+    );
+
+    // The server's file_changed events carry the text before the turn.
+    const events = panel.of('event').flatMap((m) => (m.event.kind === 'file_changed' ? [m.event.file] : []));
+    const calcChange = events.find((f) => f.path === 'calc.go');
+    assert.equal(calcChange?.source, 'shell');
+    assert.equal(calcChange?.before, calcGo);
+
+    const changed = await panel.next('changedFiles', (m) => m.files.length === 2);
+    assert.deepEqual(changed.files, [
+      { path: 'calc.go', status: 'modified' },
+      { path: 'notes.txt', status: 'created' },
+    ]);
+
+    panel.send({ type: 'openDiff', path: 'calc.go' });
+    const diff = await waitFor('vscode.diff', () => vscode._test.executed.find((e) => e.id === 'vscode.diff'));
+    const [left] = diff.args as [Uri];
+    assert.equal((await vscode.workspace.openTextDocument(left)).getText(), calcGo);
+
+    // Reject: the file is as before the turn, on disk too.
+    const from = panel.posted().length;
+    panel.send({ type: 'rejectFile', path: 'calc.go' });
+    const after = await panel.next('changedFiles', (m) => m.files.length === 1, from);
+    assert.deepEqual(after.files, [{ path: 'notes.txt', status: 'created' }]);
+    assert.equal(fs.readFileSync(calc, 'utf8'), calcGo);
+  } finally {
+    await env.close();
+  }
+  assert.deepEqual(vscode._test.errors, []);
+});

@@ -107,6 +107,7 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
     case 'notice':
     case 'compaction':
     case 'repair':
+    case 'check':
       store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: ev.text });
       return;
     case 'error':
