@@ -52,7 +52,9 @@ type FileChange struct {
 	Path string `json:"path"`
 	// Abs is the absolute path.
 	Abs    string       `json:"-"`
-	Status FileStatus   `json:"status"`
+	Status FileStatus `json:"status"`
+	// Source is, in an event, what made that change; in
+	// TurnResult.Changes, what changed the file first.
 	Source ChangeSource `json:"source"`
 	// Before is the text before the turn's first change to the file,
 	// when the file existed and the text is small and not binary.
@@ -78,6 +80,8 @@ type original struct {
 	existed bool
 	known   bool
 	source  ChangeSource
+	// last is what changed the file last.
+	last ChangeSource
 }
 
 // changeLog is the files one turn changed, with their text before.
@@ -123,6 +127,15 @@ func (l *changeLog) get(path string) (original, bool) {
 	return *o, true
 }
 
+// touched records what changed path last.
+func (l *changeLog) touched(path string, source ChangeSource) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if o, ok := l.files[path]; ok {
+		o.last = source
+	}
+}
+
 // paths lists the files changed, first changed first.
 func (l *changeLog) paths() []string {
 	l.mu.Lock()
@@ -160,6 +173,7 @@ func (t *turn) fileChanged(path string, source ChangeSource, exists bool) {
 	if !ok {
 		return
 	}
+	t.log.touched(path, source)
 	c := t.a.fileChange(path, o, exists)
 	c.Source = source
 	t.event(Event{Kind: EventFileChanged, File: &c})
@@ -189,14 +203,20 @@ func (a *Agent) fileChange(path string, o original, exists bool) FileChange {
 	return c
 }
 
-// Changes returns the files the turn changed, as they are now in the
+// changes returns the files the turn changed, as they are now in the
 // agent's view. A file changed and changed back, or created and deleted
-// again, is left out.
+// again, is left out. A file a shell command changed last is read from
+// the disk, where the command left it: an editor's buffer of it may not
+// have caught up yet.
 func (t *turn) changes() []FileChange {
 	var out []FileChange
 	for _, p := range t.log.paths() {
 		o, _ := t.log.get(p)
-		now, exists, err := readView(t.a.Env.FS, p)
+		view := t.a.Env.FS
+		if o.last == SourceShell {
+			view = tools.DiskFS{}
+		}
+		now, exists, err := readView(view, p)
 		if err != nil {
 			continue
 		}
