@@ -51,7 +51,7 @@ type FileChange struct {
 	// the workspace root when inside it.
 	Path string `json:"path"`
 	// Abs is the absolute path.
-	Abs    string       `json:"-"`
+	Abs    string     `json:"-"`
 	Status FileStatus `json:"status"`
 	// Source is, in an event, what made that change; in
 	// TurnResult.Changes, what changed the file first.
