@@ -94,7 +94,25 @@ func (t *turn) checkEdits(ctx context.Context) []tools.Diagnostic {
 		return nil
 	}
 	fresh := newErrors(base, now, before, after)
-	slog.Debug("checked the turn's edits", "session", t.s.ID, "files", len(paths), "new", len(fresh), "took", time.Since(start))
+	if len(fresh) > 0 {
+		// Confirm them: asked again, with nothing changed since, a
+		// server answers from a state that has every file's new text,
+		// whatever it was catching up on the first time.
+		again, err := d.Diagnose(cctx, paths, after)
+		if err != nil {
+			slog.Info("the check of the turn's edits was skipped", "session", t.s.ID, "err", err)
+			return nil
+		}
+		fresh = slices.DeleteFunc(fresh, func(e tools.Diagnostic) bool {
+			return !slices.ContainsFunc(again, func(a tools.Diagnostic) bool {
+				return a.Path == e.Path && a.Line == e.Line && a.Column == e.Column && a.Message == e.Message
+			})
+		})
+	}
+	slog.Info("checked the turn's edits", "session", t.s.ID, "files", len(paths), "new", len(fresh), "took", time.Since(start).Round(time.Millisecond))
+	for _, e := range fresh {
+		slog.Info("new error", "session", t.s.ID, "error", e.String())
+	}
 	return fresh
 }
 

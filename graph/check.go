@@ -37,7 +37,10 @@ func (m *Manager) Diagnose(ctx context.Context, paths []string, texts map[string
 	// Servers that have not seen the files' changes on disk hear of
 	// them first, so the texts not laid over are current too.
 	m.FilesChanged(files)
-	found, _, err := m.collect(ctx, src, files, true)
+	// The full wait, not Verify's quick one: the caller bounds it, and a
+	// server cut short answers with what it published last, which may
+	// describe a moment between two of the files' changes.
+	found, _, err := m.collect(ctx, src, files, false)
 	if err != nil {
 		return nil, err
 	}

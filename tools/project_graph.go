@@ -107,7 +107,6 @@ type Diagnoser interface {
 	// path → text) in place of what the files hold; the servers see the
 	// texts as open documents and nothing is written. Files without a
 	// server, or whose server is missing, are left out; the error says
-	// why nothing could be checked. The wait for each server is bounded
-	// by its settle time once it has answered before, and by ctx.
+	// why nothing could be checked. The wait is bounded by ctx.
 	Diagnose(ctx context.Context, paths []string, texts map[string]string) ([]Diagnostic, error)
 }
