@@ -229,7 +229,7 @@ func (t *turn) checkBeforeDone(ctx context.Context) (again bool, remaining []too
 		return false, nil, nil
 	}
 	if t.check.repairUntil > 0 || ctx.Err() != nil {
-		t.event(Event{Kind: EventCheck, Text: "checked: " + NewErrorsSummary(errs) + " remain", Check: errs})
+		t.event(Event{Kind: EventCheck, Text: "checked: still " + NewErrorsSummary(errs), Check: errs})
 		return false, errs, nil
 	}
 	steps := t.a.CheckRepairSteps

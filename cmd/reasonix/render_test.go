@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // TestRenderPiped: with stdout and stderr not terminals and merged into
@@ -79,5 +81,34 @@ func TestRenderTerminal(t *testing.T) {
 	r.finish(agent.TurnResult{})
 	if want := "Reading\n✓ ls\nDone.\n"; merged.String() != want {
 		t.Errorf("terminal output:\n%q\nwant\n%q", merged.String(), want)
+	}
+}
+
+// TestRenderChecks: a shell command's changes are listed under its row,
+// the check says what it found, and the errors the turn left are on the
+// accounting line.
+func TestRenderChecks(t *testing.T) {
+	var out, errb bytes.Buffer
+	r := newRenderer(&out, &errb, false, false, false)
+	bash := &agent.ToolEvent{Title: "bash sed -i s/+/-/ calc.go", Summary: "exit 0"}
+	for _, e := range []agent.Event{
+		{Kind: agent.EventToolStart, Tool: bash},
+		{Kind: agent.EventFileChanged, File: &agent.FileChange{Path: "calc.go", Status: agent.FileModified, Source: agent.SourceShell}},
+		{Kind: agent.EventFileChanged, File: &agent.FileChange{Path: "sub.go", Status: agent.FileCreated, Source: agent.SourceTool}},
+		{Kind: agent.EventToolResult, Tool: bash},
+		{Kind: agent.EventCheck, Text: "checked: still 1 new error in calc.go"},
+		{Kind: agent.EventText, Text: "Done."},
+	} {
+		r.event(e)
+	}
+	r.finish(agent.TurnResult{Turn: 1, Steps: 2, ToolCalls: 1, SessionID: "s1",
+		Usage:     provider.Usage{PromptTokens: 100, CompletionTokens: 10},
+		NewErrors: []tools.Diagnostic{{File: "calc.go", Line: 5, Column: 13, Severity: "error", Message: "undefined: c"}}})
+	want := "  modified calc.go\n" +
+		"✓ bash sed -i s/+/-/ calc.go — exit 0\n" +
+		"note: checked: still 1 new error in calc.go\n" +
+		"— turn 1 · 2 requests · 1 tool call · 100 in (0.0% cache hit) + 10 out · 1 new error in calc.go · session s1\n"
+	if errb.String() != want {
+		t.Errorf("stderr:\n%s\nwant\n%s", errb.String(), want)
 	}
 }
