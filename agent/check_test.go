@@ -310,3 +310,30 @@ text fixed
 		t.Errorf("turn changes %q", got)
 	}
 }
+
+// TestShellChangeBeforeIsRedacted: the text before of a changed file is
+// redacted in events as every other text is.
+func TestShellChangeBeforeIsRedacted(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	a, _ := newScriptedAgent(t, `call bash {"command": "echo more >> env.txt"}
+---
+text done
+`)
+	a.Secrets = []agent.Secret{{Name: "DEEPSEEK_API_KEY", Value: key}}
+	if err := os.WriteFile(filepath.Join(a.Env.Root, "env.txt"), []byte("KEY="+key+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{}
+	a.Sink = r.add
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background(), s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	changed := r.of(agent.EventFileChanged)
+	if len(changed) != 1 || changed[0].File.Before == nil || *changed[0].File.Before != "KEY=[redacted DEEPSEEK_API_KEY]\n" {
+		t.Fatalf("file_changed events %+v", changed)
+	}
+}

@@ -164,6 +164,14 @@ func (t *turn) event(e Event) {
 			tool.Arguments = []byte(r.apply(string(tool.Arguments)))
 			e.Tool = &tool
 		}
+		if e.File != nil && e.File.Before != nil {
+			// A file's text before may hold a secret a tool result
+			// would not show.
+			file := *e.File
+			before := r.apply(*file.Before)
+			file.Before = &before
+			e.File = &file
+		}
 	}
 	if e.Step == 0 {
 		e.Step = t.steps
