@@ -30,6 +30,10 @@ const (
 	DefaultCheckRepairSteps = 4
 	// maxCheckLines caps the errors the repair message lists.
 	maxCheckLines = 20
+	// maxCheckFiles caps the files one check diagnoses, first changed
+	// first: a command that rewrote the tree (a formatter) must not open
+	// all of it in the language server.
+	maxCheckFiles = 50
 )
 
 // checkState is the check's part of a turn.
@@ -62,6 +66,10 @@ func (t *turn) checkEdits(ctx context.Context) []tools.Diagnostic {
 	for _, c := range t.changes() {
 		if c.Status == FileDeleted || !d.Checks(c.Abs) || (c.BeforeExisted && !c.BeforeKnown) {
 			continue
+		}
+		if len(paths) == maxCheckFiles {
+			slog.Info("the check of the turn's edits covers its first files only", "session", t.s.ID, "files", maxCheckFiles)
+			break
 		}
 		paths = append(paths, c.Abs)
 		after[c.Abs] = string(c.After)

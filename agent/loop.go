@@ -120,7 +120,8 @@ type turn struct {
 	usage   provider.Usage
 	cost    float64
 
-	// changedMu guards changed, the files the turn's tools changed.
+	// changedMu guards changed, the files the turn's tools changed, and
+	// shell.
 	changedMu sync.Mutex
 	changed   map[string]bool
 	// log keeps the text of each file the turn changed before its first
