@@ -1,9 +1,12 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -50,5 +53,37 @@ func TestRepairMessage(t *testing.T) {
 	}
 	if got := NewErrorsSummary(errs); got != "2 new errors in calc.go" {
 		t.Errorf("summary %q", got)
+	}
+}
+
+// TestCheckEditsConfig: the check is on wherever the project graph is,
+// unless [agent] check_edits turns it off.
+func TestCheckEditsConfig(t *testing.T) {
+	for _, c := range []struct {
+		toml string
+		want bool
+	}{
+		{"", true},
+		{"[agent]\ncheck_edits = false\n", false},
+		{"[graph]\nenabled = false\n", false},
+	} {
+		t.Setenv("REASONIX_HOME", t.TempDir())
+		root := t.TempDir()
+		toml := "default_model = \"local\"\n[[providers]]\nname = \"local\"\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n" + c.toml
+		if err := os.WriteFile(filepath.Join(root, config.ProjectFileName), []byte(toml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(config.Options{Dir: root, SkipUser: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Build(cfg, Options{Dir: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.CheckEdits != c.want {
+			t.Errorf("with %q: CheckEdits = %v, want %v", c.toml, a.CheckEdits, c.want)
+		}
+		a.Close()
 	}
 }
