@@ -388,6 +388,17 @@ end
 --- A compaction shows as a note: "compacted: 41k → 6.2k tokens, …".
 handlers.compaction = handlers.notice
 handlers.repair = handlers.notice
+--- The check of the turn's edits: "checked: still 2 new errors in calc.go".
+handlers.check = handlers.notice
+
+--- A file a shell command changed: a note, since no edit announced it.
+function handlers.file_changed(b, ev)
+  local f = ev.file
+  if f and f.source == 'shell' then
+    block(b, 'note')
+    lines(b, { '_' .. f.status .. ' ' .. f.path .. ' (shell)_' })
+  end
+end
 
 function handlers.error(b, ev)
   block(b, 'note')

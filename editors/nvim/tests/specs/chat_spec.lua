@@ -184,6 +184,18 @@ describe('chat', function()
     H.eq('_compacted: 41k → 6.2k tokens, 38 messages archived_', lines[#lines - 1], 'the note')
   end)
 
+  it('shows the files a shell command changed and the check of the edits as notes', function()
+    local chat, ev = session_chat('s6')
+    ev({ kind = 'turn_start', turn = 1, text = 'fix it' })
+    ev({ kind = 'file_changed', turn = 1, step = 1, file = { path = 'calc.go', status = 'modified', source = 'shell', before = 'x' } })
+    ev({ kind = 'file_changed', turn = 1, step = 1, file = { path = 'sub.go', status = 'created', source = 'tool' } })
+    ev({ kind = 'check', turn = 1, step = 2, text = 'checked: still 1 new error in calc.go' })
+    local text = table.concat(chat.lines(), '\n')
+    H.truthy(text:find('_modified calc.go (shell)_', 1, true), 'the shell change:\n' .. text)
+    H.truthy(not text:find('sub.go', 1, true), "an edit's change, which the edit showed:\n" .. text)
+    H.truthy(text:find('_checked: still 1 new error in calc.go_', 1, true), 'the check:\n' .. text)
+  end)
+
   it("shows a sub-task's calls indented under its task", function()
     local chat, ev = session_chat('s5')
     local read = { callId = 'c1', name = 'read_file', title = 'read_file main.go' }
