@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -261,6 +262,30 @@ text done
 	}
 	if len(res.Changes) != 1 || res.Changes[0].Source != agent.SourceTool {
 		t.Errorf("changes %+v", res.Changes)
+	}
+}
+
+// TestCheckSkipsSilentServer: a language server that never answers holds
+// the turn up only until the check's bound.
+func TestCheckSkipsSilentServer(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip(err)
+	}
+	const script = `call edit_file {"path": "calc.go", "old_string": "return a + b", "new_string": "return a + c"}
+---
+text done
+`
+	res, r, _, _ := runCheckedWith(t, script, func(a *agent.Agent) {
+		g := graph.New(graph.Options{Root: a.Env.Root, Servers: []graph.ServerSpec{
+			{Name: "gopls", Command: []string{sleep, "600"}},
+		}})
+		t.Cleanup(func() { g.Close() })
+		a.Env.Graph = g
+		a.CheckTimeout = time.Second
+	})
+	if res.Text != "done" || len(res.NewErrors) != 0 || len(r.of(agent.EventCheck)) != 0 {
+		t.Errorf("answer %q, new errors %v, check events %v", res.Text, res.NewErrors, r.of(agent.EventCheck))
 	}
 }
 
