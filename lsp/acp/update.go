@@ -61,7 +61,7 @@ func (ss *session) event(e agent.Event) {
 		}
 	case agent.EventRetry:
 		ss.thought("(the model request failed and is being retried; what streamed since the last step is void)")
-	case agent.EventNotice, agent.EventCompaction, agent.EventRepair:
+	case agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck:
 		if e.Text != "" {
 			ss.thought(e.Text)
 		}
