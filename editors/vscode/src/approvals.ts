@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { type CancellationToken } from 'vscode-languageclient/node';
 import { type ChatPanel } from './panel';
 import { PendingAnswers } from './pending';
+import { plainText } from './plaintext';
 import { APPROVAL_ACTIONS, type ApprovalAction, type ApproveParams, type ApproveResult } from './protocol';
 
 export class Approvals implements vscode.Disposable {
@@ -33,9 +34,19 @@ export class Approvals implements vscode.Disposable {
     this.panel.post({ type: 'approvalDone', id, action: valid });
   }
 
+  /**
+   * The question as a modal dialog, its message as plain text (a dialog
+   * shows Markdown as it is written). The answer that changes nothing
+   * (Deny, or the last of other questions' answers: Keep planning, Keep
+   * it) is the dialog's close affordance, so Escape picks it and VS Code
+   * adds no Cancel of its own: the buttons are the question's answers.
+   */
   private async modal(params: ApproveParams): Promise<ApprovalAction | null> {
-    const picked = await vscode.window.showWarningMessage(params.message, { modal: true }, ...actionsOf(params));
-    return picked ?? null;
+    const actions = actionsOf(params);
+    const close = actions.includes(DENY) ? DENY : actions.at(-1);
+    const items: vscode.MessageItem[] = actions.map((title) => ({ title, isCloseAffordance: title === close }));
+    const picked = await vscode.window.showWarningMessage(plainText(params.message), { modal: true }, ...items);
+    return picked?.title ?? null;
   }
 
   /** Withdraws every open question (the server went away): Deny. */
@@ -47,6 +58,9 @@ export class Approvals implements vscode.Disposable {
     this.withdrawAll();
   }
 }
+
+/** The answer of a permission question that allows nothing. */
+const DENY: ApprovalAction = APPROVAL_ACTIONS[3];
 
 /** The answers a question offers; a permission's four when it names none. */
 function actionsOf(params: ApproveParams): readonly string[] {

@@ -2,6 +2,8 @@
 // the extension declares to it, and the typed calls of the custom
 // protocol (src/protocol.ts). What to do with the server's requests is
 // the caller's business (the Hooks); this file only wires them.
+import * as readline from 'node:readline';
+import { type Readable } from 'node:stream';
 import * as vscode from 'vscode';
 import {
   type ApplyWorkspaceEditParams,
@@ -18,12 +20,15 @@ import {
   MessageType,
   ResponseError,
   type ServerOptions,
+  ShowMessageNotification,
+  type ShowMessageParams,
   ShowMessageRequest,
   type ShowMessageRequestParams,
   type StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
 import { serverPath, serverSettings } from './config';
+import { plainText } from './plaintext';
 import {
   APPROVAL_ACTIONS,
   type ApproveParams,
@@ -107,13 +112,19 @@ export class ReasonixClient implements vscode.Disposable {
       command: binary,
       args: ['lsp'],
       transport: TransportKind.stdio,
-      options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+      options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, env: serverEnv(output.logLevel) },
     };
     const clientOptions: LanguageClientOptions = {
       // The agent reads any file, so the server mirrors every file buffer.
       documentSelector: [{ scheme: 'file' }],
       initializationOptions: serverSettings(),
       outputChannel: output,
+      // The server's stderr is its log (slog's text lines): each line goes
+      // to the channel at the level it was written at, not all as errors.
+      stdioOptions: {
+        stdout: (input, channel) => forEachLine(input, (line) => channel.info(line)),
+        stderr: (input, channel) => forEachLine(input, (line) => logServerLine(channel, line)),
+      },
       middleware: {
         workspace: {
           handleApplyEdit: (params, next) => hooks.applyEdit(params, (p) => applyWith(next, p)),
@@ -198,6 +209,12 @@ function registerHandlers(client: LanguageClient, hooks: Hooks): void {
   client.onRequest(Methods.approve.method, (params: ApproveParams, token: CancellationToken) => hooks.approve(params, token));
   client.onRequest(Methods.question.method, (params: QuestionParams, token: CancellationToken) => hooks.question(params, token));
   client.onRequest(Methods.saveDocuments.method, (params: SaveDocumentsParams) => hooks.saveDocuments(params));
+  // Replaces the client's default notification: the server words its
+  // messages (a background turn's answer) for Markdown, which a
+  // notification shows as written.
+  client.onNotification(ShowMessageNotification.type, (params: ShowMessageParams) => {
+    void showFor(params.type)(plainText(params.message));
+  });
   // Replaces the client's default dialog: permission questions go where
   // reasonix/approve ones go; anything else is shown as VS Code would.
   client.onRequest(ShowMessageRequest.type, async (params: ShowMessageRequestParams, token: CancellationToken) => {
@@ -215,14 +232,69 @@ function registerHandlers(client: LanguageClient, hooks: Hooks): void {
       const { action } = await hooks.approve(request, token);
       return action ? (actions.find((a) => a.title === action) ?? null) : null;
     }
-    const show =
-      params.type === MessageType.Error
-        ? vscode.window.showErrorMessage
-        : params.type === MessageType.Warning
-          ? vscode.window.showWarningMessage
-          : vscode.window.showInformationMessage;
-    return (await show(params.message, ...actions)) ?? null;
+    return (await showFor(params.type)(plainText(params.message), ...actions)) ?? null;
   });
+}
+
+/** The window.show*Message of a message type. */
+function showFor(type: MessageType): typeof vscode.window.showInformationMessage {
+  if (type === MessageType.Error) return vscode.window.showErrorMessage;
+  if (type === MessageType.Warning) return vscode.window.showWarningMessage;
+  return vscode.window.showInformationMessage;
+}
+
+function forEachLine(input: Readable, fn: (line: string) => void): void {
+  readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', fn);
+}
+
+/**
+ * A line of the server's log: `time=… level=WARN msg="…" key=value …`
+ * (Go's slog text format). The time goes (the channel stamps its own)
+ * and the level picks the channel's; a line in no such format (a crash's
+ * trace) is an error.
+ */
+export function logServerLine(channel: vscode.LogOutputChannel, line: string): void {
+  const m = /^time=\S+ level=([A-Z]+)([+-]\d+)? (?:msg=("(?:[^"\\]|\\.)*"|\S*) ?)?(.*)$/.exec(line);
+  if (!m) {
+    if (line.trim()) channel.error(line);
+    return;
+  }
+  const [, level, offset, msg, rest] = m;
+  const text = [unquote(msg ?? ''), rest].filter(Boolean).join(' ');
+  switch (level) {
+    case 'ERROR':
+      return channel.error(text);
+    case 'WARN':
+      return channel.warn(text);
+    case 'INFO':
+      return channel.info(text);
+    case 'DEBUG':
+      return Number(offset ?? 0) < 0 ? channel.trace(text) : channel.debug(text);
+    default:
+      return channel.error(text);
+  }
+}
+
+/** A slog value as written: quoted (Go's strconv.Quote, JSON-compatible here) or bare. */
+function unquote(v: string): string {
+  if (!v.startsWith('"')) return v;
+  try {
+    return JSON.parse(v) as string;
+  } catch {
+    return v;
+  }
+}
+
+/**
+ * The server's environment: the extension host's, with REASONIX_LOG=debug
+ * when the output channel's level is Debug or Trace (the server logs
+ * warnings and errors by default), unless the user set it themselves. It
+ * takes effect when the server starts (Reasonix: Restart Server).
+ */
+function serverEnv(level: vscode.LogLevel): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  if (!env.REASONIX_LOG && (level === vscode.LogLevel.Trace || level === vscode.LogLevel.Debug)) env.REASONIX_LOG = 'debug';
+  return env;
 }
 
 function isPermissionDialog(actions: MessageActionItem[]): boolean {

@@ -65,15 +65,45 @@ export function serverPath(): string {
     return p;
   }
   const found = onPath('reasonix');
-  if (!found) {
-    throw new BinaryNotFoundError(
-      'Reasonix: the "reasonix" binary is not on PATH. Install it ' +
-        '(go install github.com/reasonix/reasonix/cmd/reasonix@latest, or make build in a checkout) ' +
-        'or set reasonix.path to the binary.',
-      false,
-    );
+  if (found) return found;
+  // `go install` puts it where Go puts binaries, which is often not on
+  // the PATH the editor was started with (a desktop launcher's).
+  const goDirs = goBinDirs();
+  const inGo = findIn(goDirs, 'reasonix');
+  if (inGo) return inGo;
+  throw new BinaryNotFoundError(
+    `Reasonix: the "reasonix" binary is not on PATH, nor where go install puts it (${goDirs.join(', ')}). Install it ` +
+      '(go install github.com/reasonix/reasonix/cmd/reasonix@latest, or make build in a checkout) ' +
+      'or set reasonix.path to the binary.',
+    false,
+  );
+}
+
+/**
+ * Where `go install` puts binaries, as Go decides from the environment:
+ * GOBIN when set, else the bin directory of each GOPATH entry, and the
+ * default GOPATH's (~/go/bin) in any case, since a GOPATH set in a shell
+ * profile is often missing from the editor's environment.
+ */
+export function goBinDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs: string[] = [];
+  if (env.GOBIN) dirs.push(env.GOBIN);
+  for (const p of (env.GOPATH ?? '').split(path.delimiter)) {
+    if (p) dirs.push(path.join(p, 'bin'));
   }
-  return found;
+  dirs.push(path.join(os.homedir(), 'go', 'bin'));
+  return [...new Set(dirs.map((d) => path.resolve(d.replace(/^~(?=$|[\\/])/, os.homedir()))))];
+}
+
+/**
+ * Opens the settings at `query`. In a remote window (SSH, WSL, a
+ * container, a browser's code-server) the machine-scoped settings such as
+ * reasonix.path apply on the remote machine and are listed under the
+ * Remote tab, so that is where this lands; elsewhere, the User tab.
+ */
+export async function openSettings(query: string = SECTION): Promise<void> {
+  const command = vscode.env.remoteName ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings';
+  await vscode.commands.executeCommand(command, { query });
 }
 
 function isExecutable(p: string): boolean {
@@ -88,8 +118,13 @@ function isExecutable(p: string): boolean {
 }
 
 function onPath(name: string): string | undefined {
+  return findIn((process.env.PATH ?? '').split(path.delimiter), name);
+}
+
+/** The first executable `name` in dirs (with PATHEXT's extensions on Windows). */
+function findIn(dirs: string[], name: string): string | undefined {
   const exts = process.platform === 'win32' ? (process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : [''];
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+  for (const dir of dirs) {
     if (!dir) continue;
     for (const ext of exts) {
       const p = path.join(dir, name + ext);

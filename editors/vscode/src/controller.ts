@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { Approvals } from './approvals';
 import { ReasonixClient, ServerTooOldError } from './client';
-import { BinaryNotFoundError, RESTART_SETTINGS, SECTION } from './config';
+import { BinaryNotFoundError, RESTART_SETTINGS, SECTION, openSettings } from './config';
 import { findFiles, saveDocuments } from './documents';
 import { type Attach, type ExtensionToPanel, type PanelToExtension } from './messages';
 import { ChatPanel, VIEW_ID } from './panel';
@@ -95,15 +95,17 @@ export class Controller implements vscode.Disposable {
           'Check reasonix.path, or see the Reasonix output.';
       this.output.error(message);
       this.status.setProblem(message);
-      void this.showError(message);
+      // A binary missing or too old is fixed in reasonix.path: the
+      // settings open at it.
+      void this.showError(message, known ? 'reasonix.path' : SECTION);
       return undefined;
     }
   }
 
-  private async showError(message: string): Promise<void> {
+  private async showError(message: string, settings: string): Promise<void> {
     try {
       const choice = await vscode.window.showErrorMessage(message, OPEN_SETTINGS, SHOW_OUTPUT);
-      if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', SECTION);
+      if (choice === OPEN_SETTINGS) await openSettings(settings);
       else if (choice === SHOW_OUTPUT) this.output.show();
     } catch (err) {
       this.output.warn(`showing an error: ${String(err)}`);

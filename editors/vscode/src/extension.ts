@@ -3,6 +3,7 @@
 // deactivate stops it. Everything else lives in its own file.
 import * as vscode from 'vscode';
 import { CommandIds, registerCommands } from './commands';
+import { openSettings } from './config';
 import { Controller } from './controller';
 
 let controller: Controller | undefined;
@@ -25,7 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Contro
     // anything else, which VS Code would only log.
     const message = `Reasonix could not activate: ${err instanceof Error ? err.message : String(err)}`;
     void vscode.window.showErrorMessage(message, 'Open Settings').then((choice) => {
-      if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'reasonix');
+      if (choice) void openSettings();
     });
     throw err;
   }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { type CancellationToken } from 'vscode-languageclient/node';
 import { type ChatPanel } from './panel';
 import { PendingAnswers } from './pending';
+import { plainText } from './plaintext';
 import { type QuestionParams, type QuestionResult } from './protocol';
 
 /** The QuickPick item that opens an input box for an answer of one's own. */
@@ -29,13 +30,15 @@ export class Questions implements vscode.Disposable {
 
   private async pick(params: QuestionParams): Promise<string | null> {
     const items = params.allowText ? [...params.options, OWN_ANSWER] : params.options;
+    // A QuickPick's title is plain text: the question's Markdown goes.
+    const question = plainText(params.question);
     const picked = await vscode.window.showQuickPick(items, {
-      title: `Reasonix asks: ${params.question}`,
+      title: `Reasonix asks: ${question}`,
       placeHolder: 'Pick an answer',
       ignoreFocusOut: true,
     });
     if (picked !== OWN_ANSWER) return picked ?? null;
-    const typed = await vscode.window.showInputBox({ title: 'Reasonix asks', prompt: params.question, ignoreFocusOut: true });
+    const typed = await vscode.window.showInputBox({ title: 'Reasonix asks', prompt: question, ignoreFocusOut: true });
     return typed?.trim() || null;
   }
 

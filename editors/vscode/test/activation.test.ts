@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { Methods } from '../src/protocol';
 import { writeFakeServer } from './fake-server';
-import { EXT_ROOT, loadExtension, makeContext, openPanel, setup, vscode, waitFor } from './harness';
+import { EXT_ROOT, loadExtension, makeContext, openPanel, reasonixBinary, setup, vscode, waitFor } from './harness';
 
 const packageJson = JSON.parse(fs.readFileSync(path.join(EXT_ROOT, 'package.json'), 'utf8'));
 
@@ -89,21 +89,60 @@ test('a missing binary is an actionable error, and Open Settings opens the setti
     assert.match(shown.message, /reasonix\.path/);
     assert.match(shown.message, /\/nonexistent\/reasonix/);
     assert.ok(shown.items.includes('Open Settings'), `items ${shown.items.join(', ')}`);
-    await waitFor('the settings to open', () => vscode._test.executed.find((e) => e.id === 'workbench.action.openSettings'));
+    // A local window: the User tab, at the setting.
+    const opened = await waitFor('the settings to open', () => vscode._test.executed.find((e) => e.id === 'workbench.action.openSettings'));
+    assert.deepEqual(opened.args, [{ query: 'reasonix.path' }]);
     // The commands stay: once the setting is fixed, a restart works.
     assert.ok((await vscode.commands.getCommands()).includes('reasonix.restartServer'));
 
-    // Nothing configured and nothing on PATH: the message says how to install.
+    // Nothing configured, nothing on PATH nor where go install puts
+    // binaries: the message says where it looked and how to install.
     vscode._test.messages.length = 0;
-    const savedPath = process.env.PATH;
-    process.env.PATH = path.join(EXT_ROOT, 'no-such-dir');
+    const saved = { PATH: process.env.PATH, GOBIN: process.env.GOBIN, GOPATH: process.env.GOPATH, HOME: process.env.HOME };
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reasonix-gobin-'));
+    const [gobin, gopath1, gopath2, home] = ['gobin', 'gp1', 'gp2', 'home'].map((d) => path.join(tmp, d));
+    Object.assign(process.env, { PATH: path.join(EXT_ROOT, 'no-such-dir'), GOBIN: gobin, GOPATH: [gopath1, gopath2].join(path.delimiter), HOME: home });
     try {
       vscode._test.setConfiguration('reasonix.path', ''); // restarts
       const onPath = await waitFor('the PATH error', () => vscode._test.messages.find((m) => m.level === 'error'));
       assert.match(onPath.message, /not on PATH/);
       assert.match(onPath.message, /reasonix\.path/);
+      for (const d of [gobin, path.join(gopath1, 'bin'), path.join(gopath2, 'bin'), path.join(home, 'go', 'bin')]) {
+        assert.ok(onPath.message.includes(d), `the message does not name ${d}: ${onPath.message}`);
+      }
+
+      // A remote window (SSH, a container, code-server): reasonix.path is
+      // machine-scoped, listed under the Remote tab, so that opens.
+      vscode.env.remoteName = 'ssh-remote';
+      vscode._test.executed.length = 0;
+      vscode._test.messages.length = 0;
+      await vscode.commands.executeCommand('reasonix.restartServer');
+      const remote = await waitFor('the remote settings to open', () =>
+        vscode._test.executed.find((e) => e.id === 'workbench.action.openRemoteSettings'),
+      );
+      assert.deepEqual(remote.args, [{ query: 'reasonix.path' }]);
+      assert.equal(vscode._test.executed.find((e) => e.id === 'workbench.action.openSettings'), undefined);
+      vscode.env.remoteName = undefined;
+
+      // Installed with go install into the second GOPATH entry: found there.
+      // (The server starts in the first folder: one that exists.)
+      fs.mkdirSync(home, { recursive: true });
+      vscode._test.setWorkspaceFolders([home]);
+      fs.mkdirSync(path.join(gopath2, 'bin'), { recursive: true });
+      fs.symlinkSync(reasonixBinary(), path.join(gopath2, 'bin', 'reasonix'));
+      vscode._test.messages.length = 0;
+      await vscode.commands.executeCommand('reasonix.restartServer');
+      // (A fresh read: the assertion above narrowed controller.client.)
+      const started = await waitFor('the server to start from GOPATH', () => (controller as { client?: { binary: string } }).client);
+      assert.equal(started.binary, path.join(gopath2, 'bin', 'reasonix'));
+      assert.deepEqual(vscode._test.messages, []);
     } finally {
-      process.env.PATH = savedPath;
+      vscode.env.remoteName = undefined;
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      fs.rmSync(tmp, { recursive: true, force: true });
     }
   } finally {
     await extension.deactivate();

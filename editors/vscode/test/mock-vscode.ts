@@ -900,6 +900,8 @@ export interface ShownMessage {
   message: string;
   items: string[];
   modal: boolean;
+  /** The item marked isCloseAffordance (what Escape picks), if any. */
+  closeAffordance?: string;
 }
 
 export interface ShownQuickPick {
@@ -914,7 +916,9 @@ function showMessage(level: ShownMessage['level']) {
       modal = Boolean((rest.shift() as { modal?: boolean }).modal);
     }
     const items = rest.map((i) => (typeof i === 'string' ? i : (i as { title: string }).title));
+    const close = rest.find((i) => typeof i === 'object' && i !== null && (i as { isCloseAffordance?: boolean }).isCloseAffordance);
     const shown: ShownMessage = { level, message, items, modal };
+    if (close) shown.closeAffordance = (close as { title: string }).title;
     _test.messages.push(shown);
     _test.onMessage.fire(shown);
     const answer = _test.answerMessage(shown);
@@ -1099,6 +1103,8 @@ export const env = {
   sessionId: 'mock-session',
   uriScheme: 'vscode',
   uiKind: UIKind.Desktop,
+  /** undefined: a local window; tests set it to play a remote one. */
+  remoteName: undefined as string | undefined,
   shell: '/bin/sh',
   isTelemetryEnabled: false,
   onDidChangeTelemetryEnabled: events.never.event,
@@ -1406,7 +1412,7 @@ export const _test = {
   onMessage: new EventEmitter<ShownMessage>(),
   executed: [] as { id: string; args: unknown[] }[],
   /** Commands VS Code itself provides that the extension may run. */
-  builtinCommands: new Set(['vscode.diff', 'workbench.action.openSettings', 'setContext', 'vscode.open']),
+  builtinCommands: new Set(['vscode.diff', 'workbench.action.openSettings', 'workbench.action.openRemoteSettings', 'setContext', 'vscode.open']),
   statusBarItems: [] as { text: string; command: unknown; visible: boolean; disposed: boolean; tooltip: unknown }[],
   codeActionProviders: [] as { selector: unknown; provider: any; metadata: unknown }[],
   progress: [] as { title?: string; reports: unknown[]; cancel(): void }[],

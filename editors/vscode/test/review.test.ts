@@ -91,6 +91,10 @@ test('review: changed files listed, diffed, rejected back to the pre-turn text, 
     assert.equal(modal.length, 1);
     assert.match(modal[0].message, /go vet/);
     assert.deepEqual(modal[0].items, ['Allow once', 'Allow for session', 'Always allow', 'Deny']);
+    // Deny closes the dialog, so VS Code adds no Cancel: four buttons.
+    assert.equal(modal[0].closeAffordance, 'Deny');
+    // A dialog shows Markdown as written: the command's backticks go.
+    assert.doesNotMatch(modal[0].message, /`/);
     assert.deepEqual(panel.of('approval'), []);
 
     // The new turn's review holds only its own change; accept keeps it.

@@ -1,10 +1,15 @@
 // Small pieces checked on their own, against the mocked `vscode`: the
 // run-time check of panel messages, the "too old" rule, the settings the
-// server receives, and the status bar's words.
+// server receives, the status bar's words, Markdown as plain text, the
+// server's log levels and where go install puts binaries.
 import assert from 'node:assert/strict';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { vscode } from './harness';
-import { serverSettings } from '../src/config';
+import { logServerLine } from '../src/client';
+import { goBinDirs, serverSettings } from '../src/config';
+import { plainText } from '../src/plaintext';
 import { isPanelMessage } from '../src/panel';
 import { Methods, missingMethods } from '../src/protocol';
 import { StatusBar, hitRatio } from '../src/status';
@@ -87,4 +92,57 @@ test('the status bar spins while a turn runs, then shows cost and cache hits', (
     status.dispose();
   }
   assert.equal(hitRatio({ prompt_tokens: 0, completion_tokens: 0, cache_hit_tokens: 0, cache_miss_tokens: 0 }), undefined);
+});
+
+test('plainText drops Markdown markers and keeps the words', () => {
+  const cases: [string, string][] = [
+    ['Reasonix wants to run the command `go vet ./...`.', 'Reasonix wants to run the command go vet ./....'],
+    ['Use ``a `tick` b`` here', 'Use a `tick` b here'],
+    ['**Bold** and *em* and __strong__ and _em_', 'Bold and em and strong and em'],
+    ['snake_case_name and 2 * 3 * 4 stay', 'snake_case_name and 2 * 3 * 4 stay'],
+    ['`a*b*c` keeps its stars', 'a*b*c keeps its stars'],
+    ['## What was wrong', 'What was wrong'],
+    ['> quoted', 'quoted'],
+    ['See [the docs](https://example.com/x) now', 'See the docs (https://example.com/x) now'],
+    ['~~gone~~ here', 'gone here'],
+    ['Fixed:\n```go\nfunc Add(a, b int) int { return a + b }\n```\nDone.', 'Fixed:\nfunc Add(a, b int) int { return a + b }\nDone.'],
+    ['no markup at all', 'no markup at all'],
+  ];
+  for (const [md, want] of cases) assert.equal(plainText(md), want, md);
+});
+
+test("the server's log lines reach the channel at their own level", () => {
+  const lines: string[] = [];
+  const log = (level: string) => (msg: string) => lines.push(`[${level}] ${msg}`);
+  const channel = { trace: log('trace'), debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+  const server = [
+    'time=2026-01-02T03:04:05.678Z level=WARN msg="Reasonix: command file x.md: no description" path=/w/x.md',
+    'time=2026-01-02T03:04:05.678Z level=INFO msg="event not sent" err="connection closed"',
+    'time=2026-01-02T03:04:05.678Z level=DEBUG msg=started',
+    'time=2026-01-02T03:04:05.678Z level=DEBUG-4 msg="very fine"',
+    'time=2026-01-02T03:04:05.678Z level=ERROR msg="Reasonix lost track of file:///w/a.go"',
+    'panic: runtime error: index out of range',
+    '',
+  ];
+  for (const l of server) logServerLine(channel as unknown as Parameters<typeof logServerLine>[0], l);
+  assert.deepEqual(lines, [
+    '[warn] Reasonix: command file x.md: no description path=/w/x.md',
+    '[info] event not sent err="connection closed"',
+    '[debug] started',
+    '[trace] very fine',
+    '[error] Reasonix lost track of file:///w/a.go',
+    '[error] panic: runtime error: index out of range',
+  ]);
+});
+
+test('goBinDirs: GOBIN, each GOPATH entry, then ~/go/bin', () => {
+  const home = os.homedir();
+  assert.deepEqual(goBinDirs({ GOBIN: '/opt/gobin', GOPATH: ['/a', '/b'].join(path.delimiter) }), [
+    '/opt/gobin',
+    '/a/bin',
+    '/b/bin',
+    path.join(home, 'go', 'bin'),
+  ]);
+  assert.deepEqual(goBinDirs({}), [path.join(home, 'go', 'bin')]);
+  assert.deepEqual(goBinDirs({ GOPATH: path.join(home, 'go') }), [path.join(home, 'go', 'bin')]);
 });

@@ -249,6 +249,31 @@ describe('the running state', () => {
     await p.page.close();
   });
 
+  test('the composer fits the default sidebar width (297 px) while a turn runs', async () => {
+    const p = await panel();
+    await p.page.setViewportSize({ width: 297, height: 600 });
+    await p.deliver(ev('turn_start', { text: 'hi' }));
+    const stop = p.page.getByRole('button', { name: 'Stop the running turn' });
+    assert.ok(await stop.isVisible());
+    const fits = await p.page.evaluate(() => {
+      const bar = document.querySelector('.composer-bar').getBoundingClientRect();
+      const right = [...document.querySelectorAll('.composer-bar button')]
+        .filter((b) => !b.hidden)
+        .map((b) => b.getBoundingClientRect().right);
+      return { bar: bar.right, buttons: Math.max(...right), scroll: document.documentElement.scrollWidth, view: window.innerWidth };
+    });
+    assert.ok(fits.buttons <= fits.bar, `the buttons end at ${fits.buttons} px, past the bar's ${fits.bar} px`);
+    assert.ok(fits.scroll <= fits.view, `the panel scrolls sideways: ${fits.scroll} px in ${fits.view} px`);
+    // Send and Stop share the bar's line, Send last.
+    const send = await p.page.locator('.composer-bar button', { hasText: 'Send' }).boundingBox();
+    const stopBox = await stop.boundingBox();
+    assert.equal(Math.round(send.y), Math.round(stopBox.y));
+    fs.mkdirSync(artifacts, { recursive: true });
+    await p.page.screenshot({ path: path.join(artifacts, 'composer-297.png') });
+    await p.expectClean();
+    await p.page.close();
+  });
+
   test('a retry voids what the step streamed; errors and notices are lines', async () => {
     const p = await panel();
     await p.deliver(
