@@ -11,7 +11,7 @@ PLATFORMS := darwin/amd64 darwin/arm64 linux/amd64 linux/arm64 windows/amd64 win
 
 export CGO_ENABLED = 0
 
-.PHONY: all build test test-build test-editors vet fmt fmt-check cross bench demo demo-editor vsix deps peers graph-servers mcp-servers clean
+.PHONY: all build test test-build test-editors test-vscode vet fmt fmt-check cross bench demo demo-editor vsix deps peers graph-servers mcp-servers clean
 
 all: build
 
@@ -70,12 +70,19 @@ test-build: vet build
 
 # test-editors runs the editor clients against the built binaries: the VS
 # Code extension (mocked vscode, real languageclient), its chat panel in
-# headless Chromium, the Neovim plugin's specs, and the eglot snippet.
+# headless Chromium, the extension in real VS Code (code-server, which
+# peers installs), the Neovim plugin's specs, and the eglot snippet.
 test-editors:
 	bash $(VSCODE)/scripts/test.sh
 	bash $(VSCODE)/scripts/test-webview.sh
+	bash $(VSCODE)/scripts/test-vscode.sh
 	sh editors/nvim/tests/run.sh
 	sh editors/emacs/run-snippet-test.sh
+
+# test-vscode runs the packaged extension in real VS Code (code-server in
+# headless Chromium); it installs code-server when missing.
+test-vscode:
+	bash $(VSCODE)/scripts/test-vscode.sh
 
 # vsix packages the VS Code extension offline.
 vsix: build

@@ -8,9 +8,15 @@
 #                    MCP reference servers (each pinned by its
 #                    package-lock.json)
 #   Go               gopls, with `go install`
+#   code-server      VS Code for the browser, with its Node, into
+#                    ~/.cache/reasonix-test (editors/vscode/scripts/
+#                    install-code-server.sh); its native modules build
+#                    with node-gyp, so it needs g++, make, python3 and
+#                    libkrb5-dev from apt first
 #
-# The three kinds install at the same time, each into its own log under
-# $PEERS_LOG (default: a temporary directory). Nothing is printed for what
+# The kinds install at the same time, each into its own log under
+# $PEERS_LOG (default: a temporary directory); code-server starts once apt
+# is done. Nothing is printed for what
 # is present but one line; a failure prints the tail of its log. apt waits
 # for another apt's lock instead of failing, and is retried once.
 #
@@ -80,6 +86,11 @@ nvim --version >/dev/null 2>&1 || pkgs="$pkgs neovim"
 emacs --version >/dev/null 2>&1 || pkgs="$pkgs emacs-nox"
 emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$pkgs elpa-eglot"
 [ -x /usr/bin/chromium ] || pkgs="$pkgs chromium"
+# What code-server's native modules build with.
+command -v g++ >/dev/null 2>&1 || pkgs="$pkgs g++"
+command -v make >/dev/null 2>&1 || pkgs="$pkgs make"
+command -v python3 >/dev/null 2>&1 || pkgs="$pkgs python3"
+[ -f /usr/include/gssapi/gssapi.h ] || pkgs="$pkgs libkrb5-dev"
 have_npm=yes
 command -v npm >/dev/null 2>&1 || { pkgs="$pkgs nodejs npm"; have_npm=; }
 
@@ -117,10 +128,21 @@ fi
 
 status=0
 wait "$apt_pid" || status=1
+# code-server builds with what apt brought; it takes minutes on a cold
+# machine, so it starts first and runs beside npm and Go.
+cs_pid=
+cs_marker=${REASONIX_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reasonix-test}/code-server-$(sed -n 's/^CODE_SERVER_VERSION=//p' editors/vscode/scripts/install-code-server.sh)/.installed
+if [ $status = 0 ] && [ ! -f "$cs_marker" ]; then
+	echo "installing code-server"
+	(sh editors/vscode/scripts/install-code-server.sh >"$logs/code-server.log" 2>&1 ||
+		{ fail "code-server" "$logs/code-server.log"; exit 1; }) &
+	cs_pid=$!
+fi
 if [ -z "$have_npm" ]; then
 	if [ $status = 0 ]; then npm_all || status=1; fi
 else
 	wait "$npm_pid" || status=1
 fi
 [ -z "$go_pid" ] || wait "$go_pid" || status=1
+[ -z "$cs_pid" ] || wait "$cs_pid" || status=1
 exit $status

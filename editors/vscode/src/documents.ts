@@ -17,13 +17,25 @@ export async function saveDocuments(params: SaveDocumentsParams): Promise<SaveDo
       const doc =
         vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) ??
         (await vscode.workspace.openTextDocument(uri));
-      if (!doc.isDirty || (await doc.save())) result.saved.push(raw);
+      if (!doc.isDirty || (await save(doc))) result.saved.push(raw);
       else result.failed.push({ uri: raw, reason: 'the editor did not save it (read-only, or the save was refused)' });
     } catch (err) {
       result.failed.push({ uri: raw, reason: err instanceof Error ? err.message : String(err) });
     }
   }
   return result;
+}
+
+/**
+ * Saves a dirty document. An explicit save that overlaps the editor's own
+ * auto-save (VS Code for the web, code-server among them, saves after a
+ * delay by default) can report failure while the auto-save writes the
+ * text: what counts is that the document is clean afterwards, and one
+ * more save settles a document still dirty once the other save is done.
+ */
+async function save(doc: vscode.TextDocument): Promise<boolean> {
+  if ((await doc.save()) || !doc.isDirty) return true;
+  return (await doc.save()) || !doc.isDirty;
 }
 
 const MAX_FILES = 50;

@@ -648,6 +648,12 @@ function closeDocument(doc: MockTextDocument): void {
 async function saveDocument(doc: MockTextDocument): Promise<boolean> {
   if (doc.isClosed) return false;
   if (_test.refuseSave.has(doc.uri.fsPath)) return false;
+  if (_test.overlappingAutoSave.delete(doc.uri.fsPath)) {
+    // VS Code's auto-save got there first: this save reports failure,
+    // and the auto-save writes the text a moment later.
+    setTimeout(() => void saveDocument(doc), 5);
+    return false;
+  }
   const waits: Thenable<unknown>[] = [];
   events.willSave.fire({ document: doc, reason: TextDocumentSaveReason.Manual, waitUntil: (p: Thenable<unknown>) => waits.push(p) });
   await Promise.all(waits);
@@ -1420,6 +1426,8 @@ export const _test = {
   saves: [] as string[],
   /** Files whose save fails (as a read-only file would). */
   refuseSave: new Set<string>(),
+  /** Files whose next save overlaps an auto-save (see saveDocument). */
+  overlappingAutoSave: new Set<string>(),
   output: new Map<string, string[]>(),
   /** Exceptions thrown by event listeners. */
   errors: [] as unknown[],

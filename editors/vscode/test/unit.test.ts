@@ -1,14 +1,16 @@
 // Small pieces checked on their own, against the mocked `vscode`: the
 // run-time check of panel messages, the "too old" rule, the settings the
 // server receives, the status bar's words, Markdown as plain text, the
-// server's log levels and where go install puts binaries.
+// server's log levels, where go install puts binaries, and saving.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { vscode } from './harness';
 import { logServerLine } from '../src/client';
 import { goBinDirs, serverSettings } from '../src/config';
+import { saveDocuments } from '../src/documents';
 import { plainText } from '../src/plaintext';
 import { isPanelMessage } from '../src/panel';
 import { Methods, missingMethods } from '../src/protocol';
@@ -145,4 +147,35 @@ test('goBinDirs: GOBIN, each GOPATH entry, then ~/go/bin', () => {
   ]);
   assert.deepEqual(goBinDirs({}), [path.join(home, 'go', 'bin')]);
   assert.deepEqual(goBinDirs({ GOPATH: path.join(home, 'go') }), [path.join(home, 'go', 'bin')]);
+});
+
+test('saveDocuments: a save that overlaps the auto-save still counts; a refused one fails', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reasonix-save-'));
+  try {
+    const file = path.join(dir, 'a.txt');
+    fs.writeFileSync(file, 'old\n');
+    const uri = vscode.Uri.file(file);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(uri, new vscode.Range(0, 0, 0, 3), 'new');
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    assert.ok(doc.isDirty);
+
+    vscode._test.overlappingAutoSave.add(file);
+    assert.deepEqual(await saveDocuments({ uris: [uri.toString()] }), { saved: [uri.toString()], failed: [] });
+    assert.equal(fs.readFileSync(file, 'utf8'), 'new\n');
+    assert.equal(doc.isDirty, false);
+
+    const again = new vscode.WorkspaceEdit();
+    again.replace(uri, new vscode.Range(0, 0, 0, 3), 'NEW');
+    assert.ok(await vscode.workspace.applyEdit(again));
+    vscode._test.refuseSave.add(file);
+    const refused = await saveDocuments({ uris: [uri.toString()] });
+    assert.deepEqual(refused.saved, []);
+    assert.equal(refused.failed?.[0]?.uri, uri.toString());
+    assert.equal(fs.readFileSync(file, 'utf8'), 'new\n');
+  } finally {
+    vscode._test.refuseSave.clear();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

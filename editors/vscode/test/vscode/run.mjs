@@ -1,0 +1,366 @@
+// The extension in real VS Code: code-server with the packaged extension
+// installed, opened in headless Chromium (Debian's, through
+// playwright-core), on a workspace whose reasonix.toml points at the
+// scripted model. Run through scripts/test-vscode.sh, which installs
+// code-server when it is missing and builds the .vsix; it passes:
+//
+//   CODE_SERVER   the code-server launcher (Node 24 first on PATH)
+//   VSIX          the packaged extension
+//   REASONIX_BIN  the directory of reasonix and scripted-model
+//   ARTIFACTS     where the screenshots go
+//
+// What a person sees, in order: the error for a binary that is nowhere
+// (not on PATH, nor where go install puts it), whose Open Settings lands
+// on the Remote tab at reasonix.path; the server found in GOPATH/bin after
+// a restart; a chat turn streamed into the panel; the light bulb's "Ask
+// Reasonix to fix" with the panel hidden, whose permission questions are
+// modal dialogs of four buttons in plain text; the edit in the buffer; the
+// answer's notification in plain text; and the server's log lines in the
+// output channel at their own levels.
+import { after, afterEach, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium } from 'playwright-core';
+
+const CODE_SERVER = need('CODE_SERVER');
+const VSIX = need('VSIX');
+const BIN = need('REASONIX_BIN');
+const ARTIFACTS = need('ARTIFACTS');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const TIMEOUT = 60_000;
+const ACTIONS = ['Allow once', 'Allow for session', 'Always allow', 'Deny'];
+
+function need(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run scripts/test-vscode.sh`);
+  return v;
+}
+
+// The model's side of both turns. The chat's answer and the fix's carry
+// Markdown: the panel renders it, a notification must not show it raw.
+const SCRIPT = `match Say hello from the chat
+text Hello from **Reasonix**: the chat runs in \`code-server\`.
+---
+match Fix this problem in calc.json
+expect user Expected comma
+call read_file {"path": "calc.json"}
+---
+match Fix this problem in calc.json
+expect tool "version": 1
+call edit_file {"path": "calc.json", "old_string": "\\"calc\\"", "new_string": "\\"calc\\","}
+---
+match Fix this problem in calc.json
+expect tool Edited calc.json
+call bash {"command": "cat calc.json"}
+---
+match Fix this problem in calc.json
+expect tool "calc",
+text Added the missing comma after \`"calc"\`; **calc.json** parses now.
+`;
+
+const BROKEN_JSON = '{\n  "name": "calc"\n  "version": 1\n}\n';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reasonix-code-server-'));
+const ws = path.join(tmp, 'calc');
+const home = path.join(tmp, 'home');
+const gopath = path.join(tmp, 'gopath');
+const userData = path.join(tmp, 'user-data');
+const extensions = path.join(tmp, 'extensions');
+const children = [];
+let browser;
+let page;
+let url;
+
+/** Starts a child that the test stops at the end; its output goes to a log in tmp. */
+function start(name, cmd, args, opts = {}) {
+  const log = fs.openSync(path.join(tmp, `${name}.log`), 'w');
+  const child = spawn(cmd, args, { stdio: ['ignore', log, log], detached: true, ...opts });
+  children.push(child);
+  return child;
+}
+
+async function freePort() {
+  const srv = net.createServer();
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+async function until(what, fn, ms = TIMEOUT) {
+  const end = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+    await sleep(250);
+  }
+}
+
+/** Whether url answers 200. */
+function healthy(url) {
+  return new Promise((resolve) => {
+    http
+      .get(url, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      })
+      .on('error', () => resolve(false));
+  });
+}
+
+async function shot(name) {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/**
+ * Runs a command from the command palette by its title; `pick` is the
+ * item to pick in the list the command opens, if it opens one.
+ */
+async function palette(title, pick) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  for (const [text, want] of pick ? [[`>${title}`, title], [pick, pick]] : [[`>${title}`, title]]) {
+    await input.fill(text);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: want }).first().waitFor({ state: 'visible' });
+    await input.press('Enter');
+  }
+  await input.waitFor({ state: 'hidden' });
+}
+
+/** The chat panel's frame: the webview's inner document, once it shows the composer. */
+async function chatFrame() {
+  return until('the chat panel', async () => {
+    for (const f of page.frames()) {
+      if (await f.$('.composer textarea').catch(() => null)) return f;
+    }
+    return undefined;
+  });
+}
+
+before(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  for (const d of [ws, home, path.join(gopath, 'bin'), path.join(userData, 'User'), extensions]) fs.mkdirSync(d, { recursive: true });
+
+  // The scripted model.
+  fs.writeFileSync(path.join(tmp, 'script'), SCRIPT);
+  const urlFile = path.join(tmp, 'model-url');
+  start('scripted-model', path.join(BIN, 'scripted-model'), ['-script', path.join(tmp, 'script'), '-url-file', urlFile]);
+  const modelUrl = await until('the scripted model', () => fs.existsSync(urlFile) && fs.readFileSync(urlFile, 'utf8').trim());
+
+  fs.writeFileSync(path.join(ws, 'calc.json'), BROKEN_JSON);
+  fs.writeFileSync(
+    path.join(ws, 'reasonix.toml'),
+    // editor_theme is not a Reasonix setting: the server warns about it on stderr.
+    `editor_theme = "dark"\ndefault_model = "scripted"\n[[providers]]\nname = "scripted"\nbase_url = ${JSON.stringify(modelUrl)}\nmodel = "deepseek-flash"\noptions = { retry_base_ms = 10 }\n`,
+  );
+  fs.writeFileSync(
+    path.join(userData, 'User', 'settings.json'),
+    JSON.stringify({
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.enableExperiments': false,
+      'security.workspace.trust.enabled': false,
+      'extensions.ignoreRecommendations': true,
+      'extensions.autoCheckUpdates': false,
+      'telemetry.telemetryLevel': 'off',
+      'editor.lightbulb.enabled': 'on',
+      // VS Code's own chat would take the secondary side bar.
+      'chat.disableAIFeatures': true,
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    }),
+  );
+
+  const csEnv = { ...process.env, HOME: home, GOPATH: gopath, REASONIX_HOME: path.join(home, '.reasonix'), REASONIX_LOG: 'info', DEEPSEEK_API_KEY: '' };
+  delete csEnv.GOBIN;
+  // reasonix is nowhere the extension looks: not on PATH, nor in GOPATH/bin or ~/go/bin.
+  csEnv.PATH = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((d) => d && !fs.existsSync(path.join(d, 'reasonix')))
+    .join(path.delimiter);
+  const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
+  execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { env: csEnv, stdio: 'pipe' });
+
+  const port = await freePort();
+  start(
+    'code-server',
+    CODE_SERVER,
+    [
+      ...common,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+      ws,
+    ],
+    { env: csEnv },
+  );
+  url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`;
+  await until('code-server', () => healthy(`http://127.0.0.1:${port}/healthz`));
+
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+  page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  // The workbench's console, for a failure's post-mortem.
+  const consoleLog = fs.createWriteStream(path.join(ARTIFACTS, 'browser-console.log'));
+  page.on('console', (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
+  page.on('pageerror', (e) => consoleLog.write(`[pageerror] ${e.stack ?? e}\n`));
+  await page.goto(url);
+  await page.locator('.monaco-workbench').waitFor();
+});
+
+// What the page showed when each test ended, failed ones included.
+let shots = 0;
+afterEach(async (t) => {
+  if (page) await shot(`end-${++shots}-${t.name.replace(/\W+/g, '-').slice(0, 40)}`).catch(() => undefined);
+});
+
+after(async () => {
+  await browser?.close();
+  for (const c of children) {
+    try {
+      process.kill(-c.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  if (process.env.KEEP_TMP) console.log(`kept ${tmp}`);
+  else fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('a binary that is nowhere: the error says where it looked; Open Settings lands at reasonix.path', async () => {
+  const toast = page.locator('.notification-toast', { hasText: 'binary is not on PATH' });
+  await toast.waitFor();
+  const text = await toast.innerText();
+  assert.ok(text.includes(path.join(gopath, 'bin')), `the error does not name GOPATH/bin: ${text}`);
+  assert.ok(text.includes(path.join(home, 'go', 'bin')), `the error does not name ~/go/bin: ${text}`);
+  await shot('1-missing-binary');
+
+  await toast.getByRole('button', { name: 'Open Settings' }).click();
+  const editor = page.locator('.settings-editor');
+  await editor.waitFor();
+  const setting = editor.locator('.setting-item-contents', { hasText: 'Path to the' }).first();
+  await setting.waitFor();
+  const title = await setting.locator('.setting-item-title').innerText();
+  assert.match(title, /Reasonix.*Path/s);
+  const tab = await editor.locator('.settings-tabs-widget .action-item .action-label.checked').innerText();
+  assert.match(tab, /Remote/, `the settings opened on the ${tab} tab`);
+  await shot('2-settings-remote-tab');
+  await page.keyboard.press('Control+W'); // the settings editor goes
+});
+
+test('installed with go install: found in GOPATH/bin after a restart; the status bar item shows', async () => {
+  fs.symlinkSync(path.join(BIN, 'reasonix'), path.join(gopath, 'bin', 'reasonix'));
+  await palette('Reasonix: Restart Server');
+  const item = page.locator('.statusbar-item', { has: page.locator('[aria-label*="Reasonix"], [aria-label*="reasonix"]') });
+  await item.first().waitFor();
+  // No new error: the server started.
+  await until('the server to start', async () => (await logText()).includes(`started ${path.join(gopath, 'bin', 'reasonix')}`));
+});
+
+test('chat: a prompt typed in the panel streams its answer', async () => {
+  await palette('Reasonix: Open Chat');
+  const frame = await chatFrame();
+  const input = frame.locator('.composer textarea');
+  await input.fill('Say hello from the chat');
+  await input.press('Enter');
+  const answer = frame.locator('.answer', { hasText: 'Hello from Reasonix' });
+  await answer.waitFor();
+  assert.match(await answer.innerText(), /Hello from Reasonix: the chat runs in code-server\./);
+  await until('the turn to end', async () => !(await frame.locator('button', { hasText: 'Stop' }).isVisible()));
+  await shot('3-chat');
+});
+
+test('quick fix with the panel hidden: four-button modal dialogs in plain text, the edit in the buffer', async () => {
+  // The Explorer replaces the chat in the side bar: the panel is hidden.
+  await palette('View: Show Explorer');
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'calc.json' }).click();
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await editor.waitFor();
+  // JSON's own diagnostic, from VS Code's JSON language features.
+  const squiggle = editor.locator('.squiggly-error').first();
+  await squiggle.waitFor();
+  // The cursor on line 3, where the comma is missing, then the light bulb's menu.
+  await editor.locator('.view-line', { hasText: '"version": 1' }).click();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Control+.');
+  const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Ask Reasonix to fix' }).first();
+  await fix.waitFor();
+  await shot('4-quick-fix-menu');
+  await fix.click();
+
+  const modals = [];
+  for (let i = 0; i < 2; i++) {
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor();
+    // The message (VS Code shows it as the dialog's text or, in a browser, its detail).
+    const message = await dialog.locator('.dialog-message-container').innerText();
+    const buttons = await dialog.locator('.dialog-buttons .monaco-button').allInnerTexts();
+    modals.push({ message, buttons });
+    assert.deepEqual([...buttons].sort(), [...ACTIONS].sort(), `dialog ${i + 1}: ${message}`);
+    assert.doesNotMatch(message, /`/, `dialog ${i + 1} shows Markdown: ${message}`);
+    await shot(`5-modal-${i + 1}`);
+    await dialog.getByRole('button', { name: 'Allow once' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+  }
+  assert.match(modals[0].message, /edit_file on calc\.json/);
+  assert.match(modals[1].message, /run the command cat calc\.json/);
+
+  // The edit landed in the buffer, and the answer came as a notification in plain text.
+  await until('the edit in the buffer', async () => (await editor.locator('.view-lines').innerText()).includes('"calc",'));
+  const note = page.locator('.notification-toast', { hasText: 'Added the missing comma' });
+  await note.waitFor();
+  const said = await note.locator('.notification-list-item-message').innerText();
+  assert.match(said, /Added the missing comma after "calc"; calc\.json parses now\./);
+  assert.doesNotMatch(said, /[`*]/);
+  await shot('6-fixed');
+});
+
+test("the output channel: the server's stderr at its own levels", async () => {
+  const log = await logText();
+  const lines = log.split('\n');
+  // slog's text lines, parsed: none is left raw, none is an error for being on stderr.
+  assert.equal(lines.filter((l) => /time=\S+ level=/.test(l)).length, 0, log);
+  assert.ok(lines.some((l) => /\[info\] initialized client=/.test(l)), log);
+  assert.ok(lines.some((l) => /\[warning\] config warning=.*unknown setting .*editor_theme/.test(l)), log);
+  assert.ok(!lines.some((l) => /\[error\].*(unknown setting|initialized)/.test(l)), log);
+  await palette('Output: Show Output Channels...', 'Reasonix');
+  await page.locator('.panel .monaco-editor .view-lines', { hasText: 'initialized client=' }).first().waitFor();
+  await shot('7-output');
+});
+
+/** The Reasonix output channel's log file, as VS Code writes it. */
+async function logText() {
+  const found = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/Reasonix\.log$/.test(e.name)) found.push(p);
+    }
+  };
+  walk(path.join(userData, 'logs'));
+  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
