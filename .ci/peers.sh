@@ -15,8 +15,8 @@
 #                    libkrb5-dev from apt first
 #
 # The kinds install at the same time, each into its own log under
-# $PEERS_LOG (default: a temporary directory); code-server starts once apt
-# is done. Nothing is printed for what
+# $PEERS_LOG (default: a temporary directory); code-server waits for apt
+# only when its build needs something from it. Nothing is printed for what
 # is present but one line; a failure prints the tail of its log. apt waits
 # for another apt's lock instead of failing, and is retried once.
 #
@@ -87,10 +87,12 @@ emacs --version >/dev/null 2>&1 || pkgs="$pkgs emacs-nox"
 emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$pkgs elpa-eglot"
 [ -x /usr/bin/chromium ] || pkgs="$pkgs chromium"
 # What code-server's native modules build with.
-command -v g++ >/dev/null 2>&1 || pkgs="$pkgs g++"
-command -v make >/dev/null 2>&1 || pkgs="$pkgs make"
-command -v python3 >/dev/null 2>&1 || pkgs="$pkgs python3"
-[ -f /usr/include/gssapi/gssapi.h ] || pkgs="$pkgs libkrb5-dev"
+cs_pkgs=
+command -v g++ >/dev/null 2>&1 || cs_pkgs="$cs_pkgs g++"
+command -v make >/dev/null 2>&1 || cs_pkgs="$cs_pkgs make"
+command -v python3 >/dev/null 2>&1 || cs_pkgs="$cs_pkgs python3"
+[ -f /usr/include/gssapi/gssapi.h ] || cs_pkgs="$cs_pkgs libkrb5-dev"
+pkgs="$pkgs$cs_pkgs"
 have_npm=yes
 command -v npm >/dev/null 2>&1 || { pkgs="$pkgs nodejs npm"; have_npm=; }
 
@@ -126,17 +128,25 @@ if ! command -v gopls >/dev/null 2>&1 && [ ! -x "$gobin/gopls" ]; then
 	go_pid=$!
 fi
 
-status=0
-wait "$apt_pid" || status=1
-# code-server builds with what apt brought; it takes minutes on a cold
-# machine, so it starts first and runs beside npm and Go.
+# code-server takes minutes on a cold machine: it starts at once when
+# its build needs nothing from apt, else as soon as apt is done, and runs
+# beside npm and Go either way.
 cs_pid=
 cs_marker=${REASONIX_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reasonix-test}/code-server-$(sed -n 's/^CODE_SERVER_VERSION=//p' editors/vscode/scripts/install-code-server.sh)/.installed
-if [ $status = 0 ] && [ ! -f "$cs_marker" ]; then
+code_server() {
 	echo "installing code-server"
 	(sh editors/vscode/scripts/install-code-server.sh >"$logs/code-server.log" 2>&1 ||
 		{ fail "code-server" "$logs/code-server.log"; exit 1; }) &
 	cs_pid=$!
+}
+if [ ! -f "$cs_marker" ] && [ -z "$cs_pkgs" ] && [ -n "$have_npm" ]; then
+	code_server
+fi
+
+status=0
+wait "$apt_pid" || status=1
+if [ $status = 0 ] && [ ! -f "$cs_marker" ] && [ -z "$cs_pid" ]; then
+	code_server
 fi
 if [ -z "$have_npm" ]; then
 	if [ $status = 0 ]; then npm_all || status=1; fi

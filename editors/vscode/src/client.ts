@@ -249,8 +249,8 @@ function forEachLine(input: Readable, fn: (line: string) => void): void {
 
 /**
  * A line of the server's log: `time=… level=WARN msg="…" key=value …`
- * (Go's slog text format). The time goes (the channel stamps its own)
- * and the level picks the channel's; a line in no such format (a crash's
+ * (Go's slog text format). The time goes (the channel stamps its own),
+ * quoted values lose their quotes, and the level picks the channel's; a line in no such format (a crash's
  * trace) is an error.
  */
 export function logServerLine(channel: vscode.LogOutputChannel, line: string): void {
@@ -260,7 +260,9 @@ export function logServerLine(channel: vscode.LogOutputChannel, line: string): v
     return;
   }
   const [, level, offset, msg, rest] = m;
-  const text = [unquote(msg ?? ''), rest].filter(Boolean).join(' ');
+  // The attributes keep their keys; quoted values are shown unquoted.
+  const attrs = rest.replace(/(^|\s)([^\s=]+)=("(?:[^"\\]|\\.)*")/g, (_, sp: string, key: string, v: string) => `${sp}${key}=${unquote(v)}`);
+  const text = [unquote(msg ?? ''), attrs].filter(Boolean).join(' ');
   switch (level) {
     case 'ERROR':
       return channel.error(text);

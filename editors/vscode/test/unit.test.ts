@@ -123,16 +123,18 @@ test("the server's log lines reach the channel at their own level", () => {
     'time=2026-01-02T03:04:05.678Z level=DEBUG msg=started',
     'time=2026-01-02T03:04:05.678Z level=DEBUG-4 msg="very fine"',
     'time=2026-01-02T03:04:05.678Z level=ERROR msg="Reasonix lost track of file:///w/a.go"',
+    'time=2026-01-02T03:04:05.678Z level=WARN msg=config warning="/w/reasonix.toml:1: unknown setting \\"x\\" (ignored)"',
     'panic: runtime error: index out of range',
     '',
   ];
   for (const l of server) logServerLine(channel as unknown as Parameters<typeof logServerLine>[0], l);
   assert.deepEqual(lines, [
     '[warn] Reasonix: command file x.md: no description path=/w/x.md',
-    '[info] event not sent err="connection closed"',
+    '[info] event not sent err=connection closed',
     '[debug] started',
     '[trace] very fine',
     '[error] Reasonix lost track of file:///w/a.go',
+    '[warn] config warning=/w/reasonix.toml:1: unknown setting "x" (ignored)',
     '[error] panic: runtime error: index out of range',
   ]);
 });
