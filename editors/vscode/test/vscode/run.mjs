@@ -8,6 +8,8 @@
 //   VSIX          the packaged extension
 //   REASONIX_BIN  the directory of reasonix and scripted-model
 //   ARTIFACTS     where the screenshots go
+//   KEEP_TMP=1    keeps the workspace, code-server's logs and the
+//                 output channel's log file (the path is printed)
 //
 // What a person sees, in order: the error for a binary that is nowhere
 // (not on PATH, nor where go install puts it), whose Open Settings lands
@@ -286,10 +288,10 @@ test('chat: a prompt typed in the panel streams its answer', async () => {
   const input = frame.locator('.composer textarea');
   await input.fill('Say hello from the chat');
   await input.press('Enter');
-  const answer = frame.locator('.answer', { hasText: 'Hello from Reasonix' });
-  await answer.waitFor();
-  assert.match(await answer.innerText(), /Hello from Reasonix: the chat runs in code-server\./);
-  await until('the turn to end', async () => !(await frame.locator('button', { hasText: 'Stop' }).isVisible()));
+  // The answer streams in; once the turn is done it is rendered whole.
+  await frame.locator('.turn-done').waitFor();
+  assert.match(await frame.locator('.answer').last().innerText(), /^Hello from Reasonix: the chat runs in code-server\.$/);
+  assert.equal(await frame.locator('button', { hasText: 'Stop' }).isVisible(), false);
   await shot('3-chat');
 });
 
