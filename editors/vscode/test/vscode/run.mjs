@@ -47,6 +47,7 @@ function need(name) {
 // The model's side of both turns. The chat's answer and the fix's carry
 // Markdown: the panel renders it, a notification must not show it raw.
 const SCRIPT = `match Say hello from the chat
+delay 300ms
 text Hello from **Reasonix**: the chat runs in \`code-server\`.
 ---
 match Fix this problem in calc.json
@@ -288,6 +289,15 @@ test('chat: a prompt typed in the panel streams its answer', async () => {
   const input = frame.locator('.composer textarea');
   await input.fill('Say hello from the chat');
   await input.press('Enter');
+  // While the turn runs, Stop and Send both fit the side bar's width.
+  const stop = frame.getByRole('button', { name: 'Stop the running turn' });
+  await stop.waitFor();
+  const fit = await frame.locator('.composer-bar').evaluate((bar) => ({
+    right: Math.max(...[...bar.querySelectorAll('button')].filter((b) => !b.hidden).map((b) => b.getBoundingClientRect().right)),
+    width: document.documentElement.clientWidth,
+  }));
+  assert.ok(fit.right <= fit.width, `the composer's buttons end at ${fit.right} px in a ${fit.width} px view`);
+  await shot('3-chat-running');
   // The answer streams in; once the turn is done it is rendered whole.
   await frame.locator('.turn-done').waitFor();
   assert.match(await frame.locator('.answer').last().innerText(), /^Hello from Reasonix: the chat runs in code-server\.$/);
