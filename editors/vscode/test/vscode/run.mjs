@@ -294,7 +294,7 @@ test('chat: a prompt typed in the panel streams its answer', async () => {
   await stop.waitFor();
   const fit = await frame.locator('.composer-bar').evaluate((bar) => ({
     right: Math.max(...[...bar.querySelectorAll('button')].filter((b) => !b.hidden).map((b) => b.getBoundingClientRect().right)),
-    width: document.documentElement.clientWidth,
+    width: bar.ownerDocument.documentElement.clientWidth,
   }));
   assert.ok(fit.right <= fit.width, `the composer's buttons end at ${fit.right} px in a ${fit.width} px view`);
   await shot('3-chat-running');
