@@ -41,6 +41,10 @@ const (
 	// AttachFile is the file the user is looking at: it is named, not
 	// pasted (the model reads what it needs of it).
 	AttachFile AttachmentKind = "file"
+	// AttachNote is a note from the editor about what happened since the
+	// last turn (the user rejected proposed changes): Text goes into the
+	// user message as written.
+	AttachNote AttachmentKind = "note"
 )
 
 // Attachment is what an editor attaches to a prompt.
@@ -76,6 +80,9 @@ func (a *Agent) attachment(at Attachment) string {
 	shown := at.Path
 	if a.Env != nil {
 		shown = a.Env.Rel(at.Path)
+	}
+	if at.Kind == AttachNote {
+		return at.Text
 	}
 	if at.Kind != AttachSelection {
 		return fmt.Sprintf("(The user is looking at %s.)", shown)

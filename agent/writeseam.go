@@ -53,6 +53,13 @@ func writeCallOf(ctx context.Context) *writeCall {
 	return &writeCall{}
 }
 
+// CallSession returns the id of the session whose tool call ctx belongs
+// to, or "" outside any tool call. The editor uses it to tell a session
+// what became of the changes it proposed.
+func CallSession(ctx context.Context) string {
+	return writeCallOf(ctx).session
+}
+
 // writeSeam is the FS the tools see.
 type writeSeam struct {
 	tools.FS

@@ -258,6 +258,7 @@ func startClientRun(t *testing.T, bin string, script *scripted.Script, files map
 		t.Fatal(err)
 	}
 	all := map[string]string{"reasonix.toml": fmt.Sprintf(`default_model = "scripted"
+review = "apply"
 [[providers]]
 name = "scripted"
 base_url = %q

@@ -37,17 +37,14 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		if !kindWanted(kind, params.Context.Only) {
 			return
 		}
-		b, _ := json.Marshal(args)
-		cmd := protocol.Command{Title: title, Command: cmdStart, Arguments: []protocol.LSPAny{b}}
-		if !literals {
-			out = append(out, &cmd)
-			return
-		}
-		k := kind
-		out = append(out, &protocol.CodeAction{Title: title, Kind: &k, Diagnostics: diags, Command: cmd})
+		out = append(out, commandAction(literals, title, kind, cmdStart, args, diags))
 	}
+	out = append(out, s.reviewActions(params)...)
 	for i := range params.Context.Diagnostics {
 		d := params.Context.Diagnostics[i]
+		if isProposal(&d) {
+			continue
+		}
 		raw, err := protocol.Marshal(&d)
 		if err != nil {
 			continue
@@ -62,6 +59,18 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		}
 	}
 	return out, nil
+}
+
+// commandAction is a code action that runs command with args: a
+// CodeAction of kind, or a bare Command for clients without code action
+// literals.
+func commandAction(literals bool, title string, kind protocol.CodeActionKind, command string, args any, diags []protocol.Diagnostic) protocol.CommandOrCodeAction {
+	b, _ := json.Marshal(args)
+	cmd := protocol.Command{Title: title, Command: command, Arguments: []protocol.LSPAny{b}}
+	if !literals {
+		return &cmd
+	}
+	return &protocol.CodeAction{Title: title, Kind: &kind, Diagnostics: diags, Command: cmd}
 }
 
 // isDiagnosticRange reports whether r is just a diagnostic's range, as

@@ -31,6 +31,9 @@ var commands = []endpoint{
 	{name: "reasonix.ask", dir: clientToServer, async: true, serve: handler((*Server).ask)},
 	{name: cmdStart, dir: clientToServer, async: true, serve: handler((*Server).start)},
 	{name: "reasonix.cancel", dir: clientToServer, serve: handler((*Server).cancelTurn)},
+	{name: cmdReviewAccept, dir: clientToServer, async: true, serve: handler((*Server).acceptChange)},
+	{name: cmdReviewReject, dir: clientToServer, serve: handler((*Server).rejectChange)},
+	{name: cmdReviewDiff, dir: clientToServer, async: true, serve: handler((*Server).showDiff)},
 }
 
 func commandNames() []string { return names(commands) }
@@ -148,6 +151,9 @@ func (s *Server) prepare(args askArgs) (*liveSession, agent.Input, string, error
 	}
 	if args.Plan {
 		ls.sess.SetPlanMode(true)
+	}
+	if note, ok := s.rejectionNote(ls.id); ok {
+		in.Attachments = append(in.Attachments, note)
 	}
 	return ls, in, title, nil
 }

@@ -137,6 +137,9 @@ func (s *Server) warmUp() {
 type workspace struct {
 	root  string
 	agent *agent.Agent
+	// review is the resolved review setting: reviewApply or
+	// reviewPropose.
+	review string
 }
 
 // workspaceBuild is a workspace being built; done is closed when w or err
@@ -209,14 +212,14 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 	for _, w := range cfg.Warnings {
 		s.log.Warn("config", "warning", w)
 	}
-	w := &workspace{}
+	w := &workspace{review: s.reviewModeFor(cfg.Review)}
 	a, err := agent.Build(cfg, agent.Options{
 		Dir:      root,
 		Approver: &approver{s: s},
 		Plans:    &approver{s: s},
 		Asker:    &asker{s: s},
 		Notify:   func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
-		FS:       &editorFS{s: s},
+		FS:       &editorFS{s: s, proposeMode: w.review == reviewPropose},
 		Sink:     s.event,
 		Warn:     func(msg string) { s.showWarning(s.ctx, "Reasonix: "+msg) },
 		Services: s.services,

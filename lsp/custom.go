@@ -44,6 +44,7 @@ var customMethods = []endpoint{
 	{name: "reasonix/mcpServers", dir: clientToServer, async: true, serve: handler((*Server).mcpServers)},
 	{name: "reasonix/listCommands", dir: clientToServer, async: true, serve: handler((*Server).listCommands)},
 	{name: "reasonix/memory", dir: clientToServer, async: true, serve: handler((*Server).memory)},
+	{name: "reasonix/review", dir: clientToServer, serve: handler((*Server).listReview)},
 	{name: methodEvent, dir: serverToClient, notification: true},
 }
 

@@ -140,6 +140,9 @@ func (t *editTracker) dirtyUnder(root string) []string {
 // editorFS implements tools.FS over the editor.
 type editorFS struct {
 	s *Server
+	// proposeMode keeps the agent's changes as proposals (review =
+	// "propose", proposals.go) instead of applying them.
+	proposeMode bool
 }
 
 var (
@@ -166,7 +169,20 @@ func (f *editorFS) OpenDocuments() []tools.OpenDocument {
 		if n := len(out); n > 0 && out[n-1].Path == d.Path {
 			continue // two URIs for one file: the least URI wins, as in byPath
 		}
+		if view, deleted, held := f.proposed(d.Path); held && !deleted {
+			text = view
+		}
 		out = append(out, tools.OpenDocument{Path: d.Path, Text: text, Version: d.Version})
+	}
+	// The agent's proposals are what it works on: language servers see
+	// them too, so what they report matches what it reads.
+	for _, p := range f.s.review.Paths() {
+		if _, open := f.s.docs.byPath(p); open {
+			continue
+		}
+		if view, deleted, held := f.proposed(p); held && !deleted {
+			pending[p] = view
+		}
 	}
 	for p, text := range pending {
 		out = append(out, tools.OpenDocument{Path: p, Text: text})
@@ -186,6 +202,12 @@ func (f *editorFS) ReadFile(name string) ([]byte, error) {
 // document, or a change not yet written. Any other file the tools read
 // from the disk themselves, judging what they opened.
 func (f *editorFS) Overlaid(name string) (data []byte, held bool, err error) {
+	if text, deleted, ok := f.proposed(name); ok {
+		if deleted {
+			return nil, true, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		return []byte(text), true, nil
+	}
 	if d, ok := f.s.docs.byPath(name); ok {
 		if text, ok := f.s.edits.afterEdit(d); ok {
 			return []byte(text), true, nil
@@ -204,6 +226,12 @@ func (f *editorFS) Overlaid(name string) (data []byte, held bool, err error) {
 var _ tools.Overlay = (*editorFS)(nil)
 
 func (f *editorFS) Stat(name string) (fs.FileInfo, error) {
+	if text, deleted, ok := f.proposed(name); ok {
+		if deleted {
+			return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+		}
+		return memInfo{name: filepath.Base(name), size: int64(len(text))}, nil
+	}
 	if d, ok := f.s.docs.byPath(name); ok {
 		size := len(d.Text)
 		if text, ok := f.s.edits.afterEdit(d); ok {
@@ -222,13 +250,22 @@ func (f *editorFS) Stat(name string) (fs.FileInfo, error) {
 
 func (f *editorFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 
-// Apply sends the changes to the editor as one workspace edit, so the
+// Apply makes the agent's changes: proposals in propose mode, else edits
+// in the editor at once.
+func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
+	if f.proposeMode {
+		return f.propose(ctx, changes)
+	}
+	return f.apply(ctx, changes)
+}
+
+// apply sends the changes to the editor as one workspace edit, so the
 // editor applies them together and the user can undo them. Changes the
 // editor cannot take as an edit (creating or removing files when it does
 // not support resource operations) go to disk directly, but never for a
 // document the editor has open: that would leave its buffer in conflict
 // with the disk.
-func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
+func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 	s := f.s
 	s.mu.Lock()
 	caps, enc := s.caps, s.enc

@@ -71,6 +71,7 @@ func workspaceWith(t testing.TB, script string, extraConfig string, opts scripte
 		"calc.go":      calcGo,
 		"calc_test.go": calcTest,
 		"reasonix.toml": fmt.Sprintf(`default_model = "scripted"
+review = "apply"
 [[providers]]
 name = "scripted"
 base_url = %q

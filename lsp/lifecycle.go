@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -30,6 +31,15 @@ type clientCaps struct {
 	events        bool
 	approvals     bool
 	questions     bool
+	// reviewPanel: the client reviews the agent's edits after the fact
+	// in a panel of its own (the bundled VS Code extension), so edits
+	// are applied by default rather than proposed.
+	reviewPanel bool
+	// unnecessaryTag: the client shows the Unnecessary diagnostic tag
+	// (removed text of a proposed change); showDocument: it opens
+	// documents the server asks it to (a proposal's diff).
+	unnecessaryTag bool
+	showDocument   bool
 }
 
 // reasonixClientFeatures is how a client declares the Reasonix extensions
@@ -40,6 +50,7 @@ type reasonixClientFeatures struct {
 	Events        bool `json:"events"`
 	Approvals     bool `json:"approvals"`
 	Questions     bool `json:"questions"`
+	ReviewPanel   bool `json:"reviewPanel"`
 }
 
 // folder is a workspace folder.
@@ -62,6 +73,7 @@ func (s *Server) Initialize(ctx context.Context, params *protocol.InitializePara
 	caps.events = caps.events || features.Events
 	caps.approvals = caps.approvals || features.Approvals
 	caps.questions = caps.questions || features.Questions
+	caps.reviewPanel = caps.reviewPanel || features.ReviewPanel
 	var encodings []protocol.PositionEncodingKind
 	if g := params.Capabilities.General; g != nil {
 		encodings = g.PositionEncodings
@@ -101,7 +113,7 @@ func (s *Server) capabilities(enc protocol.PositionEncodingKind) protocol.Server
 			Save:      &protocol.SaveOptions{},
 		},
 		CodeActionProvider: &protocol.CodeActionOptions{
-			CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, kindExplain, kindTests},
+			CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite, kindExplain, kindTests, kindReview},
 			ResolveProvider: &noResolve,
 		},
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
@@ -129,6 +141,10 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 	}
 	if w := caps.Window; w != nil {
 		c.workDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
+		c.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
+	}
+	if td := caps.TextDocument; td != nil && td.PublishDiagnostics != nil {
+		c.unnecessaryTag = slices.Contains(td.PublishDiagnostics.TagSupport.ValueSet, protocol.DiagnosticTagUnnecessary)
 	}
 	if td := caps.TextDocument; td != nil && td.CodeAction != nil {
 		c.codeActionLiterals = len(td.CodeAction.CodeActionLiteralSupport.CodeActionKind.ValueSet) > 0
@@ -142,6 +158,7 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 			c.events = exp.Reasonix.Events
 			c.approvals = exp.Reasonix.Approvals
 			c.questions = exp.Reasonix.Questions
+			c.reviewPanel = exp.Reasonix.ReviewPanel
 		}
 	}
 	return c

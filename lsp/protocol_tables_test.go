@@ -77,7 +77,7 @@ func serverNames(t *testing.T) []wireName {
 }
 
 var (
-	docSection   = regexp.MustCompile("(?m)^### `(reasonix[/.][A-Za-z]+)`\n+(.*)")
+	docSection   = regexp.MustCompile("(?m)^### `(reasonix[/.][A-Za-z.]+)`\n+(.*)")
 	docDirection = regexp.MustCompile(`^(Client|Server) → (client|server) (request|notification)\b`)
 )
 

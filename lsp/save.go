@@ -18,6 +18,19 @@ import (
 // does not have open (writing an open one would put its buffer in conflict
 // with the disk) and tells the model which edits the command cannot see.
 func (s *Server) beforeShell(ctx context.Context, w *workspace) (string, error) {
+	note, err := s.beforeShellProposals(ctx, w)
+	if err != nil {
+		return "", err
+	}
+	saved, err := s.saveBeforeShell(ctx, w)
+	if note != "" && saved != "" {
+		note += "\n"
+	}
+	return note + saved, err
+}
+
+// saveBeforeShell saves the agent's edits before a shell command.
+func (s *Server) saveBeforeShell(ctx context.Context, w *workspace) (string, error) {
 	paths := s.edits.dirtyUnder(w.root)
 	if len(paths) == 0 {
 		return "", nil

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -26,7 +27,7 @@ import (
 // extra project config (config), programs it needs (needs: language
 // servers; skipped without them), the editor's capabilities (editor: words
 // among events, saveDocuments, noResourceOps, noProgress, utf8,
-// lateDidChange, approvals, questions) and the
+// lateDidChange, approvals, questions, propose) and the
 // steps, one per line:
 //
 //	open PATH                         open a file in a buffer
@@ -39,11 +40,16 @@ import (
 //	run TITLE-PREFIX                  execute a returned action's command
 //	ask "PROMPT" [PATH [L:C-L:C]]     run reasonix.ask and keep its result
 //	plan "PROMPT" ...                 the same in plan mode
+//	again "PROMPT" ...                the same in the last result's session
 //	wait progress end | wait edits N  wait for a condition
+//	try TITLE-PREFIX                  execute an action's command, which must fail
 //	expect WHAT ...                   assert: buffer/disk PATH contains|lacks TEXT,
 //	                                  dialogs N, approvals N, questions N,
 //	                                  dialog|log|message|progress contains TEXT,
-//	                                  result FIELD contains TEXT, actions N, edits N
+//	                                  result FIELD contains TEXT, actions N, edits N,
+//	                                  action TITLE, error contains TEXT (of try),
+//	                                  diagnostics PATH N,
+//	                                  diagnostic PATH contains "L:C-L:C MESSAGE"
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/scenarios/*.txtar")
 	if len(files) == 0 {
@@ -63,6 +69,10 @@ type scenario struct {
 	root    string
 	actions []protocol.CommandOrCodeAction
 	result  map[string]any
+	// failed is the error of the last "try" step.
+	failed string
+	// session is the session of the last ask.
+	session any
 }
 
 func runScenario(t *testing.T, file string) {
@@ -136,6 +146,9 @@ func runScenario(t *testing.T, file string) {
 			opts.Approvals = true
 		case "questions":
 			opts.Questions = true
+		case "propose":
+			// Above the project file's review = "apply".
+			opts.Settings = map[string]any{"review": "propose"}
 		default:
 			t.Fatalf("unknown editor option %q", w)
 		}
@@ -182,6 +195,45 @@ func splitArgs(line string) ([]string, error) {
 		line = rest
 	}
 	return out, nil
+}
+
+// cloneActions copies what the steps use of code actions: their strings
+// may share the connection's read buffer, which is reused.
+func cloneActions(acts []protocol.CommandOrCodeAction) []protocol.CommandOrCodeAction {
+	out := make([]protocol.CommandOrCodeAction, 0, len(acts))
+	for _, act := range acts {
+		ca, ok := act.(*protocol.CodeAction)
+		if !ok {
+			out = append(out, act)
+			continue
+		}
+		c := &protocol.CodeAction{Title: strings.Clone(ca.Title), Command: protocol.Command{
+			Title: strings.Clone(ca.Command.Title), Command: strings.Clone(ca.Command.Command)}}
+		for _, a := range ca.Command.Arguments {
+			c.Command.Arguments = append(c.Command.Arguments, protocol.LSPAny(bytes.Clone(a)))
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// actionTitles lists the titles of code actions.
+func actionTitles(acts []protocol.CommandOrCodeAction) []string {
+	var out []string
+	for _, act := range acts {
+		if ca, ok := act.(*protocol.CodeAction); ok {
+			out = append(out, ca.Title)
+		}
+	}
+	return out
+}
+
+// diagnosticText is a diagnostic's message.
+func diagnosticText(d protocol.Diagnostic) string {
+	if m, ok := d.Message.(protocol.String); ok {
+		return string(m)
+	}
+	return ""
 }
 
 func parseRange(t *testing.T, s string) protocol.Range {
@@ -232,7 +284,7 @@ func (sc *scenario) step(n int, a []string) {
 		if err != nil {
 			t.Fatalf("step %d: %v", n, err)
 		}
-		sc.actions = acts
+		sc.actions = cloneActions(acts)
 	case "run":
 		for _, act := range sc.actions {
 			if ca, ok := act.(*protocol.CodeAction); ok && strings.HasPrefix(ca.Title, rest) {
@@ -240,9 +292,24 @@ func (sc *scenario) step(n int, a []string) {
 				return
 			}
 		}
+		t.Fatalf("step %d: no action titled %q in %s", n, rest, actionTitles(sc.actions))
+	case "try":
+		for _, act := range sc.actions {
+			if ca, ok := act.(*protocol.CodeAction); ok && strings.HasPrefix(ca.Title, rest) {
+				_, err := sc.ed.Server().ExecuteCommand(ctx(t), &protocol.ExecuteCommandParams{Command: ca.Command.Command, Arguments: ca.Command.Arguments})
+				if err == nil {
+					t.Fatalf("step %d: %q succeeded", n, rest)
+				}
+				sc.failed = err.Error()
+				return
+			}
+		}
 		t.Fatalf("step %d: no action titled %q", n, rest)
-	case "ask", "plan":
+	case "ask", "plan", "again":
 		args := map[string]any{"prompt": a[1], "plan": a[0] == "plan"}
+		if a[0] == "again" {
+			args["sessionId"] = sc.session
+		}
 		if len(a) > 2 {
 			args["uri"] = string(sc.ed.URI(a[2]))
 		}
@@ -251,6 +318,7 @@ func (sc *scenario) step(n int, a []string) {
 		}
 		b, _ := json.Marshal(args)
 		sc.result = execute(t, sc.ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
+		sc.session = sc.result["sessionId"]
 	case "wait":
 		switch a[1] {
 		case "progress":
@@ -309,6 +377,36 @@ func (sc *scenario) expect(n int, a []string) {
 		count("edits", len(rec.Edits))
 	case "actions":
 		count("actions", len(sc.actions))
+	case "action":
+		var titles []string
+		for _, act := range sc.actions {
+			if ca, ok := act.(*protocol.CodeAction); ok {
+				titles = append(titles, ca.Title)
+			}
+		}
+		has("action title", titles, strings.Join(a[1:], " "))
+	case "error":
+		has("error", []string{sc.failed}, strings.Join(a[2:], " "))
+	case "diagnostics":
+		// expect diagnostics PATH N
+		want, _ := strconv.Atoi(a[2])
+		if got := len(rec.Diagnostics[sc.ed.Path(a[1])]); got != want {
+			t.Fatalf("step %d: %d diagnostics for %s, want %d: %+v", n, got, a[1], want, rec.Diagnostics[sc.ed.Path(a[1])])
+		}
+	case "diagnostic":
+		// expect diagnostic PATH contains TEXT: the diagnostics follow the
+		// buffer's changes, which the server reads in its own time.
+		want := strings.Join(a[3:], " ")
+		sc.ed.Await(fmt.Sprintf("a diagnostic of %s containing %q", a[1], want), 10*time.Second, func(r *lsptest.Recorded) bool {
+			for _, d := range r.Diagnostics[sc.ed.Path(a[1])] {
+				got := fmt.Sprintf("%d:%d-%d:%d %s", d.Range.Start.Line+1, d.Range.Start.Character+1,
+					d.Range.End.Line+1, d.Range.End.Character+1, diagnosticText(d))
+				if strings.Contains(got, want) {
+					return true
+				}
+			}
+			return false
+		})
 	case "dialog":
 		var msgs []string
 		for _, d := range rec.Dialogs {

@@ -25,6 +25,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/lsp/review"
 	"github.com/reasonix/reasonix/lsp/wire"
 )
 
@@ -61,6 +62,8 @@ type Server struct {
 
 	docs  *overlay
 	edits *editTracker
+	// review holds the agent's proposed changes in propose mode.
+	review *review.Store
 
 	mu       sync.Mutex // guards the fields below
 	state    state
@@ -117,6 +120,7 @@ func New(opts Options) *Server {
 		log:      log,
 		docs:     newOverlay(),
 		edits:    newEditTracker(),
+		review:   review.NewStore(),
 		enc:      wire.UTF16,
 		spaces:   map[string]*workspace{},
 		building: map[string]*workspaceBuild{},

@@ -13,7 +13,16 @@ func (s *Server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 	td := params.TextDocument
 	s.docs.open(td.URI, string(td.LanguageID), td.Version, td.Text)
 	s.edits.forget(pathOf(td.URI))
+	s.refreshProposals(ctx, pathOf(td.URI))
 	return nil
+}
+
+// refreshProposals re-anchors the proposal pending for path, if any, in
+// the text the user now has, and shows it again.
+func (s *Server) refreshProposals(ctx context.Context, path string) {
+	if path != "" && s.review.Has(path) {
+		s.publishProposals(ctx, path)
+	}
 }
 
 func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
@@ -28,6 +37,7 @@ func (s *Server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 		return err
 	}
 	s.edits.forget(pathOf(td.URI))
+	s.refreshProposals(ctx, pathOf(td.URI))
 	return nil
 }
 

@@ -34,6 +34,13 @@ type Config struct {
 	Skills       SkillsConfig     `toml:"skills"`
 	Plugins      []PluginConfig   `toml:"plugins"`
 
+	// Review says what becomes of the agent's file changes in an editor:
+	// "apply" sends them into the buffers at once, "propose" keeps them
+	// as proposals the user accepts or rejects hunk by hunk. Empty lets
+	// the editor decide (reasonix lsp: propose, unless the client has a
+	// review panel of its own).
+	Review string `toml:"review"`
+
 	// Files lists the files that were loaded, lowest precedence first.
 	Files []string `toml:"-"`
 	// Warnings collects problems worth telling the user that do not stop
@@ -41,7 +48,7 @@ type Config struct {
 	Warnings []string `toml:"-"`
 	// defaultModelAt, permModeAt and approvalAt record where those values
 	// were set.
-	defaultModelAt, permModeAt, approvalAt Pos
+	defaultModelAt, permModeAt, approvalAt, reviewAt Pos
 	// itemAt records where each entry of the lists that add up across
 	// layers (allow, ask, deny, allow_write, forbid_read) was first set,
 	// by itemKey.

@@ -383,3 +383,22 @@ func TestSkillsSettings(t *testing.T) {
 		t.Errorf("warnings = %v", c.Warnings)
 	}
 }
+
+// TestReview: review is apply, propose or unset; the editor's settings
+// override the project file; anything else is an error naming the key.
+func TestReview(t *testing.T) {
+	c, err := Load(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Review != "" {
+		t.Errorf("default review = %q, want unset", c.Review)
+	}
+	if err := c.OverlayTOML("editor settings", "review = \"propose\"\n"); err != nil || c.Review != "propose" {
+		t.Fatalf("review = %q, err %v", c.Review, err)
+	}
+	err = c.OverlayTOML("editor settings", "review = \"sometimes\"\n")
+	if err == nil || !strings.Contains(err.Error(), `review must be apply or propose, not "sometimes"`) {
+		t.Fatalf("bad review: %v", err)
+	}
+}

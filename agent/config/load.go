@@ -208,6 +208,10 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 		c.DefaultModel = l.DefaultModel
 		c.defaultModelAt = Pos{File: path, Line: loc.find("", 0, "default_model")}
 	}
+	if set("review") {
+		c.Review = l.Review
+		c.reviewAt = Pos{File: path, Line: loc.find("", 0, "review")}
+	}
 	for i := range l.Providers {
 		p := l.Providers[i]
 		p.At = Pos{File: path, Line: loc.find("providers", i, "")}
@@ -413,6 +417,11 @@ func (c *Config) validate() error {
 	}
 	if r := c.Agent.CompactRatio; !(r > 0 && r <= 1) {
 		return &Error{At: c.Agent.compactRatioAt, Msg: fmt.Sprintf("[agent] compact_ratio must be above 0 and at most 1, not %v", r)}
+	}
+	switch c.Review {
+	case "", "apply", "propose":
+	default:
+		return &Error{At: c.reviewAt, Msg: fmt.Sprintf("review must be apply or propose, not %q", c.Review)}
 	}
 	switch c.Permissions.Mode {
 	case "", "ask", "allow", "deny":

@@ -89,6 +89,7 @@ func TestSub(t *testing.T) {
 GO
 cat > reasonix.toml <<TOML
 default_model = "scripted"
+review = "apply"
 
 [[providers]]
 name = "scripted"

@@ -22,6 +22,33 @@ type client struct {
 	e *Editor
 }
 
+// PublishDiagnostics keeps the last diagnostics of each file.
+func (c *client) PublishDiagnostics(ctx context.Context, p *protocol.PublishDiagnosticsParams) error {
+	// The decoded strings may share the connection's read buffer, which
+	// is reused: keep a copy decoded from bytes of their own.
+	b, err := protocol.Marshal(p)
+	if err != nil {
+		return err
+	}
+	p = &protocol.PublishDiagnosticsParams{}
+	if err := protocol.Unmarshal(b, p); err != nil {
+		return err
+	}
+	c.e.record(func(r *Recorded) {
+		if r.Diagnostics == nil {
+			r.Diagnostics = map[string][]protocol.Diagnostic{}
+		}
+		r.Diagnostics[filepath.Clean(p.URI.FsPath())] = p.Diagnostics
+	})
+	return nil
+}
+
+// ShowDocument records the document and reports it shown.
+func (c *client) ShowDocument(ctx context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error) {
+	c.e.record(func(r *Recorded) { r.Shown = append(r.Shown, string(p.URI)) })
+	return &protocol.ShowDocumentResult{Success: true}, nil
+}
+
 func (c *client) LogMessage(ctx context.Context, p *protocol.LogMessageParams) error {
 	c.e.record(func(r *Recorded) { r.Logs = append(r.Logs, p.Message) })
 	return nil

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -100,6 +101,11 @@ type Recorded struct {
 	Progress  []Progress
 	Events    []map[string]any
 	Saves     [][]string
+	// Diagnostics holds the last diagnostics published for each file, by
+	// absolute path.
+	Diagnostics map[string][]protocol.Diagnostic
+	// Shown holds the documents window/showDocument asked to open.
+	Shown []string
 }
 
 // Progress is one $/progress notification.
@@ -177,17 +183,20 @@ func (e *Editor) capabilities() protocol.ClientCapabilities {
 			WorkspaceFolders: &yes,
 			WorkspaceEdit:    &protocol.WorkspaceEditClientCapabilities{DocumentChanges: &yes, ResourceOperations: ops},
 		},
-		Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes},
+		Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes, ShowDocument: &protocol.ShowDocumentClientCapabilities{Support: true}},
 	}
 	if e.opts.NoProgress {
 		caps.Window.WorkDoneProgress = nil
 	}
+	diags := &protocol.PublishDiagnosticsClientCapabilities{}
+	diags.TagSupport.ValueSet = []protocol.DiagnosticTag{protocol.DiagnosticTagUnnecessary, protocol.DiagnosticTagDeprecated}
+	caps.TextDocument = &protocol.TextDocumentClientCapabilities{PublishDiagnostics: diags}
 	if !e.opts.NoLiteralActions {
-		caps.TextDocument = &protocol.TextDocumentClientCapabilities{CodeAction: &protocol.CodeActionClientCapabilities{
+		caps.TextDocument.CodeAction = &protocol.CodeActionClientCapabilities{
 			CodeActionLiteralSupport: protocol.ClientCodeActionLiteralOptions{CodeActionKind: protocol.ClientCodeActionKindOptions{
 				ValueSet: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactor},
 			}},
-		}}
+		}
 	}
 	if e.opts.UTF8 {
 		caps.General = &protocol.GeneralClientCapabilities{PositionEncodings: []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF8, protocol.PositionEncodingKindUTF16}}
@@ -373,6 +382,7 @@ func (e *Editor) Snapshot() Recorded {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	r := e.Recorded
+	r.Diagnostics = maps.Clone(r.Diagnostics)
 	return r
 }
 

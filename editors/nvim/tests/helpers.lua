@@ -148,7 +148,9 @@ end
 --- model at a scripted server playing script. REASONIX_HOME is a fresh
 --- directory. Returns the module's root.
 ---@param script string
----@param opts {toml: string|nil, files: table<string,string>|nil}|nil
+--- The agent's edits are applied at once unless opts.review says
+--- "propose".
+---@param opts {toml: string|nil, files: table<string,string>|nil, review: string|nil}|nil
 ---@return string
 function H.workspace(script, opts)
   opts = opts or {}
@@ -159,7 +161,8 @@ function H.workspace(script, opts)
     ['calc.go'] = H.calc_go,
     ['calc_test.go'] = H.calc_test_go,
     ['reasonix.toml'] = string.format(
-      'default_model = "scripted"\n\n[[providers]]\nname = "scripted"\nbase_url = %q\nmodel = "deepseek-flash"\noptions = { retry_base_ms = 10 }\n%s',
+      'default_model = "scripted"\nreview = %q\n\n[[providers]]\nname = "scripted"\nbase_url = %q\nmodel = "deepseek-flash"\noptions = { retry_base_ms = 10 }\n%s',
+      opts.review or 'apply',
       url,
       opts.toml or ''
     ),

@@ -315,6 +315,47 @@ export interface MemoryParams {
 
 export type MemoryScope = 'project' | 'user';
 
+/** reasonix/review: the pending proposals of one document, or of all. */
+export interface ReviewParams {
+  uri?: string;
+}
+
+/** One hunk of a proposal: oldText (whole lines) becomes newText. */
+export interface ReviewHunk {
+  id: number;
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  oldText: string;
+  newText: string;
+  /** The text it replaces was edited since: it can only be rejected. */
+  stale: boolean;
+}
+
+export interface ReviewFile {
+  uri: string;
+  kind: 'edit' | 'create' | 'delete';
+  hunks: ReviewHunk[];
+}
+
+export interface ReviewResult {
+  files: ReviewFile[];
+}
+
+/** reasonix.review.accept / reject / diff: a file, and a hunk of it (none: all). */
+export interface ReviewArgs {
+  uri: string;
+  hunk?: number;
+}
+
+export interface ReviewChangeResult {
+  hunks: number;
+  pending: number;
+}
+
+export interface ReviewDiffResult {
+  uri: string;
+  shown: boolean;
+}
+
 /** One note of the agent's memory (memory.Entry). */
 export interface MemoryNote {
   scope: MemoryScope;
@@ -463,6 +504,7 @@ export const Methods = {
   approve: { method: 'reasonix/approve', direction: 'serverToClient', required: false } as RequestMethod<ApproveParams, ApproveResult>,
   question: { method: 'reasonix/ask', direction: 'serverToClient', required: false } as RequestMethod<QuestionParams, QuestionResult>,
   memory: { method: 'reasonix/memory', direction: 'clientToServer', required: false } as RequestMethod<MemoryParams, MemoryResult>,
+  review: { method: 'reasonix/review', direction: 'clientToServer', required: false } as RequestMethod<ReviewParams, ReviewResult>,
   event: { method: 'reasonix/event', direction: 'serverToClient', required: true } as NotificationMethod<ReasonixEvent>,
 } as const;
 
@@ -471,10 +513,17 @@ export const Commands = {
   ask: { command: 'reasonix.ask' } as Command<AskArgs, TurnResult>,
   start: { command: 'reasonix.start' } as Command<AskArgs, StartResult>,
   cancel: { command: 'reasonix.cancel' } as Command<CancelArgs, CancelResult>,
+  reviewAccept: { command: 'reasonix.review.accept' } as Command<ReviewArgs, ReviewChangeResult>,
+  reviewReject: { command: 'reasonix.review.reject' } as Command<ReviewArgs, ReviewChangeResult>,
+  reviewDiff: { command: 'reasonix.review.diff' } as Command<ReviewArgs, ReviewDiffResult>,
 } as const;
 
-/** What the client declares in capabilities.experimental.reasonix. */
-export const CLIENT_FEATURES = { saveDocuments: true, events: true, approvals: true, questions: true } as const;
+/**
+ * What the client declares in capabilities.experimental.reasonix.
+ * reviewPanel: the extension reviews the agent's edits in its own panel,
+ * so the server applies them unless the settings say review = "propose".
+ */
+export const CLIENT_FEATURES = { saveDocuments: true, events: true, approvals: true, questions: true, reviewPanel: true } as const;
 
 /** What the server announces in capabilities.experimental.reasonix. */
 export interface ServerFeatures {

@@ -14,6 +14,7 @@ M.to_server = {
   mcpServers = 'reasonix/mcpServers',
   listCommands = 'reasonix/listCommands',
   memory = 'reasonix/memory',
+  review = 'reasonix/review',
 }
 
 --- Requests and notifications the server sends, which the plugin handles.
@@ -29,6 +30,9 @@ M.commands = {
   ask = 'reasonix.ask',
   start = 'reasonix.start',
   cancel = 'reasonix.cancel',
+  reviewAccept = 'reasonix.review.accept',
+  reviewReject = 'reasonix.review.reject',
+  reviewDiff = 'reasonix.review.diff',
 }
 
 --- What the plugin declares in capabilities.experimental.reasonix: it

@@ -1,0 +1,538 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/lsp/review"
+	"github.com/reasonix/reasonix/lsp/wire"
+	"github.com/reasonix/reasonix/tools"
+)
+
+// In propose mode (review = "propose") the agent's changes do not reach
+// the buffers: they wait in the server's review.Store, one proposal a
+// file, and every editor shows them with plain LSP. Each hunk is a
+// diagnostic (source "reasonix") whose code actions accept or reject it;
+// accepting sends a versioned workspace edit of that hunk alone. The
+// agent meanwhile reads its own proposed text, so a multi-step turn stays
+// coherent, and the next turn of the session is told what the user
+// rejected.
+
+// Review modes, the values of the review setting.
+const (
+	reviewApply   = "apply"
+	reviewPropose = "propose"
+)
+
+// kindReview is the code action kind of the review actions.
+const kindReview protocol.CodeActionKind = "quickfix.reasonix.review"
+
+// Review commands (docs/PROTOCOL.md).
+const (
+	cmdReviewAccept = "reasonix.review.accept"
+	cmdReviewReject = "reasonix.review.reject"
+	cmdReviewDiff   = "reasonix.review.diff"
+)
+
+// diagnosticCodeProposal marks the diagnostics of proposed changes.
+const diagnosticCodeProposal = "reasonix.proposal"
+
+// reviewModeFor resolves the review setting for this client: what the
+// configuration says, else apply for a client with a review panel of its
+// own and propose for the others.
+func (s *Server) reviewModeFor(configured string) string {
+	if configured != "" {
+		return configured
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.caps.reviewPanel {
+		return reviewApply
+	}
+	return reviewPropose
+}
+
+// propose keeps changes as proposals instead of applying them.
+func (f *editorFS) propose(ctx context.Context, changes []tools.Change) error {
+	s := f.s
+	session := agent.CallSession(ctx)
+	var touched []string
+	for _, c := range changes {
+		switch c.Kind {
+		case tools.Write:
+			cur, exists, err := f.real(c.Path)
+			if err != nil {
+				return err
+			}
+			want := string(c.Content)
+			s.review.Propose(session, c.Path, cur, exists, &want)
+			touched = append(touched, c.Path)
+		case tools.Delete:
+			cur, exists, err := f.real(c.Path)
+			if err != nil {
+				return err
+			}
+			s.review.Propose(session, c.Path, cur, exists, nil)
+			touched = append(touched, c.Path)
+		case tools.Rename:
+			// A move is two proposals: the new file with the content the
+			// agent sees, and the removal of the old one.
+			content, err := f.ReadFile(c.Path)
+			if err != nil {
+				return err
+			}
+			curNew, existsNew, err := f.real(c.NewPath)
+			if err != nil {
+				return err
+			}
+			curOld, existsOld, err := f.real(c.Path)
+			if err != nil {
+				return err
+			}
+			want := string(content)
+			s.review.Propose(session, c.NewPath, curNew, existsNew, &want)
+			s.review.Propose(session, c.Path, curOld, existsOld, nil)
+			touched = append(touched, c.NewPath, c.Path)
+		}
+	}
+	for _, p := range touched {
+		s.publishProposals(ctx, p)
+	}
+	return nil
+}
+
+// real returns a file's text as the editor (or the disk) has it now, the
+// agent's pending proposals left out.
+func (f *editorFS) real(path string) (string, bool, error) {
+	text, exists, _, err := f.current(path)
+	return text, exists, err
+}
+
+// proposed returns the text the agent sees of path when a proposal is
+// pending for it: held is false when none is.
+func (f *editorFS) proposed(path string) (text string, deleted, held bool) {
+	if !f.s.review.Has(path) {
+		return "", false, false
+	}
+	cur, _, err := f.real(path)
+	if err != nil {
+		return "", false, false
+	}
+	return f.s.review.View(path, cur)
+}
+
+// publishProposals sends the diagnostics of path's pending hunks (none
+// clears them).
+func (s *Server) publishProposals(ctx context.Context, path string) {
+	cur, _, err := (&editorFS{s: s}).real(path)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	enc, tag := s.enc, s.caps.unnecessaryTag
+	s.mu.Unlock()
+	diags := []protocol.Diagnostic{}
+	if f, ok := s.review.Pending(path, cur); ok {
+		for _, h := range f.Hunks {
+			diags = append(diags, hunkDiagnostic(cur, f, h, enc, tag))
+		}
+	}
+	params := &protocol.PublishDiagnosticsParams{URI: uri.File(path), Diagnostics: diags}
+	if err := s.client.PublishDiagnostics(ctx, params); err != nil {
+		s.log.Warn("publishing proposals", "path", path, "err", err)
+	}
+}
+
+// hunkRange is the range of a hunk's old text in cur: whole lines, or the
+// start of the line an insertion goes before.
+func hunkRange(cur string, h *review.Hunk, enc wire.Encoding) protocol.Range {
+	start := wire.Position(cur, h.Start, enc)
+	end := wire.Position(cur, h.End, enc)
+	if h.Stale {
+		end = start
+	}
+	return protocol.Range{Start: start, End: end}
+}
+
+// hunkData identifies a hunk in a diagnostic's data and a command's
+// argument.
+type hunkData struct {
+	URI  string `json:"uri"`
+	Hunk int    `json:"hunk,omitempty"`
+}
+
+func hunkDiagnostic(cur string, f review.File, h *review.Hunk, enc wire.Encoding, tag bool) protocol.Diagnostic {
+	d := protocol.Diagnostic{
+		Range:    hunkRange(cur, h, enc),
+		Severity: protocol.DiagnosticSeverityInformation,
+		Source:   protocol.NewOptional("reasonix"),
+		Code:     protocol.String(diagnosticCodeProposal),
+		Message:  protocol.String(hunkMessage(f, h)),
+	}
+	d.Data, _ = json.Marshal(hunkData{URI: string(uri.File(f.Path)), Hunk: h.ID})
+	if tag && h.Old != "" && !h.Stale {
+		d.Tags = protocol.NewDiagnosticTags(protocol.DiagnosticTagUnnecessary)
+	}
+	return d
+}
+
+// hunkMessage says what a hunk does, with its new text.
+func hunkMessage(f review.File, h *review.Hunk) string {
+	switch {
+	case h.Stale:
+		return "Stale proposed change: the text it replaces was edited since; reject it, or ask again"
+	case h.Delete:
+		return "Proposed change: delete this file"
+	case h.Old == "" && f.Kind == review.Create:
+		return "Proposed change: create this file with:\n" + h.New
+	case h.Old == "":
+		return "Proposed change: insert before this line:\n" + h.New
+	case h.New == "":
+		return fmt.Sprintf("Proposed change: delete %s", lines(h.Old))
+	}
+	return fmt.Sprintf("Proposed change: replace %s with:\n%s", lines(h.Old), h.New)
+}
+
+func lines(t string) string {
+	n := strings.Count(t, "\n")
+	if !strings.HasSuffix(t, "\n") {
+		n++
+	}
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
+}
+
+// isProposal reports whether d is one of the proposal diagnostics.
+func isProposal(d *protocol.Diagnostic) bool {
+	src, _ := d.Source.Get()
+	return src == "reasonix" && diagnosticCode(d) == diagnosticCodeProposal
+}
+
+// reviewActions are the code actions of the proposal pending for the
+// document in range: accept or reject each hunk it touches, then the
+// whole file's.
+func (s *Server) reviewActions(params *protocol.CodeActionParams) []protocol.CommandOrCodeAction {
+	path := pathOf(params.TextDocument.URI)
+	if path == "" || !s.review.Has(path) {
+		return nil
+	}
+	cur, _, err := (&editorFS{s: s}).real(path)
+	if err != nil {
+		return nil
+	}
+	f, ok := s.review.Pending(path, cur)
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	literals, enc := s.caps.codeActionLiterals, s.enc
+	s.mu.Unlock()
+	u := string(params.TextDocument.URI)
+	var out []protocol.CommandOrCodeAction
+	add := func(title, command string, args hunkData, diags []protocol.Diagnostic) {
+		if !kindWanted(kindReview, params.Context.Only) {
+			return
+		}
+		out = append(out, commandAction(literals, title, kindReview, command, args, diags))
+	}
+	lo, hi := params.Range.Start.Line, params.Range.End.Line
+	for _, h := range f.Hunks {
+		r := hunkRange(cur, h, enc)
+		last := r.End.Line
+		if r.End.Character == 0 && r.End.Line > r.Start.Line {
+			last-- // the range ends at the start of the next line
+		}
+		if r.Start.Line > hi || last < lo {
+			continue
+		}
+		diags := []protocol.Diagnostic{hunkDiagnostic(cur, f, h, enc, false)}
+		if !h.Stale {
+			add("Accept this change", cmdReviewAccept, hunkData{URI: u, Hunk: h.ID}, diags)
+		}
+		add("Reject this change", cmdReviewReject, hunkData{URI: u, Hunk: h.ID}, diags)
+	}
+	n := len(f.Hunks)
+	add(fileTitle("Accept", n), cmdReviewAccept, hunkData{URI: u}, nil)
+	add(fileTitle("Reject", n), cmdReviewReject, hunkData{URI: u}, nil)
+	add("Show diff", cmdReviewDiff, hunkData{URI: u}, nil)
+	return out
+}
+
+// fileTitle is the title of a whole file's action.
+func fileTitle(verb string, n int) string {
+	if n == 1 {
+		return verb + " the 1 change in this file"
+	}
+	return fmt.Sprintf("%s all %d changes in this file", verb, n)
+}
+
+// reviewResult is what reasonix.review.accept and reasonix.review.reject
+// answer.
+type reviewResult struct {
+	// Hunks is how many hunks were accepted or rejected.
+	Hunks int `json:"hunks"`
+	// Pending is how many hunks of the file remain.
+	Pending int `json:"pending"`
+}
+
+// argPath resolves a review command's document.
+func argPath(args hunkData) (string, error) {
+	path := pathOf(uri.URI(args.URI))
+	if path == "" {
+		return "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "the command needs the uri of a file")
+	}
+	return path, nil
+}
+
+// acceptChange applies one hunk (or every hunk that is not stale) of a
+// proposal as a versioned workspace edit. An edit the editor refuses
+// leaves the proposal as it was.
+func (s *Server) acceptChange(ctx context.Context, args hunkData) (reviewResult, error) {
+	path, err := argPath(args)
+	if err != nil {
+		return reviewResult{}, err
+	}
+	f := &editorFS{s: s}
+	cur, _, err := f.real(path)
+	if err != nil {
+		return reviewResult{}, err
+	}
+	taken, err := s.review.Take(path, cur, args.Hunk)
+	if err != nil {
+		s.publishProposals(ctx, path)
+		return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "cannot accept: "+err.Error())
+	}
+	change := tools.Change{Kind: tools.Write, Path: path, Content: []byte(taken.Text)}
+	if taken.Delete {
+		change = tools.Change{Kind: tools.Delete, Path: path}
+	}
+	if err := f.apply(ctx, []tools.Change{change}); err != nil {
+		taken.Restore()
+		s.publishProposals(ctx, path)
+		return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InternalError, "the change was not applied, and is still proposed: "+err.Error())
+	}
+	s.publishProposals(ctx, path)
+	return reviewResult{Hunks: len(taken.Hunks), Pending: s.pendingCount(path)}, nil
+}
+
+// rejectChange drops one hunk (or all) of a proposal; the session that
+// proposed it is told at its next turn.
+func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult, error) {
+	path, err := argPath(args)
+	if err != nil {
+		return reviewResult{}, err
+	}
+	cur, _, err := (&editorFS{s: s}).real(path)
+	if err != nil {
+		return reviewResult{}, err
+	}
+	n, err := s.review.Reject(path, cur, args.Hunk)
+	if err != nil {
+		return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "cannot reject: "+err.Error())
+	}
+	s.publishProposals(ctx, path)
+	return reviewResult{Hunks: n, Pending: s.pendingCount(path)}, nil
+}
+
+func (s *Server) pendingCount(path string) int {
+	cur, _, err := (&editorFS{s: s}).real(path)
+	if err != nil {
+		return 0
+	}
+	f, _ := s.review.Pending(path, cur)
+	return len(f.Hunks)
+}
+
+// diffResult is what reasonix.review.diff answers: the diff file it
+// wrote and asked the editor to show.
+type diffResult struct {
+	URI   string `json:"uri"`
+	Shown bool   `json:"shown"`
+}
+
+// showDiff writes the proposal of a file as a unified diff into a
+// temporary file and asks the editor to open it (window/showDocument). A
+// plain file is what every editor can open; clients without showDocument
+// get its uri in the answer and in a message.
+func (s *Server) showDiff(ctx context.Context, args hunkData) (diffResult, error) {
+	path, err := argPath(args)
+	if err != nil {
+		return diffResult{}, err
+	}
+	cur, _, err := (&editorFS{s: s}).real(path)
+	if err != nil {
+		return diffResult{}, err
+	}
+	f, ok := s.review.Pending(path, cur)
+	if !ok {
+		return diffResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "no pending change for "+s.relPath(path))
+	}
+	rel := s.relPath(path)
+	dir, err := os.MkdirTemp("", "reasonix-review-")
+	if err != nil {
+		return diffResult{}, fmt.Errorf("writing the diff: %w", err)
+	}
+	name := filepath.Join(dir, filepath.Base(path)+".diff")
+	if err := os.WriteFile(name, []byte(review.Unified(rel, cur, f)), 0o600); err != nil {
+		return diffResult{}, fmt.Errorf("writing the diff: %w", err)
+	}
+	u := uri.File(name)
+	s.mu.Lock()
+	can := s.caps.showDocument
+	s.mu.Unlock()
+	if can {
+		yes := true
+		res, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: u, TakeFocus: &yes})
+		if err == nil && res != nil && res.Success {
+			return diffResult{URI: string(u), Shown: true}, nil
+		}
+	}
+	s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: the proposed changes to " + rel + " are in " + name})
+	return diffResult{URI: string(u)}, nil
+}
+
+// reviewParams is the reasonix/review request: the pending proposals of
+// one document, or of all when uri is empty.
+type reviewParams struct {
+	URI string `json:"uri,omitempty"`
+}
+
+type reviewFile struct {
+	URI   string       `json:"uri"`
+	Kind  review.Kind  `json:"kind"`
+	Hunks []reviewHunk `json:"hunks"`
+}
+
+type reviewHunk struct {
+	ID      int            `json:"id"`
+	Range   protocol.Range `json:"range"`
+	OldText string         `json:"oldText"`
+	NewText string         `json:"newText"`
+	Stale   bool           `json:"stale"`
+}
+
+type reviewList struct {
+	Files []reviewFile `json:"files"`
+}
+
+// listReview answers reasonix/review.
+func (s *Server) listReview(_ context.Context, p reviewParams) (reviewList, error) {
+	paths := s.review.Paths()
+	if p.URI != "" {
+		want := pathOf(uri.URI(p.URI))
+		paths = nil
+		if s.review.Has(want) {
+			paths = []string{want}
+		}
+	}
+	s.mu.Lock()
+	enc := s.enc
+	s.mu.Unlock()
+	out := reviewList{Files: []reviewFile{}}
+	for _, path := range paths {
+		cur, _, err := (&editorFS{s: s}).real(path)
+		if err != nil {
+			continue
+		}
+		f, ok := s.review.Pending(path, cur)
+		if !ok {
+			continue
+		}
+		rf := reviewFile{URI: string(uri.File(path)), Kind: f.Kind, Hunks: []reviewHunk{}}
+		for _, h := range f.Hunks {
+			rf.Hunks = append(rf.Hunks, reviewHunk{ID: h.ID, Range: hunkRange(cur, h, enc), OldText: h.Old, NewText: h.New, Stale: h.Stale})
+		}
+		out.Files = append(out.Files, rf)
+	}
+	return out, nil
+}
+
+// rejectionNote tells a session's next turn which of its proposed changes
+// the user rejected, as an attachment of the user message: the history
+// before it stays as it was.
+func (s *Server) rejectionNote(session string) (agent.Attachment, bool) {
+	rs := s.review.TakeRejections(session)
+	if len(rs) == 0 {
+		return agent.Attachment{}, false
+	}
+	var b strings.Builder
+	b.WriteString("(The user rejected these changes you proposed; they were not applied:")
+	for _, r := range rs {
+		h := r.Hunk
+		switch {
+		case h.Delete:
+			fmt.Fprintf(&b, "\n- deleting %s", s.relPath(r.Path))
+		case h.Old == "":
+			fmt.Fprintf(&b, "\n- in %s, inserting:\n%s", s.relPath(r.Path), fence(h.New))
+		default:
+			fmt.Fprintf(&b, "\n- in %s, replacing:\n%s  with:\n%s", s.relPath(r.Path), fence(h.Old), fence(h.New))
+		}
+	}
+	b.WriteString(")")
+	return agent.Attachment{Kind: agent.AttachNote, Text: b.String()}, true
+}
+
+func fence(t string) string {
+	return "```\n" + strings.TrimRight(t, "\n") + "\n```\n"
+}
+
+// beforeShellProposals runs before a shell command in propose mode. A
+// command sees the files on disk, so proposals it cannot see are decided
+// first: the user is asked to accept them all (then they are applied and
+// saved like any edit) or to run the command without them, which the
+// model is told.
+func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string, error) {
+	var paths []string
+	for _, p := range s.review.Paths() {
+		if p == w.root || strings.HasPrefix(p, w.root+string(filepath.Separator)) {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return "", nil
+	}
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = s.relPath(p)
+	}
+	const accept, without = "Accept and run", "Run without them"
+	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeInfo,
+		Message: "Reasonix is about to run a command, and its proposed changes to " + strings.Join(names, ", ") + " are pending. Accept them first?",
+		Actions: []protocol.MessageActionItem{{Title: accept}, {Title: without}},
+	})
+	if err != nil && ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if err != nil || item == nil || item.Title != accept {
+		return "Note: the user has not accepted your proposed changes to " + strings.Join(names, ", ") +
+			"; this command sees those files without them.", nil
+	}
+	var failed []string
+	for _, p := range paths {
+		if _, err := s.acceptChange(ctx, hunkData{URI: string(uri.File(p))}); err != nil {
+			var je *jsonrpc2.Error
+			msg := err.Error()
+			if errors.As(err, &je) {
+				msg = je.Message
+			}
+			failed = append(failed, s.relPath(p)+" ("+msg+")")
+		}
+	}
+	if len(failed) > 0 {
+		return "Note: some proposed changes could not be applied, and this command does not see them: " + strings.Join(failed, ", ") + ".", nil
+	}
+	return "", nil
+}

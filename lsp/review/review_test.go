@@ -1,0 +1,208 @@
+package review
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const calc = `package calc
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	return a - b
+}
+
+// Sub returns a minus b.
+func Sub(a, b int) int {
+	return a + b
+}
+`
+
+// fixed is calc with both bodies fixed and a comment added: three hunks.
+var fixed = strings.NewReplacer(
+	"\treturn a - b\n", "\treturn a + b\n",
+	"\treturn a + b\n}\n", "\treturn a - b\n}\n",
+	"// Sub returns a minus b.\n", "// Sub returns a minus b.\n// It is the inverse of Add.\n",
+).Replace(calc)
+
+func propose(t *testing.T, current, want string) (*Store, File) {
+	t.Helper()
+	s := NewStore()
+	s.Propose("sess", "/w/calc.go", current, true, &want)
+	f, ok := s.Pending("/w/calc.go", current)
+	if !ok {
+		t.Fatal("nothing pending")
+	}
+	return s, f
+}
+
+func TestSplitIntoHunks(t *testing.T) {
+	want := strings.Replace(strings.Replace(calc, "\treturn a - b\n", "\treturn a + b\n", 1),
+		"// Sub returns a minus b.\n", "// Sub returns a minus b.\n// It is the inverse of Add.\n", 1)
+	_, f := propose(t, calc, want)
+	if len(f.Hunks) != 2 {
+		t.Fatalf("%d hunks, want 2: %+v", len(f.Hunks), f.Hunks)
+	}
+	h0, h1 := f.Hunks[0], f.Hunks[1]
+	if h0.Old != "\treturn a - b\n" || h0.New != "\treturn a + b\n" || h0.Stale {
+		t.Errorf("first hunk %+v", h0)
+	}
+	if h1.Old != "" || h1.New != "// It is the inverse of Add.\n" {
+		t.Errorf("second hunk (an insertion) %+v", h1)
+	}
+	if Line(calc, h0.Start) != 4 || Line(calc, h1.Start) != 8 {
+		t.Errorf("hunks at lines %d and %d, want 4 and 8", Line(calc, h0.Start), Line(calc, h1.Start))
+	}
+	if h0.ID == h1.ID || h0.ID == 0 {
+		t.Errorf("ids %d, %d", h0.ID, h1.ID)
+	}
+}
+
+func TestViewIsTheProposedText(t *testing.T) {
+	s, _ := propose(t, calc, fixed)
+	text, deleted, ok := s.View("/w/calc.go", calc)
+	if !ok || deleted || text != fixed {
+		t.Fatalf("view = %q, %v, %v; want the proposed text", text, deleted, ok)
+	}
+	if _, _, ok := s.View("/w/other.go", calc); ok {
+		t.Error("a file without proposal has a view")
+	}
+}
+
+// TestReanchor: text the user inserts above a hunk moves it; an edit to the
+// lines a hunk replaces makes it stale, and it is left out of the view.
+func TestReanchor(t *testing.T) {
+	s, f := propose(t, calc, fixed)
+	if len(f.Hunks) != 3 {
+		t.Fatalf("%d hunks, want 3", len(f.Hunks))
+	}
+	user := "// Copyright the authors.\n\n" + calc
+	f, _ = s.Pending("/w/calc.go", user)
+	for _, h := range f.Hunks {
+		if h.Stale {
+			t.Errorf("hunk %d stale after an edit above it", h.ID)
+		}
+	}
+	if got := Line(user, f.Hunks[0].Start); got != 6 {
+		t.Errorf("first hunk at line %d after two lines were added above, want 6", got)
+	}
+	text, _, _ := s.View("/w/calc.go", user)
+	if text != "// Copyright the authors.\n\n"+fixed {
+		t.Errorf("view after the user's edit:\n%s", text)
+	}
+
+	user = strings.Replace(user, "\treturn a - b\n", "\treturn b - a\n", 1)
+	f, _ = s.Pending("/w/calc.go", user)
+	if !f.Hunks[0].Stale || f.Hunks[1].Stale || f.Hunks[2].Stale {
+		t.Fatalf("after an edit inside the first hunk: stale %v %v %v, want only the first",
+			f.Hunks[0].Stale, f.Hunks[1].Stale, f.Hunks[2].Stale)
+	}
+	text, _, _ = s.View("/w/calc.go", user)
+	if !strings.Contains(text, "return b - a") || !strings.Contains(text, "It is the inverse") {
+		t.Errorf("view keeps the user's line and the live hunks:\n%s", text)
+	}
+	if _, err := s.Take("/w/calc.go", user, f.Hunks[0].ID); !errors.Is(err, ErrStale) {
+		t.Errorf("taking a stale hunk: %v, want ErrStale", err)
+	}
+}
+
+// TestTakeOneThenRestore: a taken hunk leaves the others pending and found
+// in the new text; Restore puts it back.
+func TestTakeOneThenRestore(t *testing.T) {
+	s, f := propose(t, calc, fixed)
+	id := f.Hunks[1].ID
+	tk, err := s.Take("/w/calc.go", calc, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(calc, "// Sub returns a minus b.\n", "// Sub returns a minus b.\n// It is the inverse of Add.\n", 1)
+	if tk.Text != want {
+		t.Fatalf("text with one hunk:\n%s", tk.Text)
+	}
+	f, _ = s.Pending("/w/calc.go", tk.Text)
+	if len(f.Hunks) != 2 || f.Hunks[0].Stale || f.Hunks[1].Stale {
+		t.Fatalf("after taking one: %+v", f.Hunks)
+	}
+	if text, _, _ := s.View("/w/calc.go", tk.Text); text != fixed {
+		t.Errorf("view after accepting one hunk:\n%s", text)
+	}
+	tk.Restore()
+	f, _ = s.Pending("/w/calc.go", calc)
+	if len(f.Hunks) != 3 {
+		t.Errorf("%d hunks after Restore, want 3", len(f.Hunks))
+	}
+	// All at once.
+	tk, err = s.Take("/w/calc.go", calc, 0)
+	if err != nil || tk.Text != fixed || s.Has("/w/calc.go") {
+		t.Errorf("take all: %v, text ok %v, still pending %v", err, tk != nil && tk.Text == fixed, s.Has("/w/calc.go"))
+	}
+}
+
+func TestRejectTellsTheSession(t *testing.T) {
+	s, f := propose(t, calc, fixed)
+	n, err := s.Reject("/w/calc.go", calc, f.Hunks[0].ID)
+	if err != nil || n != 1 {
+		t.Fatalf("reject: %d, %v", n, err)
+	}
+	text, _, _ := s.View("/w/calc.go", calc)
+	if strings.Contains(text, "return a + b\n}\n\n// Sub") {
+		t.Errorf("a rejected hunk is still in the view:\n%s", text)
+	}
+	rs := s.TakeRejections("sess")
+	if len(rs) != 1 || rs[0].Hunk.Old != "\treturn a - b\n" || rs[0].Path != "/w/calc.go" {
+		t.Fatalf("rejections %+v", rs)
+	}
+	if rs := s.TakeRejections("sess"); len(rs) != 0 {
+		t.Errorf("rejections told twice: %+v", rs)
+	}
+	if _, err := s.Reject("/w/calc.go", calc, 9999); !errors.Is(err, ErrNoProposal) {
+		t.Errorf("rejecting an unknown hunk: %v", err)
+	}
+}
+
+func TestCreateAndDelete(t *testing.T) {
+	s := NewStore()
+	body := "package calc\n\nconst Pi = 3\n"
+	s.Propose("sess", "/w/pi.go", "", false, &body)
+	f, ok := s.Pending("/w/pi.go", "")
+	if !ok || f.Kind != Create || len(f.Hunks) != 1 || f.Hunks[0].New != body {
+		t.Fatalf("create: %+v", f)
+	}
+	if text, deleted, ok := s.View("/w/pi.go", ""); !ok || deleted || text != body {
+		t.Errorf("view of a created file: %q", text)
+	}
+	s.Propose("sess", "/w/calc.go", calc, true, nil)
+	if _, deleted, _ := s.View("/w/calc.go", calc); !deleted {
+		t.Error("a proposed deletion is not seen as one")
+	}
+	tk, err := s.Take("/w/calc.go", calc, 0)
+	if err != nil || !tk.Delete {
+		t.Errorf("taking a deletion: %+v, %v", tk, err)
+	}
+	// Deleting a file that is only proposed leaves nothing.
+	s.Propose("sess", "/w/pi.go", "", false, nil)
+	if s.Has("/w/pi.go") {
+		t.Error("deleting a proposed new file left a proposal")
+	}
+}
+
+func TestUnified(t *testing.T) {
+	s, _ := propose(t, calc, fixed)
+	f, _ := s.Pending("/w/calc.go", calc)
+	got := Unified("calc.go", calc, f)
+	want := `--- a/calc.go
++++ b/calc.go
+@@ -5,1 +5,1 @@
+-	return a - b
++	return a + b
+@@ -8,0 +9,1 @@
++// It is the inverse of Add.
+@@ -10,1 +11,1 @@
+-	return a + b
++	return a - b
+`
+	if got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+}
