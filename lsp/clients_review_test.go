@@ -1,0 +1,79 @@
+//go:build unix
+
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/reasonix/reasonix/agent/provider/scripted"
+)
+
+// TestEditorReview plays review.txtar in Neovim's own client, in eglot and
+// in vscode-languageserver-protocol, each with review = "propose": the
+// agent's edits arrive as diagnostics, one hunk is accepted and one
+// rejected through code actions, and a hunk the user's own edit made stale
+// cannot be accepted. The file on disk must then hold exactly the accepted
+// hunk and the user's edit.
+func TestEditorReview(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the editor tests build the binary and run real editors")
+	}
+	reasonix := buildReasonix(t)
+	t.Run("neovim", func(t *testing.T) {
+		requirePeer(t, "Neovim (nvim)", runs("nvim", "--version"))
+		playReview(t, reasonix(t), "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim-review.lua")
+	})
+	t.Run("eglot", func(t *testing.T) {
+		requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
+		playReview(t, reasonix(t), "emacs", "--batch", "-l", "eglot-review.el")
+	})
+	t.Run("node", func(t *testing.T) {
+		requirePeer(t, "Node and vscode-languageserver-protocol", func() error {
+			if err := runs("node", "--version")(); err != nil {
+				return err
+			}
+			_, err := os.Stat(filepath.Join(clientsDir, "node", "node_modules", "vscode-languageserver-protocol", "package.json"))
+			return err
+		})
+		playReview(t, reasonix(t), "node", filepath.Join("node", "review.js"))
+	})
+}
+
+func playReview(t *testing.T, bin string, argv ...string) {
+	data, err := os.ReadFile(filepath.Join(clientsDir, "review.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := scripted.ParseArchive(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, want := map[string]string{}, map[string]string{}
+	for _, f := range txtar.Parse(data).Files {
+		if name, ok := strings.CutPrefix(f.Name, "files/"); ok {
+			files[name] = string(f.Data)
+		}
+		if name, ok := strings.CutPrefix(f.Name, "want/"); ok {
+			want[name] = string(f.Data)
+		}
+	}
+	run := startClientRun(t, bin, script, files)
+	run.play(t, []string{"REASONIX_TEST_FILE=" + filepath.Join(run.root, "calc.go")}, argv...)
+	for name, w := range want {
+		got, err := os.ReadFile(filepath.Join(run.root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != w {
+			t.Errorf("%s on disk:\n%s\nwant:\n%s", name, got, w)
+		}
+	}
+	if n := run.srv.Remaining(); n != 0 {
+		t.Errorf("%d scripted model steps were never asked for", n)
+	}
+}
