@@ -152,9 +152,6 @@ func (s *Server) prepare(args askArgs) (*liveSession, agent.Input, string, error
 	if args.Plan {
 		ls.sess.SetPlanMode(true)
 	}
-	if note, ok := s.rejectionNote(ls.id); ok {
-		in.Attachments = append(in.Attachments, note)
-	}
 	return ls, in, title, nil
 }
 

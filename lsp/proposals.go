@@ -323,6 +323,11 @@ func (s *Server) acceptChange(ctx context.Context, args hunkData) (reviewResult,
 		s.publishProposals(ctx, path)
 		return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InternalError, "the change was not applied, and is still proposed: "+err.Error())
 	}
+	// The user's own change: a control file it touches keeps it, as an
+	// approved edit does.
+	if ws, err := s.workspaceFor(path); err == nil && ws.agent.Env != nil {
+		ws.agent.Env.Control.Accept(path)
+	}
 	s.publishProposals(ctx, path)
 	return reviewResult{Hunks: len(taken.Hunks), Pending: s.pendingCount(path)}, nil
 }

@@ -144,6 +144,11 @@ func (m *sessions) run(parent context.Context, ls *liveSession, in agent.Input, 
 // waits for the progress to end has the outcome by then.
 func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, in agent.Input, background bool) (agent.TurnResult, error) {
 	ts.progress.start(ctx)
+	// Taken once the session is reserved, so a turn refused as busy
+	// leaves them for the next.
+	if note, ok := m.s.rejectionNote(ls.id); ok {
+		in.Attachments = append(in.Attachments, note)
+	}
 	res, err := ls.ws.agent.RunInput(ctx, ls.sess, in)
 	if err == nil && res.Action != nil {
 		res, err = m.perform(ctx, ls, res)
