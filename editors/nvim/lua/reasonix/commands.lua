@@ -456,7 +456,7 @@ function M.memory()
   end)
 end
 
-M.subcommands = { 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'resume', 'sessions' }
+M.subcommands = { 'accept', 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'reject', 'resume', 'review', 'sessions' }
 
 --- :Reasonix {subcommand} [args].
 ---@param o table the user command's argument table
@@ -481,6 +481,11 @@ function M.run(o)
     M.mcp()
   elseif sub == 'memory' then
     M.memory()
+  elseif sub == 'review' then
+    require('reasonix.review').list()
+  elseif sub == 'accept' or sub == 'reject' then
+    local scope = vim.trim(rest) == 'file' and 'file' or 'hunk'
+    require('reasonix.review').decide(sub, scope)
   else
     local msg = string.format("unknown subcommand '%s'; use one of: %s", sub, table.concat(M.subcommands, ', '))
     notify(msg, vim.log.levels.ERROR)
@@ -568,6 +573,9 @@ function M.complete(arglead, cmdline, cursorpos)
   end
   if #words == 1 and words[1] == 'resume' then
     return matching(session_ids())
+  end
+  if #words == 1 and (words[1] == 'accept' or words[1] == 'reject') then
+    return matching({ 'file' })
   end
   if #words == 1 and words[1] == 'ask' and vim.startswith(arglead, '/') then
     return matching(slash_commands())

@@ -48,6 +48,11 @@ M.actions = {
   cancel = { 'n' },
   sessions = { 'n' },
   new = { 'n' },
+  accept = { 'n' },
+  reject = { 'n' },
+  accept_file = { 'n' },
+  reject_file = { 'n' },
+  review = { 'n' },
 }
 
 local top_keys = vim.tbl_keys(M.defaults)

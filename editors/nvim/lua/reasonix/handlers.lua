@@ -246,6 +246,17 @@ function M.show_message(err, result, ctx, cfg)
   return result
 end
 
+--- textDocument/publishDiagnostics: Neovim's own handler, then the
+--- proposed changes shown in the buffer (reasonix.review).
+function M.publish_diagnostics(err, result, ctx, cfg)
+  local global = vim.lsp.handlers['textDocument/publishDiagnostics']
+  local out = global(err, result, ctx, cfg)
+  if not err and type(result) == 'table' then
+    require('reasonix.review').on_diagnostics(result, ctx)
+  end
+  return out
+end
+
 --- The handlers table for the client config.
 ---@return table<string, function>
 function M.table()
@@ -260,6 +271,7 @@ function M.table()
     ['window/showMessageRequest'] = M.show_message_request,
     ['$/progress'] = M.progress,
     ['window/showMessage'] = M.show_message,
+    ['textDocument/publishDiagnostics'] = M.publish_diagnostics,
   }
 end
 

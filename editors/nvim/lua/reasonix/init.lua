@@ -23,6 +23,11 @@ local rhs = {
   cancel = '<Cmd>Reasonix cancel<CR>',
   sessions = '<Cmd>Reasonix sessions<CR>',
   new = '<Cmd>Reasonix new<CR>',
+  accept = '<Cmd>Reasonix accept<CR>',
+  reject = '<Cmd>Reasonix reject<CR>',
+  accept_file = '<Cmd>Reasonix accept file<CR>',
+  reject_file = '<Cmd>Reasonix reject file<CR>',
+  review = '<Cmd>Reasonix review<CR>',
 }
 
 local function apply_keymaps(keymaps)

@@ -42,7 +42,7 @@ describe('config', function()
       'chat'
     )
     H.eq(
-      "reasonix: unknown option 'keymaps.explain' (valid: ask, cancel, chat, fix, new, sessions)",
+      "reasonix: unknown option 'keymaps.explain' (valid: accept, accept_file, ask, cancel, chat, fix, new, reject, reject_file, review, sessions)",
       setup_error({ keymaps = { explain = '<leader>e' } }),
       'keymaps'
     )
@@ -85,7 +85,7 @@ describe('config', function()
   end)
 
   it('completes subcommands, and rejects unknown ones', function()
-    H.eq({ 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'resume', 'sessions' }, vim.fn.getcompletion('Reasonix ', 'cmdline'), 'all')
+    H.eq({ 'accept', 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'reject', 'resume', 'review', 'sessions' }, vim.fn.getcompletion('Reasonix ', 'cmdline'), 'all')
     H.eq({ 'cancel', 'chat' }, vim.fn.getcompletion('Reasonix c', 'cmdline'), 'prefix')
     vim.cmd('Reasonix frobnicate')
     H.truthy(H.notifications[1].msg:find("unknown subcommand 'frobnicate'", 1, true), 'notification')

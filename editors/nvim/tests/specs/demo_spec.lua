@@ -11,7 +11,7 @@ describe('demo', function()
     H.eq(0, vim.v.shell_error, 'extracting the scenario')
     local url = H.model(H.read(scenario))
     H.write(root .. '/reasonix.toml', string.format(
-      'default_model = "demo"\n\n[[providers]]\nname = "demo"\nkind = "openai"\nbase_url = %q\nmodel = "deepseek-flash"\n', url))
+      'default_model = "demo"\nreview = "apply"\n\n[[providers]]\nname = "demo"\nkind = "openai"\nbase_url = %q\nmodel = "deepseek-flash"\n', url))
     vim.env.REASONIX_HOME = H.tmpdir()
     H.setup()
     vim.cmd('cd ' .. vim.fn.fnameescape(root))
