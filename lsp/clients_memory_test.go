@@ -13,6 +13,31 @@ import (
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
 
+// loadArchive reads a client archive of testdata/clients: its model
+// script, the workspace's files (files/...) and the files as they must
+// end (want/...).
+func loadArchive(t *testing.T, name string) (*scripted.Script, map[string]string, map[string]string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(clientsDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := scripted.ParseArchive(data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	files, want := map[string]string{}, map[string]string{}
+	for _, f := range txtar.Parse(data).Files {
+		if name, ok := strings.CutPrefix(f.Name, "files/"); ok {
+			files[name] = string(f.Data)
+		}
+		if name, ok := strings.CutPrefix(f.Name, "want/"); ok {
+			want[name] = string(f.Data)
+		}
+	}
+	return script, files, want
+}
+
 // TestEditorMemoryAndAsk plays memory.txtar in Neovim's own client and in
 // eglot, plain LSP: a preference saved with the user's approval in one
 // server process is used by the next, and the agent's question is a
@@ -33,20 +58,7 @@ func TestEditorMemoryAndAsk(t *testing.T) {
 }
 
 func playMemory(t *testing.T, bin string, argv ...string) {
-	data, err := os.ReadFile(filepath.Join(clientsDir, "memory.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := scripted.ParseArchive(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, f := range txtar.Parse(data).Files {
-		if name, ok := strings.CutPrefix(f.Name, "files/"); ok {
-			files[name] = string(f.Data)
-		}
-	}
+	script, files, _ := loadArchive(t, "memory.txtar")
 	run := startClientRun(t, bin, script, files)
 	run.play(t, nil, argv...)
 

@@ -5,12 +5,7 @@ package lsp_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
-
-	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
 
 // TestEditorReview plays review.txtar in Neovim's own client, in eglot and
@@ -33,35 +28,13 @@ func TestEditorReview(t *testing.T) {
 		playReview(t, reasonix(t), "emacs", "--batch", "-l", "eglot-review.el")
 	})
 	t.Run("node", func(t *testing.T) {
-		requirePeer(t, "Node and vscode-languageserver-protocol", func() error {
-			if err := runs("node", "--version")(); err != nil {
-				return err
-			}
-			_, err := os.Stat(filepath.Join(clientsDir, "node", "node_modules", "vscode-languageserver-protocol", "package.json"))
-			return err
-		})
+		requireNodeClient(t)
 		playReview(t, reasonix(t), "node", filepath.Join("node", "review.js"))
 	})
 }
 
 func playReview(t *testing.T, bin string, argv ...string) {
-	data, err := os.ReadFile(filepath.Join(clientsDir, "review.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := scripted.ParseArchive(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, want := map[string]string{}, map[string]string{}
-	for _, f := range txtar.Parse(data).Files {
-		if name, ok := strings.CutPrefix(f.Name, "files/"); ok {
-			files[name] = string(f.Data)
-		}
-		if name, ok := strings.CutPrefix(f.Name, "want/"); ok {
-			want[name] = string(f.Data)
-		}
-	}
+	script, files, want := loadArchive(t, "review.txtar")
 	run := startClientRun(t, bin, script, files)
 	run.play(t, []string{"REASONIX_TEST_FILE=" + filepath.Join(run.root, "calc.go")}, argv...)
 	for name, w := range want {

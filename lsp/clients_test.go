@@ -98,6 +98,19 @@ func requirePeer(t *testing.T, what string, check func() error) {
 	t.Skip(msg)
 }
 
+// requireNodeClient skips (or fails) the test without Node and the
+// client library in testdata/clients/node.
+func requireNodeClient(t *testing.T) {
+	t.Helper()
+	requirePeer(t, "Node and vscode-languageserver-protocol", func() error {
+		if err := runs("node", "--version")(); err != nil {
+			return err
+		}
+		_, err := os.Stat(filepath.Join(clientsDir, "node", "node_modules", "vscode-languageserver-protocol", "package.json"))
+		return err
+	})
+}
+
 func runs(name string, args ...string) func() error {
 	return func() error {
 		out, err := exec.Command(name, args...).CombinedOutput()
@@ -138,13 +151,7 @@ func TestEditorClients(t *testing.T) {
 		playClient(t, reasonix(t), "eglot.txtar", "emacs", "--batch", "-l", "eglot.el")
 	})
 	t.Run("node", func(t *testing.T) {
-		requirePeer(t, "Node and vscode-languageserver-protocol", func() error {
-			if err := runs("node", "--version")(); err != nil {
-				return err
-			}
-			_, err := os.Stat(filepath.Join(clientsDir, "node", "node_modules", "vscode-languageserver-protocol", "package.json"))
-			return err
-		})
+		requireNodeClient(t)
 		playClient(t, reasonix(t), "node.txtar", "node", filepath.Join("node", "client.js"))
 	})
 }

@@ -181,6 +181,7 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 	}
 	if b.err == nil && gen == s.settingsGen {
 		s.spaces[root] = b.w
+		s.reviewModes[b.w.root] = b.w.review
 	}
 	s.mu.Unlock()
 	close(b.done)
@@ -219,7 +220,7 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 		Plans:    &approver{s: s},
 		Asker:    &asker{s: s},
 		Notify:   func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
-		FS:       &editorFS{s: s, proposeMode: w.review == reviewPropose},
+		FS:       &editorFS{s: s, w: w},
 		Sink:     s.event,
 		Warn:     func(msg string) { s.showWarning(s.ctx, "Reasonix: "+msg) },
 		Services: s.services,

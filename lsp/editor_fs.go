@@ -140,9 +140,9 @@ func (t *editTracker) dirtyUnder(root string) []string {
 // editorFS implements tools.FS over the editor.
 type editorFS struct {
 	s *Server
-	// proposeMode keeps the agent's changes as proposals (review =
-	// "propose", proposals.go) instead of applying them.
-	proposeMode bool
+	// w is the workspace whose agent uses this FS; nil for the server's
+	// own reads and edits (accepting a proposal).
+	w *workspace
 }
 
 var (
@@ -253,10 +253,23 @@ func (f *editorFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadD
 // Apply makes the agent's changes: proposals in propose mode, else edits
 // in the editor at once.
 func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
-	if f.proposeMode {
+	if f.w != nil && f.s.proposing(f.w.root) {
 		return f.propose(ctx, changes)
 	}
-	return f.apply(ctx, changes)
+	if err := f.apply(ctx, changes); err != nil {
+		return err
+	}
+	// Proposals left from propose mode are in what the agent read and
+	// has now written: they are applied.
+	for _, c := range changes {
+		for _, p := range []string{c.Path, c.NewPath} {
+			if p != "" && f.s.review.Has(p) {
+				f.s.review.Forget(p)
+				f.s.publishProposals(ctx, p)
+			}
+		}
+	}
+	return nil
 }
 
 // apply sends the changes to the editor as one workspace edit, so the

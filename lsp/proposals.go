@@ -62,6 +62,14 @@ func (s *Server) reviewModeFor(configured string) string {
 	return reviewPropose
 }
 
+// proposing reports whether the agents of the workspace at root propose
+// their changes.
+func (s *Server) proposing(root string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reviewModes[root] == reviewPropose
+}
+
 // propose keeps changes as proposals instead of applying them.
 func (f *editorFS) propose(ctx context.Context, changes []tools.Change) error {
 	s := f.s

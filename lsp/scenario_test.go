@@ -36,6 +36,7 @@ import (
 //	answer TITLE[|TITLE…]             answer dialogs with the first offered title ("" = dismiss)
 //	reply TEXT                        answer dialogs with TEXT, offered or not (a typed answer)
 //	reject REASON                     refuse workspace edits with REASON
+//	settings JSON                     send workspace/didChangeConfiguration (JSON without spaces)
 //	codeaction PATH L:C-L:C [MESSAGE] request actions (with a diagnostic when MESSAGE is given)
 //	run TITLE-PREFIX                  execute a returned action's command
 //	ask "PROMPT" [PATH [L:C-L:C]]     run reasonix.ask and keep its result
@@ -273,6 +274,10 @@ func (sc *scenario) step(n int, a []string) {
 		sc.ed.AnswerWith(func(*protocol.ShowMessageRequestParams) string { return rest })
 	case "reject":
 		sc.ed.RejectEdits(rest)
+	case "settings":
+		if err := sc.ed.Server().DidChangeConfiguration(ctx(t), &protocol.DidChangeConfigurationParams{Settings: protocol.LSPAny(rest)}); err != nil {
+			t.Fatalf("step %d: %v", n, err)
+		}
 	case "codeaction":
 		params := &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: sc.ed.URI(a[1])}, Range: parseRange(t, a[2])}
 		if len(a) > 3 {

@@ -71,7 +71,11 @@ type Server struct {
 	enc      wire.Encoding
 	folders  []folder
 	settings []byte // the editor's settings as TOML, above the project file
-	spaces   map[string]*workspace
+	// reviewModes holds the review setting of each workspace root as its
+	// latest build resolved it: sessions keep the agent they started
+	// with, but a changed setting applies to their next edit.
+	reviewModes map[string]string
+	spaces      map[string]*workspace
 	// building holds the builds under way, by root, so callers that need
 	// a workspace while it is built (its MCP servers starting) wait for
 	// that build instead of starting another. settingsGen counts settings
@@ -116,16 +120,17 @@ func New(opts Options) *Server {
 		opts.ShutdownGrace = 5 * time.Second
 	}
 	s := &Server{
-		opts:     opts,
-		log:      log,
-		docs:     newOverlay(),
-		edits:    newEditTracker(),
-		review:   review.NewStore(),
-		enc:      wire.UTF16,
-		spaces:   map[string]*workspace{},
-		building: map[string]*workspaceBuild{},
-		exitCode: 1,
-		exited:   make(chan struct{}),
+		opts:        opts,
+		log:         log,
+		docs:        newOverlay(),
+		edits:       newEditTracker(),
+		review:      review.NewStore(),
+		enc:         wire.UTF16,
+		spaces:      map[string]*workspace{},
+		reviewModes: map[string]string{},
+		building:    map[string]*workspaceBuild{},
+		exitCode:    1,
+		exited:      make(chan struct{}),
 	}
 	s.sessions = newSessions(s)
 	s.services = &agent.Services{}

@@ -473,6 +473,14 @@ func Line(text string, off int) int {
 	return strings.Count(text[:min(off, len(text))], "\n")
 }
 
+// Forget drops what is pending for path without telling anyone: the file
+// was changed another way that already holds what the agent wanted.
+func (s *Store) Forget(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.files, path)
+}
+
 // Has reports whether a proposal is pending for path.
 func (s *Store) Has(path string) bool {
 	s.mu.Lock()

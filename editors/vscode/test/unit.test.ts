@@ -57,8 +57,9 @@ test('missingMethods names the required methods a server lacks', () => {
   // reasonix/approve and reasonix/ask are optional: dialogs are the
   // fallback. So are reasonix/mcpServers and reasonix/memory: without them
   // there is no list of MCP servers, or of the agent's notes; and
-  // reasonix/listCommands: without it the panel completes its own commands.
-  const optional = ['reasonix/approve', 'reasonix/ask', 'reasonix/mcpServers', 'reasonix/memory', 'reasonix/listCommands'];
+  // reasonix/listCommands: without it the panel completes its own commands;
+  // and reasonix/review: the extension reviews edits in its own panel.
+  const optional = ['reasonix/approve', 'reasonix/ask', 'reasonix/mcpServers', 'reasonix/memory', 'reasonix/listCommands', 'reasonix/review'];
   assert.deepEqual(missingMethods({ methods: all.filter((m) => !optional.includes(m)) }), []);
   assert.deepEqual(missingMethods({ methods: all.filter((m) => m !== 'reasonix/saveDocuments') }), ['reasonix/saveDocuments']);
   assert.equal(missingMethods(undefined).length, all.length - optional.length);

@@ -22,6 +22,9 @@ local function error_text(err)
   return tostring(err)
 end
 
+--- For the other modules of the plugin.
+M.notify, M.error_text = notify, error_text
+
 --- The workspace folder URI of a client.
 ---@param client table
 ---@return string|nil

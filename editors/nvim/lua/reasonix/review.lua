@@ -16,16 +16,8 @@ M.ns = api.nvim_create_namespace('reasonix_review')
 ---@type table<integer, table[]>
 local pending = {}
 
-local function notify(msg, level)
-  vim.notify('Reasonix: ' .. msg, level or vim.log.levels.INFO, { title = 'Reasonix' })
-end
-
-local function error_text(err)
-  if type(err) == 'table' then
-    return err.message or vim.inspect(err)
-  end
-  return tostring(err)
-end
+local notify = require('reasonix.commands').notify
+local error_text = require('reasonix.commands').error_text
 
 --- The lines a hunk replaces: [first, last) rows.
 local function rows(h)
@@ -122,15 +114,26 @@ function M.hunk_at(bufnr, row)
   return nil
 end
 
+--- The client of the current buffer, or nil after saying why there is
+--- none.
+---@return table|nil client
+---@return integer bufnr
+local function current_client()
+  local bufnr = api.nvim_get_current_buf()
+  local client, why = lsp.client_for(bufnr)
+  if not client then
+    notify(why, vim.log.levels.WARN)
+  end
+  return client, bufnr
+end
+
 --- Accepts or rejects the hunk under the cursor, or every hunk of the
 --- current file.
 ---@param verb 'accept'|'reject'
 ---@param scope 'hunk'|'file'
 function M.decide(verb, scope)
-  local bufnr = api.nvim_get_current_buf()
-  local client, why = lsp.client_for(bufnr)
+  local client, bufnr = current_client()
   if not client then
-    notify(why, vim.log.levels.WARN)
     return
   end
   local args = { uri = vim.uri_from_bufnr(bufnr) }
@@ -157,10 +160,8 @@ end
 --- Fills the quickfix list with every pending hunk of the workspace and
 --- opens it.
 function M.list()
-  local bufnr = api.nvim_get_current_buf()
-  local client, why = lsp.client_for(bufnr)
+  local client, bufnr = current_client()
   if not client then
-    notify(why, vim.log.levels.WARN)
     return
   end
   -- An empty Lua table would go as [], not {}.
