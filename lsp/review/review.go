@@ -181,19 +181,30 @@ func lineAfter(t string, i int) string {
 	return t[i : i+j+1]
 }
 
-// locate finds h in text, nearest to where it was last found, and
-// updates Start, End and Stale.
-func (h *Hunk) locate(text string) {
+// locate finds h in text, nearest to where it was last found moved by
+// shift (how far the hunks before it moved), and updates Start, End and
+// Stale.
+func (h *Hunk) locate(text string, shift int) {
 	if h.Delete {
 		h.Stale = text != h.Old
 		h.Start, h.End = 0, len(text)
 		return
 	}
 	pat := h.before + h.Old + h.after
-	hint := h.Start - len(h.before)
-	best, found := nearest(text, pat, hint, func(i int) bool {
+	hint := h.Start - len(h.before) + shift
+	accept := func(i int) bool {
 		return (!h.atStart || i == 0) && (!h.atEnd || i+len(pat) == len(text))
-	})
+	}
+	var best int
+	var found bool
+	if hint >= 0 && hint+len(pat) <= len(text) && text[hint:hint+len(pat)] == pat &&
+		(hint == 0 || text[hint-1] == '\n') && accept(hint) {
+		// Where it was expected: no occurrence is nearer. The usual case,
+		// an edit elsewhere, costs no search.
+		best, found = hint, true
+	} else {
+		best, found = nearest(text, pat, hint, accept)
+	}
 	if !found {
 		// Stale: keep it where its context says, for showing it.
 		h.Stale = true
@@ -242,10 +253,16 @@ func abs(n int) int {
 // found before it is stale.
 func (f *File) relocate(text string) {
 	last := -1
-	for _, h := range f.Hunks {
-		h.locate(text)
-	}
 	sorted := slices.Clone(f.Hunks)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
+	shift := 0
+	for _, h := range sorted {
+		was := h.Start
+		h.locate(text, shift)
+		if !h.Stale {
+			shift = h.Start - was
+		}
+	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
 	for _, h := range sorted {
 		if h.Stale {

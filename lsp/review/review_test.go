@@ -2,6 +2,7 @@ package review
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -204,5 +205,30 @@ func TestUnified(t *testing.T) {
 `
 	if got != want {
 		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// BenchmarkRelocate finds 100 hunks of a 10,000-line file again after the
+// user added a line above them all, as each keystroke's diagnostics do.
+func BenchmarkRelocate(b *testing.B) {
+	var old, want strings.Builder
+	for i := range 10000 {
+		line := fmt.Sprintf("\tx%d := f(%d)\n", i, i)
+		old.WriteString(line)
+		if i%100 == 50 {
+			line = fmt.Sprintf("\tx%d := g(%d)\n", i, i)
+		}
+		want.WriteString(line)
+	}
+	s := NewStore()
+	w := want.String()
+	s.Propose("", "/w/big.go", old.String(), true, &w)
+	user := "// edited\n" + old.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		f, _ := s.Pending("/w/big.go", user)
+		if len(f.Hunks) != 100 || f.Hunks[0].Stale {
+			b.Fatalf("%d hunks", len(f.Hunks))
+		}
 	}
 }
