@@ -45,6 +45,9 @@ done
 cat > "$dir/reasonix.toml" <<TOML
 # Written by make demo-editor: the model is the project's scripted server.
 default_model = "demo"
+# The fix lands in the buffer at once. Outside VS Code the default is
+# "propose": each change waits for you to accept or reject it.
+review = "apply"
 
 [[providers]]
 name     = "demo"
