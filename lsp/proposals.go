@@ -141,7 +141,7 @@ func (f *editorFS) proposed(path string) (text string, deleted, held bool) {
 
 // publishProposals sends the diagnostics of path's pending hunks (none
 // clears them).
-func (s *Server) publishProposals(ctx context.Context, path string) {
+func (s *Server) publishProposals(_ context.Context, path string) {
 	cur, _, err := (&editorFS{s: s}).real(path)
 	if err != nil {
 		return
@@ -156,7 +156,9 @@ func (s *Server) publishProposals(ctx context.Context, path string) {
 		}
 	}
 	params := &protocol.PublishDiagnosticsParams{URI: uri.File(path), Diagnostics: diags}
-	if err := s.client.PublishDiagnostics(ctx, params); err != nil {
+	// The connection's context: a turn cancelled right after proposing
+	// must not leave the editor showing something else.
+	if err := s.client.PublishDiagnostics(s.ctx, params); err != nil {
 		s.log.Warn("publishing proposals", "path", path, "err", err)
 	}
 }
