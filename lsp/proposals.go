@@ -395,7 +395,7 @@ func (s *Server) showDiff(ctx context.Context, args hunkData) (diffResult, error
 		return diffResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "no pending change for "+s.relPath(path))
 	}
 	rel := s.relPath(path)
-	dir, err := os.MkdirTemp("", "reasonix-review-")
+	dir, err := s.diffDir()
 	if err != nil {
 		return diffResult{}, fmt.Errorf("writing the diff: %w", err)
 	}
@@ -416,6 +416,21 @@ func (s *Server) showDiff(ctx context.Context, args hunkData) (diffResult, error
 	}
 	s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: the proposed changes to " + rel + " are in " + name})
 	return diffResult{URI: string(u)}, nil
+}
+
+// diffDir returns the connection's directory for diff files, made on
+// first use; teardown removes it.
+func (s *Server) diffDir() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.diffs == "" {
+		dir, err := os.MkdirTemp("", "reasonix-review-")
+		if err != nil {
+			return "", err
+		}
+		s.diffs = dir
+	}
+	return s.diffs, nil
 }
 
 // reviewParams is the reasonix/review request: the pending proposals of
@@ -522,18 +537,30 @@ func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string
 	for i, p := range paths {
 		names[i] = s.relPath(p)
 	}
-	const accept, without = "Accept and run", "Run without them"
+	without := "Note: the user has not accepted your proposed changes to " + strings.Join(names, ", ") +
+		"; this command sees those files without them."
+	gen := s.review.Generation()
+	s.mu.Lock()
+	declined := s.declinedGen == gen
+	s.mu.Unlock()
+	if declined {
+		// Asked already about these very proposals: the answer stands.
+		return without, nil
+	}
+	const accept = "Accept and run"
 	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeInfo,
 		Message: "Reasonix is about to run a command, and its proposed changes to " + strings.Join(names, ", ") + " are pending. Accept them first?",
-		Actions: []protocol.MessageActionItem{{Title: accept}, {Title: without}},
+		Actions: []protocol.MessageActionItem{{Title: accept}, {Title: "Run without them"}},
 	})
 	if err != nil && ctx.Err() != nil {
 		return "", ctx.Err()
 	}
 	if err != nil || item == nil || item.Title != accept {
-		return "Note: the user has not accepted your proposed changes to " + strings.Join(names, ", ") +
-			"; this command sees those files without them.", nil
+		s.mu.Lock()
+		s.declinedGen = gen
+		s.mu.Unlock()
+		return without, nil
 	}
 	var failed []string
 	for _, p := range paths {

@@ -373,7 +373,11 @@ func (sc *scenario) expect(n int, a []string) {
 			t.Fatalf("step %d: %s %s should %s %q:\n%s", n, a[0], a[1], a[2], want, text)
 		}
 	case "dialogs":
-		count("dialogs", len(rec.Dialogs))
+		var msgs []string
+		for _, d := range rec.Dialogs {
+			msgs = append(msgs, d.Message)
+		}
+		count(fmt.Sprintf("dialogs %q", msgs), len(rec.Dialogs))
 	case "approvals":
 		count("approvals", len(rec.Approvals))
 	case "questions":

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -75,6 +76,11 @@ type Server struct {
 	// latest build resolved it: sessions keep the agent they started
 	// with, but a changed setting applies to their next edit.
 	reviewModes map[string]string
+	// declinedGen is the generation of the proposals the user chose to
+	// run a command without (0: none), diffs the directory of the diff
+	// files reasonix.review.diff writes.
+	declinedGen int
+	diffs       string
 	spaces      map[string]*workspace
 	// building holds the builds under way, by root, so callers that need
 	// a workspace while it is built (its MCP servers starting) wait for
@@ -191,6 +197,11 @@ func (s *Server) teardown() {
 		s.log.Warn("turns did not stop in time; exiting anyway")
 	}
 	s.sessions.closeAll()
+	s.mu.Lock()
+	if s.diffs != "" {
+		os.RemoveAll(s.diffs)
+	}
+	s.mu.Unlock()
 	if err := s.services.Close(); err != nil {
 		s.log.Warn("stopping language and MCP servers", "err", err)
 	}

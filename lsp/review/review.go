@@ -89,6 +89,8 @@ type Store struct {
 	nextID int
 	// rejected holds rejections not yet told, by session.
 	rejected map[string][]Rejection
+	// gen counts the changes to what is pending.
+	gen int
 }
 
 // NewStore returns an empty store.
@@ -105,6 +107,7 @@ func NewStore() *Store {
 func (s *Store) Propose(session, path, current string, exists bool, want *string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.gen++
 	delete(s.files, path)
 	switch {
 	case want == nil && !exists:
@@ -398,6 +401,7 @@ func (s *Store) Take(path, current string, id int) (*Taken, error) {
 		}
 		return nil, fmt.Errorf("%w: %d in %s", ErrNoProposal, id, path)
 	}
+	s.gen++
 	t := &Taken{Path: path, s: s, file: f, Create: f.Kind == Create}
 	var kept []*Hunk
 	for _, h := range f.Hunks {
@@ -424,6 +428,7 @@ func (t *Taken) Restore() {
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.gen++
 	f, ok := s.files[t.Path]
 	if !ok || f != t.file {
 		if ok {
@@ -468,6 +473,7 @@ func (s *Store) Reject(path, current string, id int) (int, error) {
 	if n == 0 {
 		return 0, fmt.Errorf("%w: %d in %s", ErrNoProposal, id, path)
 	}
+	s.gen++
 	f.Hunks = kept
 	if len(kept) == 0 {
 		delete(s.files, path)
@@ -495,7 +501,17 @@ func Line(text string, off int) int {
 func (s *Store) Forget(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.gen++
 	delete(s.files, path)
+}
+
+// Generation changes whenever what is pending does: a decision about the
+// pending proposals (run a command without them) holds while it is the
+// same.
+func (s *Store) Generation() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
 }
 
 // Has reports whether a proposal is pending for path.
