@@ -490,10 +490,9 @@ func (s *Server) listReview(_ context.Context, p reviewParams) (reviewList, erro
 }
 
 // rejectionNote tells a session's next turn which of its proposed changes
-// the user rejected, as an attachment of the user message: the history
-// before it stays as it was.
-func (s *Server) rejectionNote(session string) (agent.Attachment, bool) {
-	rs := s.review.TakeRejections(session)
+// the user rejected (rs, taken from the store), as an attachment of the
+// user message: the history before it stays as it was.
+func (s *Server) rejectionNote(rs []review.Rejection) (agent.Attachment, bool) {
 	if len(rs) == 0 {
 		return agent.Attachment{}, false
 	}

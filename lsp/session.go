@@ -145,11 +145,16 @@ func (m *sessions) run(parent context.Context, ls *liveSession, in agent.Input, 
 func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, in agent.Input, background bool) (agent.TurnResult, error) {
 	ts.progress.start(ctx)
 	// Taken once the session is reserved, so a turn refused as busy
-	// leaves them for the next.
-	if note, ok := m.s.rejectionNote(ls.id); ok {
+	// leaves them for the next; a built-in command, which asks the model
+	// nothing, gives them back.
+	rejected := m.s.review.TakeRejections(ls.id)
+	if note, ok := m.s.rejectionNote(rejected); ok {
 		in.Attachments = append(in.Attachments, note)
 	}
 	res, err := ls.ws.agent.RunInput(ctx, ls.sess, in)
+	if res.Action != nil || (err != nil && res.Steps == 0) {
+		m.s.review.ReturnRejections(ls.id, rejected)
+	}
 	if err == nil && res.Action != nil {
 		res, err = m.perform(ctx, ls, res)
 	}

@@ -491,6 +491,17 @@ func (s *Store) TakeRejections(session string) []Rejection {
 	return r
 }
 
+// ReturnRejections puts back rejections taken for session that could not
+// be told (the turn asked the model nothing), before any newer ones.
+func (s *Store) ReturnRejections(session string, rs []Rejection) {
+	if len(rs) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rejected[session] = append(slices.Clone(rs), s.rejected[session]...)
+}
+
 // Line returns the 0-based line of byte offset off in text.
 func Line(text string, off int) int {
 	return strings.Count(text[:min(off, len(text))], "\n")

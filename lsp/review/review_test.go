@@ -157,6 +157,11 @@ func TestRejectTellsTheSession(t *testing.T) {
 	if rs := s.TakeRejections("sess"); len(rs) != 0 {
 		t.Errorf("rejections told twice: %+v", rs)
 	}
+	// A turn that asked the model nothing gives them back.
+	s.ReturnRejections("sess", rs)
+	if again := s.TakeRejections("sess"); len(again) != 1 || again[0].Hunk.ID != rs[0].Hunk.ID {
+		t.Errorf("rejections given back: %+v", again)
+	}
 	if _, err := s.Reject("/w/calc.go", calc, 9999); !errors.Is(err, ErrNoProposal) {
 		t.Errorf("rejecting an unknown hunk: %v", err)
 	}
