@@ -257,6 +257,20 @@ function M.publish_diagnostics(err, result, ctx, cfg)
   return out
 end
 
+--- window/showDocument: Neovim's own handler where it has one (0.8 and
+--- later), else the file opened in the current window.
+function M.show_document(err, result, ctx, cfg)
+  local global = vim.lsp.handlers['window/showDocument']
+  if global then
+    return global(err, result, ctx, cfg)
+  end
+  if err or type(result) ~= 'table' or result.external then
+    return { success = false }
+  end
+  local ok = pcall(vim.cmd, 'edit ' .. vim.fn.fnameescape(vim.uri_to_fname(result.uri)))
+  return { success = ok }
+end
+
 --- The handlers table for the client config.
 ---@return table<string, function>
 function M.table()
@@ -272,6 +286,7 @@ function M.table()
     ['$/progress'] = M.progress,
     ['window/showMessage'] = M.show_message,
     ['textDocument/publishDiagnostics'] = M.publish_diagnostics,
+    ['window/showDocument'] = M.show_document,
   }
 end
 

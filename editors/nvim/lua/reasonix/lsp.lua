@@ -81,6 +81,10 @@ function M.capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
   caps.experimental.reasonix = require('reasonix.protocol').client_features()
+  -- Neovim 0.7 cannot open a document for a server; the plugin does
+  -- (the diff of a proposal, reasonix.review.diff).
+  caps.window = caps.window or {}
+  caps.window.showDocument = { support = true }
   return caps
 end
 

@@ -52,6 +52,17 @@ describe('review', function()
     H.truthy(qf[1].text:find('return a + b', 1, true), 'its text: ' .. qf[1].text)
     vim.cmd('cclose')
 
+    -- Show diff opens the proposal as a diff file.
+    vim.api.nvim_set_current_buf(bufnr)
+    local client = require('reasonix').client(bufnr)
+    local shown = client.request_sync('workspace/executeCommand', {
+      command = 'reasonix.review.diff',
+      arguments = { { uri = vim.uri_from_bufnr(bufnr) } },
+    }, 10000, bufnr)
+    H.truthy(shown and shown.result and shown.result.shown, 'reasonix.review.diff: ' .. vim.inspect(shown))
+    H.truthy(vim.endswith(vim.api.nvim_buf_get_name(0), 'calc.go.diff'), 'the buffer shown: ' .. vim.api.nvim_buf_get_name(0))
+    H.truthy(table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n'):find('+\treturn a + b', 1, true), 'the diff')
+
     vim.api.nvim_set_current_buf(bufnr)
     vim.api.nvim_win_set_cursor(0, { 5, 1 })
     vim.cmd('Reasonix accept')
