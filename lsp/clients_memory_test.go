@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
 
@@ -18,16 +16,9 @@ import (
 // end (want/...).
 func loadArchive(t *testing.T, name string) (*scripted.Script, map[string]string, map[string]string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(clientsDir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := scripted.ParseArchive(data)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	script, ar := readClientArchive(t, name)
 	files, want := map[string]string{}, map[string]string{}
-	for _, f := range txtar.Parse(data).Files {
+	for _, f := range ar.Files {
 		if name, ok := strings.CutPrefix(f.Name, "files/"); ok {
 			files[name] = string(f.Data)
 		}

@@ -53,7 +53,9 @@ type clientScenario struct {
 	want       map[string]string
 }
 
-func loadClientScenario(t *testing.T, name string) *clientScenario {
+// readClientArchive reads an archive of testdata/clients and the model
+// script it holds.
+func readClientArchive(t *testing.T, name string) (*scripted.Script, *txtar.Archive) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(clientsDir, name))
 	if err != nil {
@@ -63,8 +65,14 @@ func loadClientScenario(t *testing.T, name string) *clientScenario {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	return script, txtar.Parse(data)
+}
+
+func loadClientScenario(t *testing.T, name string) *clientScenario {
+	t.Helper()
+	script, ar := readClientArchive(t, name)
 	sc := &clientScenario{script: script, files: map[string]string{}, want: map[string]string{}}
-	for _, f := range txtar.Parse(data).Files {
+	for _, f := range ar.Files {
 		switch dir, rest, _ := strings.Cut(f.Name, "/"); dir {
 		case "model":
 		case "diagnostic":
