@@ -72,9 +72,11 @@ vim.notify = function(msg, level)
   end
 end
 
---- Fails with what was awaited unless cond holds within ms.
+--- Fails with what was awaited unless cond holds within ms (default 45 s:
+--- a turn that edits a Go file waits for gopls to check the edit, which
+--- takes seconds on a loaded machine).
 function H.wait(what, cond, ms)
-  if not vim.wait(ms or 15000, cond, 10) then
+  if not vim.wait(ms or 45000, cond, 10) then
     error('timed out waiting for ' .. what, 2)
   end
 end
