@@ -50,6 +50,9 @@ type Options struct {
 	// only in the editor's buffers reach the disk first; the note it
 	// returns is shown to the model. Nil when there is no editor.
 	BeforeShell func(ctx context.Context) (note string, err error)
+	// Terminal runs shell commands in the editor's terminal, confined as
+	// they would be without it; nil runs them in Reasonix's own pipes.
+	Terminal tools.Terminal
 	// Sink receives events.
 	Sink func(Event)
 	// Warn reports problems the user should see that do not stop the
@@ -334,6 +337,7 @@ func newEnv(cfg *config.Config, opts Options, root, home string, guard *sandbox.
 		Guard:       guard,
 		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
 		BeforeShell: opts.BeforeShell,
+		Terminal:    opts.Terminal,
 		Control:     &tools.ControlWatch{Paths: watched(guard.Control, home), Disk: disk},
 	}
 	if jail != nil {

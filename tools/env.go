@@ -51,6 +51,10 @@ type Env struct {
 	// failed inside Jail, apparently blocked by it, may run again outside
 	// it; reason says what looks blocked. Nil never re-runs a command.
 	EscalateUnconfined func(ctx context.Context, command, reason string) bool
+	// Terminal, when set, runs shell commands in the editor's terminal
+	// instead of a pipe of Reasonix's own, with the same confinement;
+	// nil runs them under Procs.
+	Terminal Terminal
 	// History searches the sessions saved before; nil when there is no
 	// session store.
 	History SessionHistory

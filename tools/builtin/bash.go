@@ -236,6 +236,11 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 	cmd.Dir = env.Root
 	// cmd.Environ, called after Dir is set, also points PWD at Dir.
 	cmd.Env = append(tools.WithoutVars(cmd.Environ(), env.HideEnv), nonInteractiveEnv()...)
+	if env.Terminal != nil {
+		if tc, confined, ok := terminalCommand(env, cmd, confine); ok {
+			return runInTerminal(ctx, runCtx, env, tc, confined, timeout)
+		}
+	}
 
 	// One pipe for stdout and stderr keeps their writes in arrival order.
 	// The pipe is ours rather than exec's so that we know whether reading

@@ -41,6 +41,15 @@ func jailEnv(t *testing.T, network bool, writeRoots, forbid []string) *tools.Env
 	return env
 }
 
+// wantBlocked checks that a command failed because the jail refused it,
+// and that the result says the sandbox may be why.
+func wantBlocked(t *testing.T, res tools.Result) {
+	t.Helper()
+	if !res.IsError || !strings.Contains(res.Content, "Permission denied") || !strings.Contains(res.Content, sandboxNote) {
+		t.Errorf("not blocked, or no sandbox note: %q", res.Content)
+	}
+}
+
 func realDir(t *testing.T) string {
 	t.Helper()
 	d, err := filepath.EvalSymlinks(t.TempDir())
@@ -82,9 +91,7 @@ func TestBashJail(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := call(t, env, "bash", map[string]any{"command": tt.command})
 			if tt.blocked {
-				if !res.IsError || !strings.Contains(res.Content, "Permission denied") || !strings.Contains(res.Content, sandboxNote) {
-					t.Errorf("not blocked, or no sandbox note: %q", res.Content)
-				}
+				wantBlocked(t, res)
 				return
 			}
 			if res.IsError || !strings.HasPrefix(res.Content, tt.want) {

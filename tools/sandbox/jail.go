@@ -103,6 +103,25 @@ func (j *Jail) Confine(cmd *exec.Cmd) (confined bool, note string, err error) {
 	return true, "", nil
 }
 
+// ConfineExternal rewrites cmd, built but not started, to run inside the
+// jail when another program starts it (an editor's terminal) rather than
+// Reasonix. The jail's executable is named by its path on disk, since
+// /proc/self/exe would name that other program; and the jail itself
+// removes the variables named in hide, since that program may add its
+// own environment to cmd's. It returns why cmd cannot be confined; then
+// cmd is left alone and must not be handed on, since it would run
+// unconfined. Unlike Confine it gives no note: the caller runs the
+// command itself instead, and Reasonix's own start of it says what is
+// missing.
+func (j *Jail) ConfineExternal(cmd *exec.Cmd, hide []string) error {
+	if cmd.Err != nil {
+		return cmd.Err
+	}
+	s := j.spec()
+	s.Unset = hide
+	return confineExternal(cmd, s)
+}
+
 // unavailableNote is shown once per session when commands cannot be
 // confined; %s says why.
 const unavailableNote = "Note: the shell sandbox is unavailable on this system (%s); commands run unconfined."
@@ -116,6 +135,9 @@ type jailSpec struct {
 	Forbid []string `json:"forbid,omitempty"`
 	// Network allows TCP.
 	Network bool `json:"network,omitempty"`
+	// Unset are variables the jail removes from the command's
+	// environment (ConfineExternal).
+	Unset []string `json:"unset,omitempty"`
 }
 
 func (j *Jail) spec() jailSpec {

@@ -73,7 +73,8 @@ func enterJail(spec, path string, argv []string) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
-	return syscall.Exec(path, argv, withoutVar(os.Environ(), jailEnv))
+	env := tools.WithoutVars(os.Environ(), append([]string{jailEnv}, s.Unset...))
+	return syscall.Exec(path, argv, env)
 }
 
 // jailDropsCaps are the capabilities a command run as root loses in the
@@ -132,6 +133,44 @@ func confine(cmd *exec.Cmd, s jailSpec) (unavailable string) {
 	}
 	cmd.Path, cmd.Args, cmd.Env = jailedCommand(self, cmd.Path, cmd.Args, env, s)
 	return ""
+}
+
+// confineExternal rewrites cmd to start through the jail from another
+// program, or returns why it cannot (see Jail.ConfineExternal).
+func confineExternal(cmd *exec.Cmd, s jailSpec) error {
+	if _, err := landlockABI(); err != nil {
+		return err
+	}
+	self, err := externalExecutable()
+	if err != nil {
+		return err
+	}
+	env := cmd.Env
+	if env == nil {
+		env = cmd.Environ()
+	}
+	cmd.Path, cmd.Args, cmd.Env = jailedCommand(self, cmd.Path, cmd.Args, env, s)
+	return nil
+}
+
+// externalExecutable returns the path on disk of this very binary, for
+// another program to start. A binary replaced or removed since it started
+// (an upgrade during a session) is refused: the file at the path is not
+// the program that wrote the jail's spec.
+func externalExecutable() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot locate the reasonix executable: %w", err)
+	}
+	onDisk, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("cannot locate the reasonix executable: %w", err)
+	}
+	running, err := os.Stat("/proc/self/exe")
+	if err == nil && !os.SameFile(onDisk, running) {
+		return "", fmt.Errorf("%s was replaced since Reasonix started", p)
+	}
+	return p, nil
 }
 
 // jailedCommand returns the path, arguments and environment that run path
