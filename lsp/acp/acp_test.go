@@ -55,6 +55,9 @@ type editor struct {
 	onUpdate func(acpsdk.SessionUpdate)
 	// refuse, when set, makes fs/write_text_file fail for a path.
 	refuse func(path string) bool
+	// terms, when set, are the editor's terminals, and it declares
+	// the terminal capability.
+	terms *terminals
 }
 
 var _ acpsdk.Client = (*editor)(nil)
@@ -106,20 +109,38 @@ func (e *editor) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 	return nil
 }
 
-func (e *editor) CreateTerminal(context.Context, acpsdk.CreateTerminalRequest) (acpsdk.CreateTerminalResponse, error) {
-	return acpsdk.CreateTerminalResponse{}, errors.New("no terminal")
+// The terminal methods are the editor's terminals (terminal_test.go),
+// which an editor without them lacks.
+
+func (e *editor) CreateTerminal(ctx context.Context, p acpsdk.CreateTerminalRequest) (acpsdk.CreateTerminalResponse, error) {
+	if e.terms == nil {
+		return acpsdk.CreateTerminalResponse{}, errors.New("no terminal")
+	}
+	return e.terms.create(p)
 }
-func (e *editor) KillTerminal(context.Context, acpsdk.KillTerminalRequest) (acpsdk.KillTerminalResponse, error) {
-	return acpsdk.KillTerminalResponse{}, errors.New("no terminal")
+func (e *editor) KillTerminal(_ context.Context, p acpsdk.KillTerminalRequest) (acpsdk.KillTerminalResponse, error) {
+	if e.terms == nil {
+		return acpsdk.KillTerminalResponse{}, errors.New("no terminal")
+	}
+	return e.terms.kill(p)
 }
-func (e *editor) TerminalOutput(context.Context, acpsdk.TerminalOutputRequest) (acpsdk.TerminalOutputResponse, error) {
-	return acpsdk.TerminalOutputResponse{}, errors.New("no terminal")
+func (e *editor) TerminalOutput(_ context.Context, p acpsdk.TerminalOutputRequest) (acpsdk.TerminalOutputResponse, error) {
+	if e.terms == nil {
+		return acpsdk.TerminalOutputResponse{}, errors.New("no terminal")
+	}
+	return e.terms.output(p)
 }
-func (e *editor) ReleaseTerminal(context.Context, acpsdk.ReleaseTerminalRequest) (acpsdk.ReleaseTerminalResponse, error) {
-	return acpsdk.ReleaseTerminalResponse{}, errors.New("no terminal")
+func (e *editor) ReleaseTerminal(_ context.Context, p acpsdk.ReleaseTerminalRequest) (acpsdk.ReleaseTerminalResponse, error) {
+	if e.terms == nil {
+		return acpsdk.ReleaseTerminalResponse{}, errors.New("no terminal")
+	}
+	return e.terms.release(p)
 }
-func (e *editor) WaitForTerminalExit(context.Context, acpsdk.WaitForTerminalExitRequest) (acpsdk.WaitForTerminalExitResponse, error) {
-	return acpsdk.WaitForTerminalExitResponse{}, errors.New("no terminal")
+func (e *editor) WaitForTerminalExit(ctx context.Context, p acpsdk.WaitForTerminalExitRequest) (acpsdk.WaitForTerminalExitResponse, error) {
+	if e.terms == nil {
+		return acpsdk.WaitForTerminalExitResponse{}, errors.New("no terminal")
+	}
+	return e.terms.wait(ctx, p)
 }
 
 // connect serves ACP in process over pipes and returns the client's side.
@@ -144,7 +165,7 @@ func connect(t testing.TB, ed *editor) *acpsdk.ClientSideConnection {
 	conn := acpsdk.NewClientSideConnection(ed, cw, cr)
 	init, err := conn.Initialize(testCtx(t), acpsdk.InitializeRequest{
 		ProtocolVersion:    acpsdk.ProtocolVersionNumber,
-		ClientCapabilities: acpsdk.ClientCapabilities{Fs: acpsdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}},
+		ClientCapabilities: acpsdk.ClientCapabilities{Fs: acpsdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: ed.terms != nil},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/config"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // The modes a session offers. Ask follows the permission rules (asking
@@ -128,6 +129,10 @@ func (ss *session) agentFor(posture string) (*agent.Agent, error) {
 		return nil, err
 	}
 	s := ss.s
+	var term tools.Terminal
+	if s.client().Terminal {
+		term = &terminal{ss: ss}
+	}
 	a, err = agent.Build(cfg, agent.Options{
 		Context:  s.ctx,
 		Dir:      ss.cwd,
@@ -136,6 +141,7 @@ func (ss *session) agentFor(posture string) (*agent.Agent, error) {
 		Asker:    &asker{ss: ss},
 		Notify:   func(msg string) { ss.thought("Reasonix: " + msg) },
 		FS:       ss.fs,
+		Terminal: term,
 		Sink:     s.event,
 		Warn:     func(msg string) { ss.thought("Reasonix: " + msg) },
 		Services: s.services,
