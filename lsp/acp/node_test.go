@@ -10,14 +10,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
-// nodeScript is the model of the Node client's two prompts: a fix that
-// reads the unsaved buffer and edits it, then a write cancelled while its
-// permission request is open (no step follows it: a turn that went on
+// nodeScript is the model of the Node client's three prompts: a fix that
+// reads the unsaved buffer and edits it, a shell command (run in the
+// client's terminal), then a write cancelled while its permission request
+// is open (no step follows it: a turn that went on
 // would find none and fail).
 const nodeScript = `match Fix Add
 reasoning Add subtracts instead of adding.
@@ -30,6 +34,14 @@ call edit_file {"path": "calc.go", "old_string": "return a - b", "new_string": "
 match Fix Add
 expect tool calc.go
 text Fixed: Add adds now.
+---
+match Run the check
+call bash {"command": "echo from the terminal; exit 4"}
+---
+match Run the check
+expect tool from the terminal
+expect tool Exit code: 4
+text Checked.
 ---
 match notes.txt
 call write_file {"path": "notes.txt", "content": "never"}
@@ -64,6 +76,14 @@ type nodeReport struct {
 		Path    string `json:"path"`
 		Content string `json:"content"`
 	} `json:"writes"`
+	Terminals []struct {
+		ID              string   `json:"id"`
+		Command         string   `json:"command"`
+		Args            []string `json:"args"`
+		Cwd             string   `json:"cwd"`
+		OutputByteLimit int      `json:"outputByteLimit"`
+	} `json:"terminals"`
+	Released []string `json:"released"`
 	Reads    []string `json:"reads"`
 	Stops    []string `json:"stops"`
 	ExitCode int      `json:"exitCode"`
@@ -72,8 +92,10 @@ type nodeReport struct {
 // TestNodeClient drives the real binary with @agentclientprotocol/sdk,
 // the client library of ACP editors: prompt → streamed answer →
 // permission request → edit as a diff tool call → the edit written
-// through fs/write_text_file; then a turn cancelled during its
-// permission request answers cancelled.
+// through fs/write_text_file; a shell command run in the client's
+// terminal (the jail's executable where the jail works), shown in its
+// tool call, its output and exit code back to the model; then a turn
+// cancelled during its permission request answers cancelled.
 func TestNodeClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs Node")
@@ -111,11 +133,12 @@ func TestNodeClient(t *testing.T) {
 		!r.AgentCapabilities.PromptCapabilities.EmbeddedContext {
 		t.Errorf("initialize: version %d, capabilities %+v", r.ProtocolVersion, r.AgentCapabilities)
 	}
-	if strings.Join(r.Stops, ",") != "end_turn,cancelled" {
-		t.Errorf("stop reasons = %v, want end_turn then cancelled", r.Stops)
+	if strings.Join(r.Stops, ",") != "end_turn,end_turn,cancelled" {
+		t.Errorf("stop reasons = %v, want end_turn twice then cancelled", r.Stops)
 	}
 	var answer strings.Builder
 	editID, diffSeen := "", false
+	bashID, terminalShown, bashResult := "", false, ""
 	for _, u := range r.Updates {
 		switch u.SessionUpdate {
 		case "agent_message_chunk":
@@ -126,7 +149,20 @@ func TestNodeClient(t *testing.T) {
 			if u.Kind == "edit" && editID == "" {
 				editID = u.ToolCallID
 			}
+			if u.Kind == "execute" {
+				bashID = u.ToolCallID
+			}
 		case "tool_call_update":
+			items, _ := u.Content.([]any)
+			for _, it := range items {
+				m, _ := it.(map[string]any)
+				if u.ToolCallID == bashID && m["type"] == "terminal" && len(r.Terminals) == 1 && m["terminalId"] == r.Terminals[0].ID {
+					terminalShown = true
+				}
+				if c, ok := m["content"].(map[string]any); ok && u.ToolCallID == bashID && u.Status == "failed" { // exit 4
+					bashResult = fmt.Sprint(c["text"])
+				}
+			}
 			if u.ToolCallID == editID && u.Status == "completed" {
 				items, _ := u.Content.([]any)
 				for _, it := range items {
@@ -138,13 +174,26 @@ func TestNodeClient(t *testing.T) {
 			}
 		}
 	}
-	if answer.String() != "Fixed: Add adds now." {
+	if answer.String() != "Fixed: Add adds now.Checked." {
 		t.Errorf("streamed answer = %q", answer.String())
 	}
 	if !diffSeen {
 		t.Errorf("no completed edit tool call %q with the diff of calc.go", editID)
 	}
-	if len(r.Permissions) != 2 || r.Permissions[0].ToolCall.ToolCallID != editID || len(r.Permissions[0].Options) != 5 {
+	if len(r.Terminals) != 1 || r.Terminals[0].Cwd != root || r.Terminals[0].OutputByteLimit != 32<<10 ||
+		!slices.Equal(r.Released, []string{r.Terminals[0].ID}) {
+		t.Fatalf("terminals created %+v, released %v; want one, released", r.Terminals, r.Released)
+	}
+	if jailed := len(r.Terminals[0].Args) > 0 && r.Terminals[0].Args[0] == "__reasonix_jail__"; jailed != (sandbox.Available() == nil) {
+		t.Errorf("the terminal ran %s %q; the jail works here: %v", r.Terminals[0].Command, r.Terminals[0].Args, sandbox.Available() == nil)
+	}
+	if !terminalShown {
+		t.Errorf("the bash call %q never showed its terminal", bashID)
+	}
+	if bashResult != "from the terminal\nExit code: 4" {
+		t.Errorf("the bash call's result = %q", bashResult)
+	}
+	if len(r.Permissions) != 3 || r.Permissions[0].ToolCall.ToolCallID != editID || len(r.Permissions[0].Options) != 5 {
 		t.Errorf("permission requests = %+v (the edit is %q)", r.Permissions, editID)
 	}
 	if len(r.Writes) != 1 || r.Writes[0].Path != calc || !strings.HasPrefix(r.Writes[0].Content, "// unsaved note\n") ||
