@@ -248,7 +248,8 @@ func terminalContent(updates []acpsdk.SessionUpdate) map[acpsdk.ToolCallId][]str
 // and that command is Reasonix's jail with the shell behind it: a read
 // of a forbidden file fails in the editor's terminal as it would in
 // Reasonix's own. The tool call shows the terminal, and the model gets
-// the output and exit code as from a local run.
+// the output and exit code as from a local run, with a note when the
+// terminal kept only the end of a long output.
 func TestTerminalRunsConfinedCommand(t *testing.T) {
 	needJail(t)
 	private, err := filepath.EvalSymlinks(t.TempDir())
@@ -266,6 +267,11 @@ func TestTerminalRunsConfinedCommand(t *testing.T) {
 expect tool hello
 expect tool oops
 expect tool Exit code: 3
+call bash {"command": "head -c 40000 /dev/zero | tr '\\0' a; echo; echo last"}
+---
+expect tool Note: the output was longer than the editor's terminal keeps (32768 bytes); its beginning is cut.
+expect tool aaaa
+expect tool last
 call bash ` + string(args) + `
 ---
 expect tool Permission denied
@@ -293,8 +299,8 @@ text done
 	ts.mu.Lock()
 	created, released := slices.Clone(ts.created), slices.Clone(ts.released)
 	ts.mu.Unlock()
-	if len(created) != 2 {
-		t.Fatalf("%d terminals created, want 2", len(created))
+	if len(created) != 3 {
+		t.Fatalf("%d terminals created, want 3", len(created))
 	}
 	for _, c := range created {
 		jailSpec := slices.ContainsFunc(c.Env, func(v acpsdk.EnvVariable) bool { return v.Name == "REASONIX_JAIL" })
@@ -305,7 +311,7 @@ text done
 			t.Errorf("terminal/create cwd %v, outputByteLimit %v", c.Cwd, c.OutputByteLimit)
 		}
 	}
-	if want := []string{"term-1", "term-2"}; !slices.Equal(released, want) {
+	if want := []string{"term-1", "term-2", "term-3"}; !slices.Equal(released, want) {
 		t.Errorf("released %v, want %v", released, want)
 	}
 
@@ -326,8 +332,9 @@ text done
 			}
 		}
 	}
-	if len(results) != 2 || !strings.HasPrefix(results[0], "hello\noops\n") || !strings.HasSuffix(results[0], "Exit code: 3") ||
-		!strings.Contains(results[1], "Permission denied") || strings.Contains(results[1], "hunter2") {
+	if len(results) != 3 || !strings.HasPrefix(results[0], "hello\noops\n") || !strings.HasSuffix(results[0], "Exit code: 3") ||
+		!strings.HasPrefix(results[1], "Note: the output was longer than the editor's terminal keeps") || // its end is clipped in the update
+		!strings.Contains(results[2], "Permission denied") || strings.Contains(results[2], "hunter2") {
 		t.Errorf("results = %q", results)
 	}
 }
@@ -375,6 +382,7 @@ func TestTerminalCancelKills(t *testing.T) {
 text never
 `, "", ed)
 	var once sync.Once
+	ed.mu.Lock()
 	ed.onUpdate = func(u acpsdk.SessionUpdate) {
 		if len(terminalContent([]acpsdk.SessionUpdate{u})) > 0 {
 			once.Do(func() {
@@ -384,6 +392,7 @@ text never
 			})
 		}
 	}
+	ed.mu.Unlock()
 	resp, err := conn.Prompt(testCtx(t), acpsdk.PromptRequest{SessionId: sid, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock("sleep")}})
 	if err != nil || resp.StopReason != acpsdk.StopReasonCancelled {
 		t.Fatalf("prompt = %+v, %v", resp, err)
