@@ -399,3 +399,20 @@ text never
 	}
 	checkKilledAndReleased(t, ed.terms)
 }
+
+// TestTerminalSignal: a command the client reports ended by a signal
+// reads as a local run's does.
+func TestTerminalSignal(t *testing.T) {
+	needJail(t)
+	ed := &editor{}
+	conn, sid, _ := terminalSession(t, `call bash {"command": "echo before; kill -9 $$"}
+---
+expect tool before
+expect tool Killed by signal 9 (killed).
+text killed
+`, "", ed)
+	resp, err := conn.Prompt(testCtx(t), acpsdk.PromptRequest{SessionId: sid, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock("die")}})
+	if err != nil || resp.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v", resp, err)
+	}
+}

@@ -238,3 +238,34 @@ func TestJailDropsCapabilities(t *testing.T) {
 		t.Errorf("CAP_CHOWN lost: %s", out)
 	}
 }
+
+// TestConfineExternal: a command for another program to start names this
+// executable by its path on disk, and the jail itself removes the hidden
+// variables, which that program's environment may bring back.
+func TestConfineExternal(t *testing.T) {
+	needLandlock(t)
+	root := realTempDir(t)
+	outside := realTempDir(t)
+	j := &Jail{Policy: New([]string{root}, nil)}
+	bash, _ := exec.LookPath("bash")
+	cmd := exec.Command(bash, "-c", `echo "[$REASONIX_TEST_SECRET]"; echo x > `+outside+`/x`)
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	if err := j.ConfineExternal(cmd, []string{"REASONIX_TEST_SECRET"}); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Path != self || cmd.Args[0] != self || cmd.Args[1] != jailArg || cmd.Args[2] != bash {
+		t.Fatalf("ConfineExternal made %s %q", cmd.Path, cmd.Args)
+	}
+	// Started as another program would: its own environment first.
+	cmd.Env = append([]string{"REASONIX_TEST_SECRET=hunter2"}, cmd.Env...)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || !strings.HasPrefix(string(out), "[]\n") || !strings.Contains(string(out), "Permission denied") {
+		t.Errorf("got %v, %q; want the variable gone and the write refused", err, out)
+	}
+}
