@@ -107,11 +107,16 @@ func (t *terminal) Run(ctx context.Context, c tools.TerminalCommand) (tools.Term
 		return run, fmt.Errorf("terminal/output: %w", err)
 	}
 	run.Output, run.Truncated = out.Output, out.Truncated
-	run.Status, err = exitStatus(exit.ExitCode, exit.Signal)
+	code, signal := exit.ExitCode, exit.Signal
+	if code == nil && signal == nil && out.ExitStatus != nil {
+		code, signal = out.ExitStatus.ExitCode, out.ExitStatus.Signal
+	}
+	run.Status, err = exitStatus(code, signal)
 	return run, err
 }
 
-// exitStatus reads how the terminal's command ended.
+// exitStatus reads how the terminal's command ended: from
+// terminal/wait_for_exit, or terminal/output when that said nothing.
 func exitStatus(code *int, signal *string) (tools.ExitStatus, error) {
 	switch {
 	case signal != nil && *signal != "":

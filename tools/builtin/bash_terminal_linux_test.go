@@ -180,3 +180,43 @@ func TestBashTerminalFails(t *testing.T) {
 		t.Errorf("got %q", res.Content)
 	}
 }
+
+// TestBashTerminalKeepsUnconfinableCommandsLocal: a jail that cannot
+// confine a command started by another program never sends it to the
+// terminal unconfined; it runs under Procs as without a terminal.
+func TestBashTerminalKeepsUnconfinableCommandsLocal(t *testing.T) {
+	needBash(t)
+	t.Parallel()
+	env := testEnv(t, nil)
+	env.Jail = fakeJail{}
+	env.Procs = newFakeHost(t, "Note: no sandbox here.")
+	term := &execTerminal{}
+	env.Terminal = term
+	res := call(t, env, "bash", map[string]any{"command": "echo hi"})
+	if res.Content != "Note: no sandbox here.\n\nhi\nExit code: 0" {
+		t.Errorf("got %q", res.Content)
+	}
+	if ran := term.commands(); len(ran) != 0 {
+		t.Errorf("the terminal ran %+v", ran)
+	}
+}
+
+// TestBashTerminalEscalation: a command the jail blocked, which the user
+// allows to run again outside the sandbox, runs again in the terminal as
+// the plain shell.
+func TestBashTerminalEscalation(t *testing.T) {
+	t.Parallel()
+	env := jailEnv(t, false, nil, nil)
+	term := &execTerminal{}
+	env.Terminal = term
+	env.EscalateUnconfined = func(context.Context, string, string) bool { return true }
+	outside := realDir(t)
+	res := call(t, env, "bash", map[string]any{"command": "echo x > " + outside + "/x && echo written"})
+	if !strings.HasPrefix(res.Content, escalatedNote) || !strings.HasSuffix(res.Content, "written\nExit code: 0") {
+		t.Errorf("got %q", res.Content)
+	}
+	ran := term.commands()
+	if len(ran) != 2 || ran[0].Args[0] != "__reasonix_jail__" || ran[1].Args[0] != "-c" {
+		t.Errorf("the terminal ran %+v; want the jail, then the plain shell", ran)
+	}
+}
