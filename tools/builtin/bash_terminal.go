@@ -60,7 +60,7 @@ func runInTerminal(ctx, runCtx context.Context, env *tools.Env, tc tools.Termina
 		return &shellRun{failedToStart: &res}, nil
 	}
 	// The terminal keeps up to OutputLimit bytes, and a client may keep
-	// more: cap it as a pipe's output is, saving the whole of it.
+	// more: cap it as a pipe's output is, saving what outgrows the cap.
 	out := capture{path: tools.OutputFile(ctx)}
 	_, _ = out.Write([]byte(tr.Output))
 	run := &shellRun{confined: confined, output: out.text()}
