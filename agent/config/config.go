@@ -167,8 +167,14 @@ type SandboxConfig struct {
 	Bash string `toml:"bash"`
 	// Network lets sandboxed bash commands use the network.
 	Network bool `toml:"network"`
+	// ClientTerminal lets an ACP client that offers a terminal run the
+	// bash tool's commands there. They are confined by Landlock but not
+	// isolated by namespaces (docs/SECURITY.md), so it is off unless
+	// chosen; commands run unconfined (bash = "off") go to the terminal
+	// anyway, as they lose nothing there.
+	ClientTerminal bool `toml:"client_terminal"`
 
-	bashAt, networkAt, rootAt Pos
+	bashAt, networkAt, rootAt, terminalAt Pos
 }
 
 // SkillsConfig is [skills]. Its lists add up across layers; relative

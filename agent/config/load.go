@@ -310,6 +310,10 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 		s.Network = l.Sandbox.Network
 		s.networkAt = Pos{File: path, Line: loc.find("sandbox", 0, "network")}
 	}
+	if set("sandbox", "client_terminal") {
+		s.ClientTerminal = l.Sandbox.ClientTerminal
+		s.terminalAt = Pos{File: path, Line: loc.find("sandbox", 0, "client_terminal")}
+	}
 	k := &c.Skills
 	k.Paths = c.addItems(k.Paths, l.Skills.Paths, path, loc, "skills", "paths")
 	k.ExcludedPaths = c.addItems(k.ExcludedPaths, l.Skills.ExcludedPaths, path, loc, "skills", "excluded_paths")

@@ -39,13 +39,15 @@ type Security struct {
 type SandboxSecurity struct {
 	Bash    string `json:"bash"` // enforce or off
 	Network bool   `json:"network"`
+	// ClientTerminal is [sandbox] client_terminal.
+	ClientTerminal bool `json:"client_terminal,omitempty"`
 	// WorkspaceRoot is the resolved, absolute root the file tools write
 	// in.
 	WorkspaceRoot string         `json:"workspace_root"`
 	AllowWrite    map[string]Pos `json:"allow_write,omitempty"`
 	ForbidRead    map[string]Pos `json:"forbid_read,omitempty"`
 
-	bashAt, networkAt, rootAt Pos
+	bashAt, networkAt, rootAt, terminalAt Pos
 }
 
 // PermissionSecurity is [permissions]; rules by their text.
@@ -86,14 +88,16 @@ type KeyUse struct {
 func (c *Config) Security(dir string) Security {
 	s := Security{
 		Sandbox: SandboxSecurity{
-			Bash:          cmp.Or(c.Sandbox.Bash, "enforce"),
-			Network:       c.Sandbox.Network,
-			WorkspaceRoot: workspaceRoot(dir, c.Sandbox.WorkspaceRoot),
-			AllowWrite:    c.items("sandbox", "allow_write", c.Sandbox.AllowWrite),
-			ForbidRead:    c.items("sandbox", "forbid_read", c.Sandbox.ForbidRead),
-			bashAt:        c.Sandbox.bashAt,
-			networkAt:     c.Sandbox.networkAt,
-			rootAt:        c.Sandbox.rootAt,
+			Bash:           cmp.Or(c.Sandbox.Bash, "enforce"),
+			Network:        c.Sandbox.Network,
+			ClientTerminal: c.Sandbox.ClientTerminal,
+			WorkspaceRoot:  workspaceRoot(dir, c.Sandbox.WorkspaceRoot),
+			AllowWrite:     c.items("sandbox", "allow_write", c.Sandbox.AllowWrite),
+			ForbidRead:     c.items("sandbox", "forbid_read", c.Sandbox.ForbidRead),
+			bashAt:         c.Sandbox.bashAt,
+			networkAt:      c.Sandbox.networkAt,
+			terminalAt:     c.Sandbox.terminalAt,
+			rootAt:         c.Sandbox.rootAt,
 		},
 		Permissions: PermissionSecurity{
 			Mode:       cmp.Or(c.Permissions.Mode, "ask"),
@@ -203,6 +207,9 @@ func Loosened(old, cur Security) []Change {
 	}
 	if !o.Network && s.Network {
 		add(s.networkAt, "[sandbox] network = true: shell commands may use the network")
+	}
+	if !o.ClientTerminal && s.ClientTerminal {
+		add(s.terminalAt, "[sandbox] client_terminal = true: an ACP client's terminal runs shell commands, without the namespaces that isolate them")
 	}
 	if !within(s.WorkspaceRoot, o.WorkspaceRoot) {
 		add(s.rootAt, "[sandbox] workspace_root = %q: the file tools may write there", s.WorkspaceRoot)

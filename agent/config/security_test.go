@@ -58,6 +58,11 @@ func TestLoosened(t *testing.T) {
 		},
 		{name: "the network turned off", before: "[sandbox]\nnetwork = true\n", after: "[sandbox]\nnetwork = false\n"},
 		{
+			name:  "the client's terminal chosen",
+			after: "[sandbox]\nclient_terminal = true\n",
+			want:  []string{`reasonix.toml:2: [sandbox] client_terminal = true: an ACP client's terminal runs shell commands, without the namespaces that isolate them`},
+		},
+		{
 			name:   "a new allow rule in a multi-line list",
 			before: "[permissions]\nallow = [\"read_file\"]\n",
 			after:  "[permissions]\nallow = [\n  \"read_file\",\n  'Bash(curl:*)',\n]\n",

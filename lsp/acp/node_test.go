@@ -109,6 +109,7 @@ func TestNodeClient(t *testing.T) {
 		t.Skip(msg)
 	}
 	root := workspace(t, nodeScript)
+	appendConfig(t, root, "[sandbox]\nclient_terminal = true\n")
 	bin := filepath.Join(t.TempDir(), "reasonix")
 	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/reasonix/reasonix/cmd/reasonix")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")

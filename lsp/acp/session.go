@@ -130,7 +130,7 @@ func (ss *session) agentFor(posture string) (*agent.Agent, error) {
 	}
 	s := ss.s
 	var term tools.Terminal
-	if s.client().Terminal {
+	if s.client().Terminal && clientTerminalAllowed(cfg) {
 		term = &terminal{ss: ss}
 	}
 	a, err = agent.Build(cfg, agent.Options{

@@ -9,6 +9,8 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/reasonix/reasonix/agent/config"
+
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -163,4 +165,15 @@ func signalOf(s string) (int, string) {
 		return sig.num, sig.name
 	}
 	return -1, s
+}
+
+// clientTerminalAllowed reports whether the bash tool may run its
+// commands in the client's terminal. A command started there is confined
+// by Landlock but not isolated by the namespaces a local run gets: it sees
+// the editor's processes (and their environment, which may hold an API
+// key) and UDP is open. That is the user's choice to make, with
+// [sandbox] client_terminal; commands that run unconfined anyway
+// ([sandbox] bash = "off") lose nothing there.
+func clientTerminalAllowed(cfg *config.Config) bool {
+	return cfg.Sandbox.ClientTerminal || cfg.Sandbox.Bash == "off"
 }

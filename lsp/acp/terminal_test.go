@@ -199,24 +199,13 @@ func needJail(t *testing.T) {
 	}
 }
 
-// terminalSession starts a session in a workspace playing script, with
-// extra configuration appended, for an editor with terminals.
-func terminalSession(t *testing.T, script, extra string, ed *editor) (*acpsdk.ClientSideConnection, acpsdk.SessionId, string) {
+// terminalSession starts a session in a workspace playing script, where
+// [sandbox] client_terminal lets the editor's terminals run commands,
+// with more [sandbox] lines, for an editor with terminals.
+func terminalSession(t *testing.T, script, sandboxLines string, ed *editor) (*acpsdk.ClientSideConnection, acpsdk.SessionId, string) {
 	t.Helper()
 	root := workspace(t, script)
-	if extra != "" {
-		f, err := os.OpenFile(filepath.Join(root, "reasonix.toml"), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = f.WriteString(extra)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendConfig(t, root, "[sandbox]\nclient_terminal = true\n"+sandboxLines)
 	ed.terms = newTerminals()
 	conn := connect(t, ed)
 	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: []acpsdk.McpServer{}})
@@ -286,7 +275,7 @@ text done
 		}
 		return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected("allow_once")}
 	}}
-	conn, sid, root := terminalSession(t, script, fmt.Sprintf("[sandbox]\nforbid_read = [%q]\n", private), ed)
+	conn, sid, root := terminalSession(t, script, fmt.Sprintf("forbid_read = [%q]\n", private), ed)
 	resp, err := conn.Prompt(testCtx(t), acpsdk.PromptRequest{SessionId: sid, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock("run it")}})
 	if err != nil || resp.StopReason != acpsdk.StopReasonEndTurn {
 		t.Fatalf("prompt = %+v, %v", resp, err)
@@ -414,5 +403,53 @@ text killed
 	resp, err := conn.Prompt(testCtx(t), acpsdk.PromptRequest{SessionId: sid, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock("die")}})
 	if err != nil || resp.StopReason != acpsdk.StopReasonEndTurn {
 		t.Fatalf("prompt = %+v, %v", resp, err)
+	}
+}
+
+// appendConfig appends text to the workspace's reasonix.toml.
+func appendConfig(t *testing.T, root, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(root, "reasonix.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTerminalNotChosen: a client's terminal would run commands without
+// the namespaces a local run gets, so without [sandbox] client_terminal
+// the jailed local bash runs them even when the client offers one.
+func TestTerminalNotChosen(t *testing.T) {
+	needJail(t)
+	ed := &editor{terms: newTerminals()}
+	root := workspace(t, `call bash {"command": "echo local"}
+---
+expect tool local
+text Ran.
+`)
+	appendConfig(t, root, "[permissions]\nallow = [\"Bash(echo:*)\"]\n")
+	conn := connect(t, ed)
+	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := conn.Prompt(testCtx(t), acpsdk.PromptRequest{SessionId: sess.SessionId, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock("run it")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", resp.StopReason)
+	}
+	ed.terms.mu.Lock()
+	n := len(ed.terms.created)
+	ed.terms.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d terminals created without [sandbox] client_terminal", n)
 	}
 }
