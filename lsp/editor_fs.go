@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -230,20 +229,20 @@ func (f *editorFS) Stat(name string) (fs.FileInfo, error) {
 		if deleted {
 			return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 		}
-		return memInfo{name: filepath.Base(name), size: int64(len(text))}, nil
+		return tools.MemFileInfo(filepath.Base(name), int64(len(text))), nil
 	}
 	if d, ok := f.s.docs.byPath(name); ok {
 		size := len(d.Text)
 		if text, ok := f.s.edits.afterEdit(d); ok {
 			size = len(text)
 		}
-		return memInfo{name: filepath.Base(name), size: int64(size)}, nil
+		return tools.MemFileInfo(filepath.Base(name), int64(size)), nil
 	}
 	if c, ok := f.s.edits.lookup(name); ok {
 		if c == nil {
 			return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 		}
-		return memInfo{name: filepath.Base(name), size: int64(len(*c))}, nil
+		return tools.MemFileInfo(filepath.Base(name), int64(len(*c))), nil
 	}
 	return os.Stat(name)
 }
@@ -443,16 +442,3 @@ func (s *Server) relPath(path string) string {
 	}
 	return path
 }
-
-// memInfo describes a document that exists in the editor.
-type memInfo struct {
-	name string
-	size int64
-}
-
-func (m memInfo) Name() string       { return m.name }
-func (m memInfo) Size() int64        { return m.size }
-func (m memInfo) Mode() fs.FileMode  { return 0o644 }
-func (m memInfo) ModTime() time.Time { return time.Time{} }
-func (m memInfo) IsDir() bool        { return false }
-func (m memInfo) Sys() any           { return nil }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // FS is the one seam through which tools read and change files. Paths are
@@ -377,3 +378,21 @@ func rootOf(roots []string, path string) (root, rel string, ok bool) {
 
 // errOutside is returned for a change outside every root.
 var errOutside = errors.New("outside the directories Reasonix may write")
+
+// MemFileInfo describes a regular file of size bytes held in memory (an
+// editor's buffer, a proposed text) rather than on a disk.
+func MemFileInfo(name string, size int64) fs.FileInfo {
+	return memInfo{name: name, size: size}
+}
+
+type memInfo struct {
+	name string
+	size int64
+}
+
+func (m memInfo) Name() string       { return m.name }
+func (m memInfo) Size() int64        { return m.size }
+func (m memInfo) Mode() fs.FileMode  { return 0o644 }
+func (m memInfo) ModTime() time.Time { return time.Time{} }
+func (m memInfo) IsDir() bool        { return false }
+func (m memInfo) Sys() any           { return nil }

@@ -121,7 +121,7 @@ func (f *clientFS) Stat(name string) (fs.FileInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		return memInfo{name: filepath.Base(name), size: int64(len(data))}, nil
+		return tools.MemFileInfo(filepath.Base(name), int64(len(data))), nil
 	}
 	return os.Stat(name)
 }
@@ -295,16 +295,3 @@ func (f *clientFS) preview(tool string, args json.RawMessage) ([]acpsdk.ToolCall
 	}
 	return []acpsdk.ToolCallContent{acpsdk.ToolDiffContent(path, next, old)}, true
 }
-
-// memInfo describes a file held in memory.
-type memInfo struct {
-	name string
-	size int64
-}
-
-func (m memInfo) Name() string       { return m.name }
-func (m memInfo) Size() int64        { return m.size }
-func (m memInfo) Mode() fs.FileMode  { return 0o644 }
-func (m memInfo) ModTime() time.Time { return time.Time{} }
-func (m memInfo) IsDir() bool        { return false }
-func (m memInfo) Sys() any           { return nil }
