@@ -32,7 +32,7 @@ var commands = []endpoint{
 	{name: cmdStart, dir: clientToServer, async: true, serve: handler((*Server).start)},
 	{name: "reasonix.cancel", dir: clientToServer, serve: handler((*Server).cancelTurn)},
 	{name: cmdReviewAccept, dir: clientToServer, async: true, serve: handler((*Server).acceptChange)},
-	{name: cmdReviewReject, dir: clientToServer, serve: handler((*Server).rejectChange)},
+	{name: cmdReviewReject, dir: clientToServer, async: true, serve: handler((*Server).rejectChange)},
 	{name: cmdReviewDiff, dir: clientToServer, async: true, serve: handler((*Server).showDiff)},
 }
 

@@ -154,6 +154,7 @@ func (s *Server) event(e agent.Event) {
 	case agent.EventFileChanged:
 		if e.File.Source == agent.SourceShell {
 			s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: "+nest+"the shell command "+string(e.File.Status)+" "+e.File.Path)
+			s.recordShellChange(e.SessionID, e.File)
 		}
 	}
 	s.mu.Lock()

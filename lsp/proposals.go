@@ -27,6 +27,11 @@ import (
 // agent meanwhile reads its own proposed text, so a multi-step turn stays
 // coherent, and the next turn of the session is told what the user
 // rejected.
+//
+// Files a shell command changed are on disk already; they join the review
+// as applied hunks (recordShellChange): accepting one keeps it, rejecting
+// one puts back the text it replaced. The agent reads them from the disk
+// like any file.
 
 // Review modes, the values of the review setting.
 const (
@@ -129,7 +134,7 @@ func (f *editorFS) real(path string) (string, bool, error) {
 // proposed returns the text the agent sees of path when a proposal is
 // pending for it: held is false when none is.
 func (f *editorFS) proposed(path string) (text string, deleted, held bool) {
-	if !f.s.review.Has(path) {
+	if !f.s.review.Proposes(path) {
 		return "", false, false
 	}
 	cur, _, err := f.real(path)
@@ -190,7 +195,7 @@ func hunkDiagnostic(cur string, f review.File, h *review.Hunk, enc wire.Encoding
 		Message:  protocol.String(hunkMessage(f, h)),
 	}
 	d.Data, _ = json.Marshal(hunkData{URI: string(uri.File(f.Path)), Hunk: h.ID})
-	if tag && h.Old != "" && !h.Stale {
+	if tag && h.Old != "" && !h.Stale && !h.Applied {
 		d.Tags = protocol.NewDiagnosticTags(protocol.DiagnosticTagUnnecessary)
 	}
 	return d
@@ -198,6 +203,9 @@ func hunkDiagnostic(cur string, f review.File, h *review.Hunk, enc wire.Encoding
 
 // hunkMessage says what a hunk does, with its new text.
 func hunkMessage(f review.File, h *review.Hunk) string {
+	if h.Applied {
+		return appliedMessage(h)
+	}
 	switch {
 	case h.Stale:
 		return "Stale proposed change: the text it replaces was edited since; reject it, or ask again"
@@ -211,6 +219,21 @@ func hunkMessage(f review.File, h *review.Hunk) string {
 		return fmt.Sprintf("Proposed change: delete %s", lines(h.Old))
 	}
 	return fmt.Sprintf("Proposed change: replace %s with:\n%s", lines(h.Old), h.New)
+}
+
+// appliedMessage says what a change a shell command made does: its range
+// is the text it made, so the message shows what was there before.
+func appliedMessage(h *review.Hunk) string {
+	const made = "Change made by a shell command, already on disk (reject it to undo it): "
+	switch {
+	case h.Stale:
+		return "Stale change made by a shell command: its text was edited since; reject it to forget it"
+	case h.Old == "":
+		return made + fmt.Sprintf("inserted %s", lines(h.New))
+	case h.New == "":
+		return made + fmt.Sprintf("deleted before this line:\n%s", h.Old)
+	}
+	return made + fmt.Sprintf("%s, which read:\n%s", lines(h.New), h.Old)
 }
 
 func lines(t string) string {
@@ -324,6 +347,11 @@ func (s *Server) acceptChange(ctx context.Context, args hunkData) (reviewResult,
 		s.publishProposals(ctx, path)
 		return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "cannot accept: "+err.Error())
 	}
+	if !taken.Changes() {
+		// Changes already made: accepting them keeps them as they are.
+		s.publishProposals(ctx, path)
+		return reviewResult{Hunks: len(taken.Hunks), Pending: s.pendingCount(path)}, nil
+	}
 	change := tools.Change{Kind: tools.Write, Path: path, Content: []byte(taken.Text)}
 	if taken.Delete {
 		change = tools.Change{Kind: tools.Delete, Path: path}
@@ -343,22 +371,77 @@ func (s *Server) acceptChange(ctx context.Context, args hunkData) (reviewResult,
 }
 
 // rejectChange drops one hunk (or all) of a proposal; the session that
-// proposed it is told at its next turn.
+// proposed it is told at its next turn. A change a shell command made is
+// undone first, like an accepted proposal is applied: a versioned edit of
+// an open document, the disk for a closed file.
 func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult, error) {
 	path, err := argPath(args)
 	if err != nil {
 		return reviewResult{}, err
 	}
-	cur, _, err := (&editorFS{s: s}).real(path)
+	fs := &editorFS{s: s}
+	cur, _, err := fs.real(path)
 	if err != nil {
 		return reviewResult{}, err
 	}
-	n, err := s.review.Reject(path, cur, args.Hunk)
-	if err != nil {
-		return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "cannot reject: "+err.Error())
+	reverted := 0
+	if s.revertible(path, cur, args.Hunk) {
+		taken, err := s.review.Revert(path, cur, args.Hunk)
+		if err != nil {
+			s.publishProposals(ctx, path)
+			return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "cannot reject: "+err.Error())
+		}
+		if err := s.undoShellChange(ctx, fs, path, taken.Text); err != nil {
+			taken.Restore()
+			s.publishProposals(ctx, path)
+			return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InternalError, "the change was not undone, and is still pending: "+err.Error())
+		}
+		taken.Reverted()
+		reverted = len(taken.Hunks)
+		if cur, _, err = fs.real(path); err != nil {
+			return reviewResult{}, err
+		}
+	}
+	n := 0
+	if args.Hunk == 0 && s.review.Has(path) || args.Hunk != 0 && reverted == 0 {
+		n, err = s.review.Reject(path, cur, args.Hunk)
+		if err != nil {
+			return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "cannot reject: "+err.Error())
+		}
 	}
 	s.publishProposals(ctx, path)
-	return reviewResult{Hunks: n, Pending: s.pendingCount(path)}, nil
+	return reviewResult{Hunks: reverted + n, Pending: s.pendingCount(path)}, nil
+}
+
+// undoShellChange writes text, path's text with a shell command's changes
+// undone: an open document gets a versioned edit, so its buffer and undo
+// history follow; a closed file, which the command changed on disk, is
+// written back on disk, keeping its mode.
+func (s *Server) undoShellChange(ctx context.Context, fs *editorFS, path, text string) error {
+	if _, open := s.docs.byPath(path); open {
+		return fs.apply(ctx, []tools.Change{{Kind: tools.Write, Path: path, Content: []byte(text)}})
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(text), info.Mode().Perm())
+}
+
+// revertible reports whether rejecting hunk id of path's proposal (0:
+// all) undoes a change made already: the hunk is applied and not stale,
+// or, for all, one of them is.
+func (s *Server) revertible(path, cur string, id int) bool {
+	f, ok := s.review.Pending(path, cur)
+	if !ok {
+		return false
+	}
+	for _, h := range f.Hunks {
+		if h.Applied && !h.Stale && (id == 0 || h.ID == id) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) pendingCount(path string) int {
@@ -451,6 +534,9 @@ type reviewHunk struct {
 	OldText string         `json:"oldText"`
 	NewText string         `json:"newText"`
 	Stale   bool           `json:"stale"`
+	// Applied marks a change a shell command made, on disk already;
+	// its range is NewText's.
+	Applied bool `json:"applied,omitempty"`
 }
 
 type reviewList struct {
@@ -482,7 +568,7 @@ func (s *Server) listReview(_ context.Context, p reviewParams) (reviewList, erro
 		}
 		rf := reviewFile{URI: string(uri.File(path)), Kind: f.Kind, Hunks: []reviewHunk{}}
 		for _, h := range f.Hunks {
-			rf.Hunks = append(rf.Hunks, reviewHunk{ID: h.ID, Range: hunkRange(cur, h, enc), OldText: h.Old, NewText: h.New, Stale: h.Stale})
+			rf.Hunks = append(rf.Hunks, reviewHunk{ID: h.ID, Range: hunkRange(cur, h, enc), OldText: h.Old, NewText: h.New, Stale: h.Stale, Applied: h.Applied})
 		}
 		out.Files = append(out.Files, rf)
 	}
@@ -501,6 +587,10 @@ func (s *Server) rejectionNote(rs []review.Rejection) (agent.Attachment, bool) {
 	for _, r := range rs {
 		h := r.Hunk
 		switch {
+		case h.Applied && h.Old == "":
+			fmt.Fprintf(&b, "\n- in %s, your shell command's insertion was undone:\n%s", s.relPath(r.Path), fence(h.New))
+		case h.Applied:
+			fmt.Fprintf(&b, "\n- in %s, your shell command's change was undone; the file reads again:\n%s  instead of:\n%s", s.relPath(r.Path), fence(h.Old), fence(h.New))
 		case h.Delete:
 			fmt.Fprintf(&b, "\n- deleting %s", s.relPath(r.Path))
 		case h.Old == "":
@@ -523,12 +613,7 @@ func fence(t string) string {
 // saved like any edit) or to run the command without them, which the
 // model is told.
 func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string, error) {
-	var paths []string
-	for _, p := range s.review.Paths() {
-		if p == w.root || strings.HasPrefix(p, w.root+string(filepath.Separator)) {
-			paths = append(paths, p)
-		}
-	}
+	paths := s.proposedUnder(w.root)
 	if len(paths) == 0 {
 		return "", nil
 	}
@@ -576,4 +661,60 @@ func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string
 		return "Note: some proposed changes could not be applied, and this command does not see them: " + strings.Join(failed, ", ") + ".", nil
 	}
 	return "", nil
+}
+
+// proposedUnder lists the files under root with proposed changes (not
+// only changes made already).
+func (s *Server) proposedUnder(root string) []string {
+	var out []string
+	for _, p := range s.review.Paths() {
+		if (p == root || strings.HasPrefix(p, root+string(filepath.Separator))) && s.review.Proposes(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// noteShellBases records, just before a shell command, the disk text of
+// the files that had proposed changes (accepted now, or not): the text the
+// command's changes to them are made against. The turn's own record of
+// such a file's text before is what the agent saw, with the proposals in
+// it.
+func (s *Server) noteShellBases(paths []string) {
+	bases := map[string]string{}
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil {
+			bases[p] = string(data)
+		}
+	}
+	s.mu.Lock()
+	s.shellBases = bases
+	s.mu.Unlock()
+}
+
+// recordShellChange makes a change a shell command made to a file part
+// of the review, in propose mode: the file is on disk already, so the
+// change is recorded as applied hunks against its text before. Only an
+// edit of an existing file whose text before is known is recorded; a file
+// a command created or deleted is reported in the log only.
+func (s *Server) recordShellChange(session string, c *agent.FileChange) {
+	if c == nil || c.Abs == "" || c.Status != agent.FileModified || !c.BeforeKnown || !c.BeforeExisted {
+		return
+	}
+	w, err := s.workspaceFor(c.Abs)
+	if err != nil || !s.proposing(w.root) {
+		return
+	}
+	now, err := os.ReadFile(c.Abs)
+	if err != nil {
+		return
+	}
+	before := string(c.BeforeData)
+	s.mu.Lock()
+	if base, ok := s.shellBases[c.Abs]; ok {
+		before = base
+	}
+	s.mu.Unlock()
+	s.review.Record(session, c.Abs, before, string(now))
+	s.publishProposals(s.ctx, c.Abs)
 }

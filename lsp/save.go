@@ -18,11 +18,13 @@ import (
 // does not have open (writing an open one would put its buffer in conflict
 // with the disk) and tells the model which edits the command cannot see.
 func (s *Server) beforeShell(ctx context.Context, w *workspace) (string, error) {
+	proposed := s.proposedUnder(w.root)
 	note, err := s.beforeShellProposals(ctx, w)
 	if err != nil {
 		return "", err
 	}
 	saved, err := s.saveBeforeShell(ctx, w)
+	s.noteShellBases(proposed)
 	if note != "" && saved != "" {
 		note += "\n"
 	}

@@ -81,7 +81,10 @@ type Server struct {
 	// files reasonix.review.diff writes.
 	declinedGen int
 	diffs       string
-	spaces      map[string]*workspace
+	// shellBases is the disk text of the files with proposed changes just
+	// before the last shell command (noteShellBases).
+	shellBases map[string]string
+	spaces     map[string]*workspace
 	// building holds the builds under way, by root, so callers that need
 	// a workspace while it is built (its MCP servers starting) wait for
 	// that build instead of starting another. settingsGen counts settings

@@ -44,6 +44,10 @@ type Hunk struct {
 	Stale bool `json:"stale"`
 	// Delete is set on the one hunk of a proposal to delete the file.
 	Delete bool `json:"delete,omitempty"`
+	// Applied is set on a change already made to the file (by a shell
+	// command) rather than proposed: New is in the text, Old is what was
+	// there before. Accepting it keeps it; rejecting it puts Old back.
+	Applied bool `json:"applied,omitempty"`
 
 	// before and after are the unchanged lines around Old when it was
 	// proposed ("" at the start or end of the text); atStart and atEnd
@@ -108,6 +112,21 @@ func (s *Store) Propose(session, path, current string, exists bool, want *string
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gen++
+	// Changes already made stay to be reviewed, unless the proposal
+	// rewrites their lines: then its old text holds them.
+	var applied []*Hunk
+	session0 := session
+	if old, ok := s.files[path]; ok && exists && want != nil {
+		old.relocate(current)
+		for _, h := range old.Hunks {
+			if h.Applied && !h.Stale {
+				applied = append(applied, h)
+			}
+		}
+		if len(applied) > 0 && old.Session != "" {
+			session0 = old.Session
+		}
+	}
 	delete(s.files, path)
 	switch {
 	case want == nil && !exists:
@@ -118,6 +137,9 @@ func (s *Store) Propose(session, path, current string, exists bool, want *string
 		}}
 		return
 	case exists && *want == current:
+		if len(applied) > 0 {
+			s.files[path] = &File{Path: path, Kind: Edit, Session: session0, Hunks: applied}
+		}
 		return
 	}
 	f := &File{Path: path, Kind: Edit, Session: session}
@@ -129,12 +151,75 @@ func (s *Store) Propose(session, path, current string, exists bool, want *string
 	for _, h := range f.Hunks {
 		h.ID = s.id()
 	}
+	f.Hunks = append(f.Hunks, apart(applied, f.Hunks)...)
 	if len(f.Hunks) > 0 || f.Kind == Create {
 		if len(f.Hunks) == 0 { // an empty new file
 			f.Hunks = []*Hunk{{ID: s.id(), atStart: true, atEnd: true}}
 		}
 		s.files[path] = f
 	}
+}
+
+// Record keeps a change already made to the existing file path, from
+// before to current (its text now), as applied hunks: the user accepts
+// them (they stay) or rejects them (they are reverted, see Revert). Applied
+// hunks recorded earlier that the change rewrote, or whose text is gone,
+// give way to the new ones; proposals pending for path stay.
+func (s *Store) Record(session, path, before, current string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// No change to the generation: what the agent sees and the disk lacks
+	// is the same.
+	// Split from the text now, so that each hunk is anchored in it, then
+	// turned round: New is what the file has.
+	hs := split(current, before)
+	for _, h := range hs {
+		h.Old, h.New = h.New, h.Old
+		h.Applied = true
+		h.ID = s.id()
+	}
+	f, ok := s.files[path]
+	if !ok {
+		if len(hs) == 0 {
+			return
+		}
+		s.files[path] = &File{Path: path, Kind: Edit, Session: session, Hunks: hs}
+		return
+	}
+	f.relocate(current)
+	var kept []*Hunk
+	for _, h := range f.Hunks {
+		if h.Applied && (h.Stale || len(apart([]*Hunk{h}, hs)) == 0) {
+			continue
+		}
+		kept = append(kept, h)
+	}
+	f.Hunks = append(kept, hs...)
+	if f.Session == "" {
+		f.Session = session
+	}
+	if len(f.Hunks) == 0 {
+		delete(s.files, path)
+	}
+}
+
+// apart returns the hunks of hs that overlap none of others (both found
+// in the same text).
+func apart(hs, others []*Hunk) []*Hunk {
+	var out []*Hunk
+	for _, h := range hs {
+		clear := true
+		for _, o := range others {
+			if h.Start < o.End && o.Start < h.End || h.Start == o.Start {
+				clear = false
+				break
+			}
+		}
+		if clear {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func (s *Store) id() int {
@@ -184,6 +269,15 @@ func lineAfter(t string, i int) string {
 	return t[i : i+j+1]
 }
 
+// inText is what of h is in the file while it is pending: the text a
+// proposal replaces, or the text an applied change made.
+func (h *Hunk) inText() string {
+	if h.Applied {
+		return h.New
+	}
+	return h.Old
+}
+
 // locate finds h in text, nearest to where it was last found moved by
 // shift (how far the hunks before it moved), and updates Start, End and
 // Stale.
@@ -193,7 +287,7 @@ func (h *Hunk) locate(text string, shift int) {
 		h.Start, h.End = 0, len(text)
 		return
 	}
-	pat := h.before + h.Old + h.after
+	pat := h.before + h.inText() + h.after
 	hint := h.Start - len(h.before) + shift
 	accept := func(i int) bool {
 		return (!h.atStart || i == 0) && (!h.atEnd || i+len(pat) == len(text))
@@ -223,7 +317,7 @@ func (h *Hunk) locate(text string, shift int) {
 	}
 	h.Stale = false
 	h.Start = best + len(h.before)
-	h.End = h.Start + len(h.Old)
+	h.End = h.Start + len(h.inText())
 }
 
 // nearest returns the start of the occurrence of pat at a line start in
@@ -332,19 +426,35 @@ func (s *Store) View(path, current string) (text string, deleted, ok bool) {
 	return apply(current, f.Hunks, nil), false, true
 }
 
-// apply returns text with the hunks that are not stale and pass keep (nil:
-// all) applied. The hunks are located in text.
+// apply returns text with the proposed hunks that are not stale and pass
+// keep (nil: all) applied. The hunks are located in text. Applied hunks
+// are in text already.
 func apply(text string, hunks []*Hunk, keep func(*Hunk) bool) string {
+	return rewrite(text, hunks, func(h *Hunk) (string, bool) {
+		if h.Applied || h.Delete || (keep != nil && !keep(h)) {
+			return "", false
+		}
+		return h.New, true
+	})
+}
+
+// rewrite returns text with each hunk that is not stale and that with
+// gives a replacement for replaced by it. The hunks are located in text.
+func rewrite(text string, hunks []*Hunk, with func(*Hunk) (string, bool)) string {
 	sorted := slices.Clone(hunks)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
 	var b strings.Builder
 	last := 0
 	for _, h := range sorted {
-		if h.Stale || h.Delete || (keep != nil && !keep(h)) {
+		if h.Stale {
+			continue
+		}
+		r, ok := with(h)
+		if !ok {
 			continue
 		}
 		b.WriteString(text[last:h.Start])
-		b.WriteString(h.New)
+		b.WriteString(r)
 		last = h.End
 	}
 	b.WriteString(text[last:])
@@ -368,17 +478,59 @@ type Taken struct {
 	Text   string
 	Delete bool
 	// Create is set when the file does not exist yet.
-	Create bool
-	Hunks  []Hunk
-	s      *Store
-	file   *File
-	ids    []int
+	Create  bool
+	Hunks   []Hunk
+	s       *Store
+	file    *File
+	ids     []int
+	session string
+}
+
+// Changes reports whether applying t changes the file: false when it
+// holds only applied hunks that were accepted.
+func (t *Taken) Changes() bool {
+	for _, h := range t.Hunks {
+		if !h.Applied {
+			return true
+		}
+	}
+	return false
+}
+
+// Reverted records, once reverted hunks were written, that the user
+// rejected them: the session whose change they were is told.
+func (t *Taken) Reverted() {
+	if t.session == "" {
+		return
+	}
+	s := t.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range t.Hunks {
+		s.rejected[t.session] = append(s.rejected[t.session], Rejection{Session: t.session, Path: t.Path, Hunk: h})
+	}
 }
 
 // Take removes hunk id of path's proposal (id 0: every hunk that is not
 // stale) so that the caller can apply it to current. A stale hunk is never
 // taken.
+// Accepting an applied hunk takes it too, and changes nothing in Text.
 func (s *Store) Take(path, current string, id int) (*Taken, error) {
+	return s.take(path, current, id, false)
+}
+
+// Revert removes applied hunk id of path (id 0: every applied hunk that
+// is not stale) so that the caller can undo it in current: Text is current
+// with their old text put back. The caller writes it, then calls Reverted,
+// or Restore if it could not.
+func (s *Store) Revert(path, current string, id int) (*Taken, error) {
+	return s.take(path, current, id, true)
+}
+
+// ErrNotApplied: Revert was asked for a hunk that is only proposed.
+var ErrNotApplied = errors.New("the change is proposed, not made: reject it instead")
+
+func (s *Store) take(path, current string, id int, revert bool) (*Taken, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, ok := s.files[path]
@@ -388,9 +540,12 @@ func (s *Store) Take(path, current string, id int) (*Taken, error) {
 	f.relocate(current)
 	chosen := map[int]bool{}
 	for _, h := range f.Hunks {
-		if id == 0 && !h.Stale || h.ID == id {
+		if id == 0 && !h.Stale && (!revert || h.Applied) || h.ID == id {
 			if h.Stale {
 				return nil, ErrStale
+			}
+			if revert && !h.Applied {
+				return nil, ErrNotApplied
 			}
 			chosen[h.ID] = true
 		}
@@ -402,7 +557,7 @@ func (s *Store) Take(path, current string, id int) (*Taken, error) {
 		return nil, fmt.Errorf("%w: %d in %s", ErrNoProposal, id, path)
 	}
 	s.gen++
-	t := &Taken{Path: path, s: s, file: f, Create: f.Kind == Create}
+	t := &Taken{Path: path, s: s, file: f, Create: f.Kind == Create, session: f.Session}
 	var kept []*Hunk
 	for _, h := range f.Hunks {
 		if chosen[h.ID] {
@@ -413,7 +568,11 @@ func (s *Store) Take(path, current string, id int) (*Taken, error) {
 			kept = append(kept, h)
 		}
 	}
-	t.Text = apply(current, f.Hunks, func(h *Hunk) bool { return chosen[h.ID] })
+	if revert {
+		t.Text = rewrite(current, f.Hunks, func(h *Hunk) (string, bool) { return h.Old, chosen[h.ID] })
+	} else {
+		t.Text = apply(current, f.Hunks, func(h *Hunk) bool { return chosen[h.ID] })
+	}
 	f.Hunks = kept
 	if len(kept) == 0 {
 		delete(s.files, path)
@@ -516,13 +675,30 @@ func (s *Store) Forget(path string) {
 	delete(s.files, path)
 }
 
-// Generation changes whenever what is pending does: a decision about the
+// Generation changes whenever what is proposed does: a decision about the
 // pending proposals (run a command without them) holds while it is the
-// same.
+// same. Recording an applied change leaves it as it is.
 func (s *Store) Generation() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.gen
+}
+
+// Proposes reports whether path has a pending hunk that is proposed, not
+// applied: one the agent sees and the disk does not have.
+func (s *Store) Proposes(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.files[path]
+	if !ok {
+		return false
+	}
+	for _, h := range f.Hunks {
+		if !h.Applied {
+			return true
+		}
+	}
+	return false
 }
 
 // Has reports whether a proposal is pending for path.

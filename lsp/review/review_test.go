@@ -237,3 +237,97 @@ func BenchmarkRelocate(b *testing.B) {
 		}
 	}
 }
+
+// shelled is calc after a command fixed both bodies on disk.
+var shelled = strings.NewReplacer(
+	"\treturn a - b\n", "\treturn a + b\n",
+	"\treturn a + b\n}\n", "\treturn a - b\n}\n",
+).Replace(calc)
+
+func TestRecordAppliedChange(t *testing.T) {
+	s := NewStore()
+	const path = "/w/calc.go"
+	s.Record("sess", path, calc, shelled)
+	if s.Proposes(path) || !s.Has(path) {
+		t.Fatalf("Proposes %v, Has %v: want an applied change only", s.Proposes(path), s.Has(path))
+	}
+	if view, _, _ := s.View(path, shelled); view != shelled {
+		t.Errorf("the agent's view of an applied change is not the disk:\n%s", view)
+	}
+	f, _ := s.Pending(path, shelled)
+	if len(f.Hunks) != 2 {
+		t.Fatalf("%d hunks, want 2", len(f.Hunks))
+	}
+	h0, h1 := f.Hunks[0], f.Hunks[1]
+	if !h1.Applied || h1.Old != "\treturn a + b\n" {
+		t.Errorf("second hunk %+v", h1)
+	}
+	if !h0.Applied || h0.Old != "\treturn a - b\n" || h0.New != "\treturn a + b\n" || h0.Stale {
+		t.Errorf("first hunk %+v", h0)
+	}
+	if got := shelled[h0.Start:h0.End]; got != h0.New {
+		t.Errorf("first hunk found at %q, want its new text", got)
+	}
+
+	// The same command's change reported again (the text before is the
+	// turn's) replaces, not doubles, the hunks.
+	s.Record("sess", path, calc, shelled)
+	if f, _ = s.Pending(path, shelled); len(f.Hunks) != 2 {
+		t.Fatalf("%d hunks after recording again, want 2", len(f.Hunks))
+	}
+	h0 = f.Hunks[0]
+
+	// Reject the first: it is reverted, the second stays.
+	r, err := s.Revert(path, shelled, h0.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantText := strings.Replace(shelled, "\treturn a + b\n", "\treturn a - b\n", 1)
+	if r.Text != wantText {
+		t.Fatalf("reverted text:\n%s", r.Text)
+	}
+	r.Reverted()
+	if rs := s.TakeRejections("sess"); len(rs) != 1 || !rs[0].Hunk.Applied {
+		t.Errorf("rejections %+v", rs)
+	}
+	// Accept the second: the text is unchanged, nothing stays pending.
+	a, err := s.Take(path, r.Text, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Changes() || a.Text != r.Text {
+		t.Errorf("accepting an applied change changes the text: %v", a.Changes())
+	}
+	if s.Has(path) {
+		t.Error("still pending")
+	}
+}
+
+func TestRevertRefusesProposals(t *testing.T) {
+	s, f := propose(t, calc, fixed)
+	if _, err := s.Revert("/w/calc.go", calc, f.Hunks[0].ID); !errors.Is(err, ErrNotApplied) {
+		t.Errorf("Revert of a proposal: %v, want ErrNotApplied", err)
+	}
+}
+
+func TestProposalKeepsAppliedChanges(t *testing.T) {
+	s := NewStore()
+	const path = "/w/calc.go"
+	s.Record("sess", path, calc, shelled)
+	// The agent then proposes a comment elsewhere: its view is the disk.
+	want := strings.Replace(shelled, "// Sub returns a minus b.\n", "// Sub returns a minus b.\n// Inverse of Add.\n", 1)
+	s.Propose("sess", path, shelled, true, &want)
+	f, _ := s.Pending(path, shelled)
+	applied := 0
+	for _, h := range f.Hunks {
+		if h.Applied {
+			applied++
+		}
+	}
+	if len(f.Hunks) != 3 || applied != 2 || !s.Proposes(path) {
+		t.Fatalf("hunks %+v", f.Hunks)
+	}
+	if view, _, _ := s.View(path, shelled); view != want {
+		t.Errorf("view:\n%s", view)
+	}
+}
