@@ -33,10 +33,31 @@ func TestEditorReview(t *testing.T) {
 	})
 }
 
+// TestEditorReviewShell plays review-shell.txtar in
+// vscode-languageserver-protocol with review = "propose": a shell command
+// of the agent changes two lines of a file on disk, and the client
+// rejects one and accepts the other with the proposals' code actions. The
+// file must then hold exactly the accepted change.
+func TestEditorReviewShell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the editor tests build the binary and run real editors")
+	}
+	reasonix := buildReasonix(t)
+	t.Run("node", func(t *testing.T) {
+		requireNodeClient(t)
+		playReviewArchive(t, reasonix(t), "review-shell.txtar", "notes.txt", "node", filepath.Join("node", "review-shell.js"))
+	})
+}
+
 func playReview(t *testing.T, bin string, argv ...string) {
-	script, files, want := loadArchive(t, "review.txtar")
+	playReviewArchive(t, bin, "review.txtar", "calc.go", argv...)
+}
+
+// playReviewArchive plays a review archive whose client reviews file.
+func playReviewArchive(t *testing.T, bin, archive, file string, argv ...string) {
+	script, files, want := loadArchive(t, archive)
 	run := startClientRun(t, bin, script, files)
-	run.play(t, []string{"REASONIX_TEST_FILE=" + filepath.Join(run.root, "calc.go")}, argv...)
+	run.play(t, []string{"REASONIX_TEST_FILE=" + filepath.Join(run.root, file)}, argv...)
 	for name, w := range want {
 		got, err := os.ReadFile(filepath.Join(run.root, name))
 		if err != nil {

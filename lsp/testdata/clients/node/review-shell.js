@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// vscode-languageserver-protocol reviews the changes a shell command of
+// the agent made (review = "propose"): they are on disk already, yet they
+// are diagnostics with the same code actions as proposals; rejecting one
+// writes that hunk back, accepting one keeps it.
+//
+//   node node/review-shell.js
+//
+// lsp/clients_review_test.go runs it (review-shell.txtar) with the
+// environment:
+//   REASONIX_LSP        the server command (`reasonix lsp`)
+//   REASONIX_TEST_ROOT  the workspace folder
+//   REASONIX_TEST_FILE  notes.txt, which the agent's command changes twice
+// It exits 0 only if every check held.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const {
+  InitializeRequest,
+  InitializedNotification,
+  CodeActionRequest,
+  ExecuteCommandRequest,
+  ShowMessageRequest,
+  ApplyWorkspaceEditRequest,
+  PublishDiagnosticsNotification,
+  ShutdownRequest,
+  ExitNotification,
+  RequestType,
+} = require('vscode-languageserver-protocol/node');
+const { TIMEOUT_MS, env, say, check, startServer, waitFor, within } = require('./common');
+
+const ReviewRequest = new RequestType('reasonix/review');
+
+const seen = { edits: 0, diagnostics: new Map() };
+
+async function main() {
+  const root = env('REASONIX_TEST_ROOT');
+  const file = env('REASONIX_TEST_FILE');
+  const fileUri = pathToFileURL(file).href;
+  const rootUri = pathToFileURL(root).href;
+
+  const { child, exited, conn } = startServer();
+  server = child;
+  conn.onRequest(ShowMessageRequest.type, () => ({ title: 'Allow for session' }));
+  conn.onRequest(ApplyWorkspaceEditRequest.type, () => {
+    // The file is not open: undoing a command's change is the server's
+    // own write to disk, never an edit of a buffer the client lacks.
+    seen.edits++;
+    return { applied: false, failureReason: 'no edit expected' };
+  });
+  conn.onNotification(PublishDiagnosticsNotification.type, (p) => seen.diagnostics.set(p.uri, p.diagnostics));
+  conn.listen();
+
+  await conn.sendRequest(InitializeRequest.type, {
+    processId: process.pid,
+    clientInfo: { name: 'reasonix-node-review-shell-test', version: '0' },
+    rootUri,
+    workspaceFolders: [{ uri: rootUri, name: path.basename(root) }],
+    initializationOptions: { review: 'propose' },
+    capabilities: {
+      general: { positionEncodings: ['utf-16'] },
+      workspace: { applyEdit: true, workspaceEdit: { documentChanges: true }, workspaceFolders: true, executeCommand: {} },
+      textDocument: {
+        publishDiagnostics: { tagSupport: { valueSet: [1, 2] } },
+        codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ['quickfix', 'refactor', 'source'] } } },
+      },
+    },
+  });
+  await conn.sendNotification(InitializedNotification.type, {});
+
+  const turn = await conn.sendRequest(ExecuteCommandRequest.type, {
+    command: 'reasonix.ask',
+    arguments: [{ prompt: 'Shout two words in notes.txt.' }],
+  });
+  check(turn.stop === 'done', `the turn ended with ${JSON.stringify(turn)}`);
+  const shouted = fs.readFileSync(file, 'utf8');
+  check(shouted === 'title\nALPHA\nbeta\ngamma\nDELTA\nend\n', `the command did not change the file on disk:\n${shouted}`);
+
+  const diags = () => seen.diagnostics.get(fileUri) || [];
+  await waitFor('two diagnostics of the command\'s changes', () => diags().length === 2);
+  const [first, second] = diags();
+  for (const d of diags()) {
+    check(d.source === 'reasonix' && d.code === 'reasonix.proposal' && d.severity === 3, `diagnostic ${JSON.stringify(d)}`);
+    check(d.message.includes('already on disk'), `the message does not say the change is made: ${d.message}`);
+    check(!d.tags, `an applied change is tagged: ${JSON.stringify(d.tags)}`);
+  }
+  check(first.range.start.line === 1 && first.message.endsWith('alpha\n'), `the first hunk ${JSON.stringify(first)}`);
+  check(second.range.start.line === 4 && second.message.endsWith('delta\n'), `the second hunk ${JSON.stringify(second)}`);
+
+  const listed = await conn.sendRequest(ReviewRequest, {});
+  const hunks = listed.files.length === 1 ? listed.files[0].hunks : [];
+  check(hunks.length === 2 && hunks.every((h) => h.applied && !h.stale), `reasonix/review: ${JSON.stringify(listed)}`);
+  check(hunks[0].oldText === 'alpha\n' && hunks[0].newText === 'ALPHA\n', `the first hunk's texts: ${JSON.stringify(hunks[0])}`);
+
+  const actionsAt = (line) => conn.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: fileUri },
+    range: { start: { line, character: 0 }, end: { line, character: 0 } },
+    context: { diagnostics: diags().filter((d) => d.range.start.line === line) },
+  });
+  const run = (action) => conn.sendRequest(ExecuteCommandRequest.type, action.command);
+
+  let actions = await actionsAt(1);
+  const titles = actions.map((a) => a.title);
+  for (const t of ['Accept this change', 'Reject this change', 'Accept all 2 changes in this file', 'Reject all 2 changes in this file', 'Show diff']) {
+    check(titles.includes(t), `no "${t}" among ${JSON.stringify(titles)}`);
+  }
+  const rejected = await run(actions.find((a) => a.title === 'Reject this change'));
+  check(rejected.hunks === 1 && rejected.pending === 1, `reject answered ${JSON.stringify(rejected)}`);
+  const undone = fs.readFileSync(file, 'utf8');
+  check(undone === 'title\nalpha\nbeta\ngamma\nDELTA\nend\n', `after rejecting the first change:\n${undone}`);
+
+  await waitFor('one diagnostic', () => diags().length === 1);
+  actions = await actionsAt(4);
+  const accepted = await run(actions.find((a) => a.title === 'Accept this change'));
+  check(accepted.hunks === 1 && accepted.pending === 0, `accept answered ${JSON.stringify(accepted)}`);
+  await waitFor('no diagnostics', () => diags().length === 0);
+  check(seen.edits === 0, `${seen.edits} workspace edits for a file that is not open`);
+  const after = await conn.sendRequest(ReviewRequest, {});
+  check(after.files.length === 0, `still pending: ${JSON.stringify(after)}`);
+
+  await conn.sendRequest(ShutdownRequest.type);
+  await conn.sendNotification(ExitNotification.type);
+  const { code } = await within(exited, 5000, 'the server\'s exit');
+  check(code === 0, `the server exited with ${code}`);
+  conn.dispose();
+  server = undefined;
+  return { ok: true };
+}
+
+let server;
+const guard = setTimeout(() => fail(new Error(`no result after ${TIMEOUT_MS + 10000} ms`)), TIMEOUT_MS + 10000);
+
+function fail(err) {
+  say(`FAIL: ${err.stack || err}`);
+  if (server) server.kill('SIGKILL');
+  process.exit(1);
+}
+
+main().then((summary) => {
+  clearTimeout(guard);
+  console.log(JSON.stringify(summary));
+  process.exit(0);
+}, fail);
