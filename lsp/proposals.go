@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -158,6 +159,14 @@ func (s *Server) publishProposals(_ context.Context, path string) {
 	if f, ok := s.review.Pending(path, cur); ok {
 		for _, h := range f.Hunks {
 			diags = append(diags, hunkDiagnostic(cur, f, h, enc, tag))
+		}
+		s.mu.Lock()
+		errs := s.newErrors[path]
+		s.mu.Unlock()
+		if s.review.Proposes(path) {
+			for _, e := range errs {
+				diags = append(diags, newErrorDiagnostic(cur, f, e, enc))
+			}
 		}
 	}
 	params := &protocol.PublishDiagnosticsParams{URI: uri.File(path), Diagnostics: diags}
@@ -717,4 +726,99 @@ func (s *Server) recordShellChange(session string, c *agent.FileChange) {
 	s.mu.Unlock()
 	s.review.Record(session, c.Abs, before, string(now))
 	s.publishProposals(s.ctx, c.Abs)
+}
+
+// diagnosticCodeNewError marks the errors the check found in proposed
+// text.
+const diagnosticCodeNewError = "reasonix.newError"
+
+// newErrorDiagnostic shows an error the check found in the proposed text
+// of a file (the agent's view) in its text now: on the hunk whose new
+// text has the error's line, else on the line it corresponds to.
+func newErrorDiagnostic(cur string, f review.File, e tools.Diagnostic, enc wire.Encoding) protocol.Diagnostic {
+	d := protocol.Diagnostic{
+		Severity: protocol.DiagnosticSeverityWarning,
+		Source:   protocol.NewOptional("reasonix"),
+		Code:     protocol.String(diagnosticCodeNewError),
+		Message:  protocol.String("New error if accepted: " + e.Message),
+	}
+	line := e.Line - 1 // in the proposed text, 0-based
+	shift := 0         // proposed lines minus current lines before here
+	for _, h := range f.Hunks {
+		if h.Stale || h.Applied || h.Delete {
+			continue
+		}
+		start := review.Line(cur, h.Start) + shift
+		added := strings.Count(h.New, "\n")
+		if line >= start && line < start+max(added, 1) {
+			d.Range = hunkRange(cur, h, enc)
+			return d
+		}
+		if line < start {
+			break
+		}
+		shift += added - strings.Count(h.Old, "\n")
+	}
+	at := max(line-shift, 0)
+	off := lineStart(cur, at)
+	// Column counts characters of the line.
+	for col := 1; col < e.Column && off < len(cur) && cur[off] != '\n'; col++ {
+		_, size := utf8.DecodeRuneInString(cur[off:])
+		off += size
+	}
+	p := wire.Position(cur, off, enc)
+	d.Range = protocol.Range{Start: p, End: p}
+	return d
+}
+
+// lineStart is the offset of 0-based line n of text (its end when text
+// has fewer lines).
+func lineStart(text string, n int) int {
+	off := 0
+	for ; n > 0; n-- {
+		i := strings.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		off += i + 1
+	}
+	return off
+}
+
+// showNewErrors puts the errors a turn's check left where the user sees
+// them. In propose mode they are kept with the proposals of their files
+// (each turn's check replaces the last's) and the message says they come
+// with accepting them. Every client gets the summary as a message: the
+// progress end, which has it too, is not shown by every editor.
+func (s *Server) showNewErrors(ws *workspace, res agent.TurnResult) {
+	proposing := ws != nil && s.proposing(ws.root)
+	if proposing {
+		byPath := map[string][]tools.Diagnostic{}
+		for _, e := range res.NewErrors {
+			if e.Path != "" && s.review.Proposes(e.Path) {
+				byPath[e.Path] = append(byPath[e.Path], e)
+			}
+		}
+		s.mu.Lock()
+		old := s.newErrors
+		s.newErrors = byPath
+		s.mu.Unlock()
+		for p := range old {
+			if _, ok := byPath[p]; !ok {
+				s.publishProposals(s.ctx, p)
+			}
+		}
+		for p := range byPath {
+			s.publishProposals(s.ctx, p)
+		}
+	}
+	n := agent.NewErrorsSummary(res.NewErrors)
+	if n == "" {
+		return
+	}
+	msg := "Reasonix: " + n
+	if proposing {
+		msg += " if the proposed changes are accepted"
+	}
+	s.showWarning(s.ctx, msg)
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/lsp/review"
 	"github.com/reasonix/reasonix/lsp/wire"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // Options configure a server.
@@ -84,7 +85,11 @@ type Server struct {
 	// shellBases is the disk text of the files with proposed changes just
 	// before the last shell command (noteShellBases).
 	shellBases map[string]string
-	spaces     map[string]*workspace
+	// newErrors holds, by file, the errors the last turn's check left in
+	// the proposed text of files with pending proposals: they are shown
+	// with the proposals (publishProposals).
+	newErrors map[string][]tools.Diagnostic
+	spaces    map[string]*workspace
 	// building holds the builds under way, by root, so callers that need
 	// a workspace while it is built (its MCP servers starting) wait for
 	// that build instead of starting another. settingsGen counts settings

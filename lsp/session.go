@@ -158,6 +158,9 @@ func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, in 
 	if err == nil && res.Action != nil {
 		res, err = m.perform(ctx, ls, res)
 	}
+	if err == nil {
+		m.s.showNewErrors(ls.ws, res)
+	}
 	switch {
 	case err != nil && ctx.Err() == nil:
 		m.s.reportTurnError(err, ls.ws)
