@@ -142,5 +142,32 @@ function within(promise, ms, what) {
   ]).finally(() => clearTimeout(timer));
 }
 
+// stopServer shuts the server down as an editor does, and checks that it
+// exits cleanly.
+async function stopServer(conn, exited) {
+  await conn.sendRequest('shutdown');
+  await conn.sendNotification('exit');
+  const { code } = await within(exited, 5000, 'the server\'s exit');
+  check(code === 0, `the server exited with ${code}`);
+  conn.dispose();
+}
 
-module.exports = { TIMEOUT_MS, env, say, check, offsetAt, applyTextEdits, docFor, applyWorkspaceEdit, startServer, waitFor, within };
+// runClient runs main within the time limit, prints its summary and exits
+// 0, or says why it failed, kills the server (the child process server()
+// returns, if any) and exits 1.
+function runClient(main, server) {
+  const fail = (err) => {
+    say(`FAIL: ${err.stack || err}`);
+    const child = server();
+    if (child) child.kill('SIGKILL');
+    process.exit(1);
+  };
+  const guard = setTimeout(() => fail(new Error(`no result after ${TIMEOUT_MS + 10000} ms`)), TIMEOUT_MS + 10000);
+  main().then((summary) => {
+    clearTimeout(guard);
+    console.log(JSON.stringify(summary));
+    process.exit(0);
+  }, fail);
+}
+
+module.exports = { TIMEOUT_MS, env, say, check, offsetAt, applyTextEdits, docFor, applyWorkspaceEdit, startServer, stopServer, runClient, waitFor, within };

@@ -25,11 +25,9 @@ const {
   ShowMessageRequest,
   ApplyWorkspaceEditRequest,
   PublishDiagnosticsNotification,
-  ShutdownRequest,
-  ExitNotification,
   RequestType,
 } = require('vscode-languageserver-protocol/node');
-const { TIMEOUT_MS, env, say, check, startServer, waitFor, within } = require('./common');
+const { env, check, startServer, stopServer, runClient, waitFor } = require('./common');
 
 const ReviewRequest = new RequestType('reasonix/review');
 
@@ -120,26 +118,10 @@ async function main() {
   const after = await conn.sendRequest(ReviewRequest, {});
   check(after.files.length === 0, `still pending: ${JSON.stringify(after)}`);
 
-  await conn.sendRequest(ShutdownRequest.type);
-  await conn.sendNotification(ExitNotification.type);
-  const { code } = await within(exited, 5000, 'the server\'s exit');
-  check(code === 0, `the server exited with ${code}`);
-  conn.dispose();
+  await stopServer(conn, exited);
   server = undefined;
   return { ok: true };
 }
 
 let server;
-const guard = setTimeout(() => fail(new Error(`no result after ${TIMEOUT_MS + 10000} ms`)), TIMEOUT_MS + 10000);
-
-function fail(err) {
-  say(`FAIL: ${err.stack || err}`);
-  if (server) server.kill('SIGKILL');
-  process.exit(1);
-}
-
-main().then((summary) => {
-  clearTimeout(guard);
-  console.log(JSON.stringify(summary));
-  process.exit(0);
-}, fail);
+runClient(main, () => server);
