@@ -607,7 +607,8 @@ func (t *Taken) Restore() {
 }
 
 // Reject drops hunk id of path's proposal (0: all of them, stale ones
-// included) and keeps a Rejection for the session that proposed it.
+// included) and keeps a Rejection for the session that proposed it; an
+// applied hunk is forgotten without one (Revert undoes it).
 // It returns how many hunks it dropped.
 func (s *Store) Reject(path, current string, id int) (int, error) {
 	s.mu.Lock()
@@ -625,7 +626,9 @@ func (s *Store) Reject(path, current string, id int) (int, error) {
 			continue
 		}
 		n++
-		if f.Session != "" {
+		// An applied hunk dropped here is only forgotten (it is stale, or
+		// the caller undid it and told): the file keeps what it has.
+		if f.Session != "" && !h.Applied {
 			s.rejected[f.Session] = append(s.rejected[f.Session], Rejection{Session: f.Session, Path: path, Hunk: *h})
 		}
 	}
