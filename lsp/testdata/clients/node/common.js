@@ -5,6 +5,8 @@
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 const {
   createProtocolConnection,
   StreamMessageReader,
@@ -142,6 +144,50 @@ function within(promise, ms, what) {
   ]).finally(() => clearTimeout(timer));
 }
 
+// initializeReview initializes the server as a plain editor that reviews
+// the agent's changes with diagnostics and code actions (review =
+// "propose"), with the workspace folder root.
+async function initializeReview(conn, root, name) {
+  const rootUri = pathToFileURL(root).href;
+  await conn.sendRequest('initialize', {
+    processId: process.pid,
+    clientInfo: { name, version: '0' },
+    rootUri,
+    workspaceFolders: [{ uri: rootUri, name: path.basename(root) }],
+    initializationOptions: { review: 'propose' },
+    capabilities: {
+      general: { positionEncodings: ['utf-16'] },
+      workspace: { applyEdit: true, workspaceEdit: { documentChanges: true }, workspaceFolders: true, executeCommand: {} },
+      textDocument: {
+        synchronization: { didSave: true },
+        publishDiagnostics: { tagSupport: { valueSet: [1, 2] } },
+        codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ['quickfix', 'refactor', 'source'] } } },
+      },
+    },
+  });
+  await conn.sendNotification('initialized', {});
+}
+
+// reviewActionsAt asks for the code actions on a line of the document
+// uri, with the diagnostics diags lists there.
+function reviewActionsAt(conn, uri, diags, line, character = 0) {
+  return conn.sendRequest('textDocument/codeAction', {
+    textDocument: { uri },
+    range: { start: { line, character }, end: { line, character } },
+    context: { diagnostics: diags.filter((d) => d.range.start.line === line) },
+  });
+}
+
+// checkReviewTitles checks that actions offer the review of a hunk and of
+// the whole file of n hunks.
+function checkReviewTitles(actions, n) {
+  const titles = actions.map((a) => a.title);
+  for (const t of ['Accept this change', 'Reject this change', `Accept all ${n} changes in this file`, `Reject all ${n} changes in this file`, 'Show diff']) {
+    check(titles.includes(t), `no "${t}" among ${JSON.stringify(titles)}`);
+  }
+  return titles;
+}
+
 // stopServer shuts the server down as an editor does, and checks that it
 // exits cleanly.
 async function stopServer(conn, exited) {
@@ -170,4 +216,4 @@ function runClient(main, server) {
   }, fail);
 }
 
-module.exports = { TIMEOUT_MS, env, say, check, offsetAt, applyTextEdits, docFor, applyWorkspaceEdit, startServer, stopServer, runClient, waitFor, within };
+module.exports = { TIMEOUT_MS, env, say, check, offsetAt, applyTextEdits, docFor, applyWorkspaceEdit, startServer, initializeReview, reviewActionsAt, checkReviewTitles, stopServer, runClient, waitFor, within };

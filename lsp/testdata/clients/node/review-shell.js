@@ -15,19 +15,15 @@
 'use strict';
 
 const fs = require('node:fs');
-const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const {
-  InitializeRequest,
-  InitializedNotification,
-  CodeActionRequest,
   ExecuteCommandRequest,
   ShowMessageRequest,
   ApplyWorkspaceEditRequest,
   PublishDiagnosticsNotification,
   RequestType,
 } = require('vscode-languageserver-protocol/node');
-const { env, check, startServer, stopServer, runClient, waitFor } = require('./common');
+const { env, check, startServer, initializeReview, reviewActionsAt, checkReviewTitles, stopServer, runClient, waitFor } = require('./common');
 
 const ReviewRequest = new RequestType('reasonix/review');
 
@@ -37,7 +33,6 @@ async function main() {
   const root = env('REASONIX_TEST_ROOT');
   const file = env('REASONIX_TEST_FILE');
   const fileUri = pathToFileURL(file).href;
-  const rootUri = pathToFileURL(root).href;
 
   const { child, exited, conn } = startServer();
   server = child;
@@ -51,22 +46,7 @@ async function main() {
   conn.onNotification(PublishDiagnosticsNotification.type, (p) => seen.diagnostics.set(p.uri, p.diagnostics));
   conn.listen();
 
-  await conn.sendRequest(InitializeRequest.type, {
-    processId: process.pid,
-    clientInfo: { name: 'reasonix-node-review-shell-test', version: '0' },
-    rootUri,
-    workspaceFolders: [{ uri: rootUri, name: path.basename(root) }],
-    initializationOptions: { review: 'propose' },
-    capabilities: {
-      general: { positionEncodings: ['utf-16'] },
-      workspace: { applyEdit: true, workspaceEdit: { documentChanges: true }, workspaceFolders: true, executeCommand: {} },
-      textDocument: {
-        publishDiagnostics: { tagSupport: { valueSet: [1, 2] } },
-        codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ['quickfix', 'refactor', 'source'] } } },
-      },
-    },
-  });
-  await conn.sendNotification(InitializedNotification.type, {});
+  await initializeReview(conn, root, 'reasonix-node-review-shell-test');
 
   const turn = await conn.sendRequest(ExecuteCommandRequest.type, {
     command: 'reasonix.ask',
@@ -92,18 +72,11 @@ async function main() {
   check(hunks.length === 2 && hunks.every((h) => h.applied && !h.stale), `reasonix/review: ${JSON.stringify(listed)}`);
   check(hunks[0].oldText === 'alpha\n' && hunks[0].newText === 'ALPHA\n', `the first hunk's texts: ${JSON.stringify(hunks[0])}`);
 
-  const actionsAt = (line) => conn.sendRequest(CodeActionRequest.type, {
-    textDocument: { uri: fileUri },
-    range: { start: { line, character: 0 }, end: { line, character: 0 } },
-    context: { diagnostics: diags().filter((d) => d.range.start.line === line) },
-  });
+  const actionsAt = (line) => reviewActionsAt(conn, fileUri, diags(), line);
   const run = (action) => conn.sendRequest(ExecuteCommandRequest.type, action.command);
 
   let actions = await actionsAt(1);
-  const titles = actions.map((a) => a.title);
-  for (const t of ['Accept this change', 'Reject this change', 'Accept all 2 changes in this file', 'Reject all 2 changes in this file', 'Show diff']) {
-    check(titles.includes(t), `no "${t}" among ${JSON.stringify(titles)}`);
-  }
+  checkReviewTitles(actions, 2);
   const rejected = await run(actions.find((a) => a.title === 'Reject this change'));
   check(rejected.hunks === 1 && rejected.pending === 1, `reject answered ${JSON.stringify(rejected)}`);
   const undone = fs.readFileSync(file, 'utf8');

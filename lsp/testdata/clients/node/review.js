@@ -14,15 +14,11 @@
 'use strict';
 
 const fs = require('node:fs');
-const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const {
-  InitializeRequest,
-  InitializedNotification,
   DidOpenTextDocumentNotification,
   DidChangeTextDocumentNotification,
   DidSaveTextDocumentNotification,
-  CodeActionRequest,
   ExecuteCommandRequest,
   ShowMessageRequest,
   ApplyWorkspaceEditRequest,
@@ -31,7 +27,7 @@ const {
   ExitNotification,
   RequestType,
 } = require('vscode-languageserver-protocol/node');
-const { TIMEOUT_MS, env, say, check, applyWorkspaceEdit, startServer, waitFor, within } = require('./common');
+const { TIMEOUT_MS, env, say, check, applyWorkspaceEdit, startServer, initializeReview, reviewActionsAt, checkReviewTitles, waitFor, within } = require('./common');
 
 const ReviewRequest = new RequestType('reasonix/review');
 
@@ -42,7 +38,6 @@ async function main() {
   const root = env('REASONIX_TEST_ROOT');
   const file = env('REASONIX_TEST_FILE');
   const fileUri = pathToFileURL(file).href;
-  const rootUri = pathToFileURL(root).href;
 
   const { child, exited, conn } = startServer();
   server = child;
@@ -61,23 +56,7 @@ async function main() {
   conn.onNotification(PublishDiagnosticsNotification.type, (p) => seen.diagnostics.set(p.uri, p.diagnostics));
   conn.listen();
 
-  await conn.sendRequest(InitializeRequest.type, {
-    processId: process.pid,
-    clientInfo: { name: 'reasonix-node-review-test', version: '0' },
-    rootUri,
-    workspaceFolders: [{ uri: rootUri, name: path.basename(root) }],
-    initializationOptions: { review: 'propose' },
-    capabilities: {
-      general: { positionEncodings: ['utf-16'] },
-      workspace: { applyEdit: true, workspaceEdit: { documentChanges: true }, workspaceFolders: true, executeCommand: {} },
-      textDocument: {
-        synchronization: { didSave: true },
-        publishDiagnostics: { tagSupport: { valueSet: [1, 2] } },
-        codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ['quickfix', 'refactor', 'source'] } } },
-      },
-    },
-  });
-  await conn.sendNotification(InitializedNotification.type, {});
+  await initializeReview(conn, root, 'reasonix-node-review-test');
 
   const original = fs.readFileSync(file, 'utf8');
   docs.set(fileUri, { path: file, version: 1, text: original, hidden: false });
@@ -105,19 +84,12 @@ async function main() {
   check(comment.range.start.line === 8 && comment.message.includes('// It is the inverse of Add.'), `the second hunk ${JSON.stringify(comment)}`);
   check(mul.range.start.line === 14, `the third hunk at ${JSON.stringify(mul.range)}`);
 
-  const actionsAt = (line) => conn.sendRequest(CodeActionRequest.type, {
-    textDocument: { uri: fileUri },
-    range: { start: { line, character: 1 }, end: { line, character: 1 } },
-    context: { diagnostics: diags().filter((d) => d.range.start.line === line) },
-  });
+  const actionsAt = (line) => reviewActionsAt(conn, fileUri, diags(), line, 1);
   const run = (action) => conn.sendRequest(ExecuteCommandRequest.type, action.command);
 
   // Accept the fix of Add: one versioned edit of that hunk alone.
   let actions = await actionsAt(4);
-  const titles = actions.map((a) => a.title);
-  for (const t of ['Accept this change', 'Reject this change', 'Accept all 3 changes in this file', 'Reject all 3 changes in this file', 'Show diff']) {
-    check(titles.includes(t), `no "${t}" among ${JSON.stringify(titles)}`);
-  }
+  const titles = checkReviewTitles(actions, 3);
   check(!titles.some((t) => t.startsWith('Ask Reasonix to fix')), 'a proposal is offered as a problem to fix');
   const accept = actions.find((a) => a.title === 'Accept this change');
   check(accept.kind === 'quickfix.reasonix.review', `the action's kind is ${accept.kind}`);
