@@ -411,6 +411,11 @@ func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult,
 			return reviewResult{}, err
 		}
 	}
+	// The errors the check found were in the text with what is rejected
+	// now: they no longer hold.
+	s.mu.Lock()
+	delete(s.newErrors, path)
+	s.mu.Unlock()
 	n := 0
 	if args.Hunk == 0 && s.review.Has(path) || args.Hunk != 0 && reverted == 0 {
 		n, err = s.review.Reject(path, cur, args.Hunk)
@@ -677,11 +682,16 @@ func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string
 func (s *Server) proposedUnder(root string) []string {
 	var out []string
 	for _, p := range s.review.Paths() {
-		if (p == root || strings.HasPrefix(p, root+string(filepath.Separator))) && s.review.Proposes(p) {
+		if under(p, root) && s.review.Proposes(p) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// under reports whether path is root or inside it.
+func under(path, root string) bool {
+	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))
 }
 
 // noteShellBases records, just before a shell command, the disk text of
@@ -801,6 +811,12 @@ func (s *Server) showNewErrors(ws *workspace, res agent.TurnResult) {
 		}
 		s.mu.Lock()
 		old := s.newErrors
+		// Other workspaces keep theirs.
+		for p, errs := range old {
+			if !under(p, ws.root) {
+				byPath[p] = errs
+			}
+		}
 		s.newErrors = byPath
 		s.mu.Unlock()
 		for p := range old {
