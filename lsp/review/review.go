@@ -718,8 +718,11 @@ func (s *Store) Has(path string) bool {
 func Unified(name, current string, f File) string {
 	var b strings.Builder
 	for _, h := range f.Hunks {
-		if h.Stale {
+		switch {
+		case h.Stale:
 			fmt.Fprintf(&b, "# stale (the text it replaces was edited): change %d\n", h.ID)
+		case h.Applied:
+			fmt.Fprintf(&b, "# made by a shell command, already on disk: change %d (line %d)\n", h.ID, Line(current, h.Start)+1)
 		}
 	}
 	from, to := "a/"+name, "b/"+name

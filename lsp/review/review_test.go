@@ -331,3 +331,18 @@ func TestProposalKeepsAppliedChanges(t *testing.T) {
 		t.Errorf("view:\n%s", view)
 	}
 }
+
+func TestUnifiedMarksAppliedChanges(t *testing.T) {
+	s := NewStore()
+	s.Record("sess", "/w/calc.go", calc, shelled)
+	f, _ := s.Pending("/w/calc.go", shelled)
+	d := Unified("calc.go", shelled, f)
+	for _, want := range []string{
+		fmt.Sprintf("# made by a shell command, already on disk: change %d (line 5)\n", f.Hunks[0].ID),
+		"-\treturn a - b\n+\treturn a + b\n",
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff lacks %q:\n%s", want, d)
+		}
+	}
+}
