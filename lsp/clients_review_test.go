@@ -33,16 +33,22 @@ func TestEditorReview(t *testing.T) {
 	})
 }
 
-// TestEditorReviewShell plays review-shell.txtar in
-// vscode-languageserver-protocol with review = "propose": a shell command
-// of the agent changes two lines of a file on disk, and the client
-// rejects one and accepts the other with the proposals' code actions. The
-// file must then hold exactly the accepted change.
+// TestEditorReviewShell plays review-shell.txtar in Neovim's own client
+// (the file opened after the command) and in
+// vscode-languageserver-protocol (the file closed), with review =
+// "propose": a shell command of the agent changes two lines of a file on
+// disk, and the client rejects one and accepts the other with the
+// proposals' code actions. The file must then hold exactly the accepted
+// change.
 func TestEditorReviewShell(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the editor tests build the binary and run real editors")
 	}
 	reasonix := buildReasonix(t)
+	t.Run("neovim", func(t *testing.T) {
+		requirePeer(t, "Neovim (nvim)", runs("nvim", "--version"))
+		playReviewArchive(t, reasonix(t), "review-shell.txtar", "notes.txt", "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim-review-shell.lua")
+	})
 	t.Run("node", func(t *testing.T) {
 		requireNodeClient(t)
 		playReviewArchive(t, reasonix(t), "review-shell.txtar", "notes.txt", "node", filepath.Join("node", "review-shell.js"))

@@ -62,25 +62,11 @@ local function main()
   end
 
   local function actions_at(line)
-    local res = client.request_sync('textDocument/codeAction', {
-      textDocument = { uri = uri },
-      range = { start = { line = line, character = 1 }, ['end'] = { line = line, character = 1 } },
-      context = { diagnostics = vim.lsp.diagnostic.get_line_diagnostics(bufnr, line) },
-    }, 10000, bufnr)
-    assert(res and not res.err, 'codeAction: ' .. vim.inspect(res))
-    return res.result or {}
+    return T.actions_at(client, bufnr, line, 1)
   end
-  local function find(actions, title)
-    for _, a in ipairs(actions) do
-      if a.title == title then
-        return a
-      end
-    end
-  end
+  local find = T.find_action
   local function run(action)
-    local res = client.request_sync('workspace/executeCommand', action.command, 10000, bufnr)
-    assert(res and not res.err, action.title .. ': ' .. vim.inspect(res))
-    return res.result
+    return T.run_action(client, bufnr, action)
   end
 
   -- Accept the fix of Add (line 5): Neovim applies that hunk alone.

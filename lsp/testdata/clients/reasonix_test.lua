@@ -38,6 +38,35 @@ function T.start(config)
   return client
 end
 
+--- Asks for the code actions on a line (0-based) of a document, with
+--- the diagnostics Neovim has there.
+function T.actions_at(client, bufnr, line, character)
+  local uri = vim.uri_from_bufnr(bufnr)
+  local res = client.request_sync('textDocument/codeAction', {
+    textDocument = { uri = uri },
+    range = { start = { line = line, character = character }, ['end'] = { line = line, character = character } },
+    context = { diagnostics = vim.lsp.diagnostic.get_line_diagnostics(bufnr, line) },
+  }, 10000, bufnr)
+  assert(res and not res.err, 'codeAction: ' .. vim.inspect(res))
+  return res.result or {}
+end
+
+--- Returns the action titled title, if any.
+function T.find_action(actions, title)
+  for _, a in ipairs(actions) do
+    if a.title == title then
+      return a
+    end
+  end
+end
+
+--- Executes an action's command and returns its result.
+function T.run_action(client, bufnr, action)
+  local res = client.request_sync('workspace/executeCommand', action.command, 10000, bufnr)
+  assert(res and not res.err, action.title .. ': ' .. vim.inspect(res))
+  return res.result
+end
+
 --- Runs main, then quits Neovim: 0 if it returned, else 1.
 function T.run(main)
   local ok, err = xpcall(main, debug.traceback)
