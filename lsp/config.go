@@ -91,7 +91,14 @@ func normalizeNumbers(v any) any {
 
 // DidChangeConfiguration replaces the editor's settings. Running turns
 // keep the agent they started with; the next turn uses the new settings.
+// Settings that are null (or absent) say only that something changed,
+// as clients that expect servers to pull their configuration send it
+// (eglot does so right after starting): the settings in force, those of
+// initializationOptions included, stay. An empty object clears them.
 func (s *Server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
+	if raw := bytes.TrimSpace(params.Settings); len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
 	m, err := settingsObject(params.Settings)
 	if err != nil {
 		s.showError(ctx, "Reasonix settings: "+err.Error())

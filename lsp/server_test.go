@@ -434,16 +434,24 @@ func TestAuthFailureIsShown(t *testing.T) {
 	}
 }
 
-// TestSettingsLayer: initializationOptions sit above the project file, and
-// didChangeConfiguration replaces them for the next turn.
+// TestSettingsLayer: initializationOptions sit above the project file;
+// didChangeConfiguration with null settings leaves them, and with
+// settings replaces them for the next turn.
 func TestSettingsLayer(t *testing.T) {
-	root, _ := workspace(t, "match one\nexpect system Be terse.\ntext ok\n---\nmatch two\nexpect system Be verbose.\ntext ok\n", "")
+	root, _ := workspace(t, "match one\nexpect system Be terse.\ntext ok\n---\nmatch still\nexpect system Be terse.\ntext ok\n---\nmatch two\nexpect system Be verbose.\ntext ok\n", "")
 	ed := lsptest.New(t, lsptest.Options{Root: root, Settings: map[string]any{
 		"reasonix": map[string]any{"agent": map[string]any{"system_prompt": "Be terse.", "max_steps": 5}},
 	}})
 	b, _ := json.Marshal(map[string]any{"prompt": "one"})
 	if res := execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}}); res["text"] != "ok" {
 		t.Fatalf("first: %v", res)
+	}
+	if err := ed.Server().DidChangeConfiguration(ctx(t), &protocol.DidChangeConfigurationParams{Settings: protocol.LSPAny("null")}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(map[string]any{"prompt": "still"})
+	if res := execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}}); res["text"] != "ok" {
+		t.Fatalf("after null settings: %v", res)
 	}
 	settings, _ := json.Marshal(map[string]any{"agent": map[string]any{"system_prompt": "Be verbose."}})
 	if err := ed.Server().DidChangeConfiguration(ctx(t), &protocol.DidChangeConfigurationParams{Settings: settings}); err != nil {
