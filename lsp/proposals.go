@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -237,6 +238,10 @@ func appliedMessage(h *review.Hunk) string {
 	switch {
 	case h.Stale:
 		return "Stale change made by a shell command: its text was edited since; reject it to forget it"
+	case h.Created:
+		return "File created by a shell command, already on disk (reject it to remove it), with:\n" + h.New
+	case h.Delete:
+		return "File deleted by a shell command (reject it to put it back), which read:\n" + h.Old
 	case h.Old == "":
 		return made + fmt.Sprintf("inserted %s", lines(h.New))
 	case h.New == "":
@@ -400,7 +405,7 @@ func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult,
 			s.publishProposals(ctx, path)
 			return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "cannot reject: "+err.Error())
 		}
-		if err := s.undoShellChange(ctx, fs, path, taken.Text); err != nil {
+		if err := s.undoShellChange(ctx, fs, taken); err != nil {
 			taken.Restore()
 			s.publishProposals(ctx, path)
 			return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InternalError, "the change was not undone, and is still pending: "+err.Error())
@@ -427,11 +432,21 @@ func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult,
 	return reviewResult{Hunks: reverted + n, Pending: s.pendingCount(path)}, nil
 }
 
-// undoShellChange writes text, path's text with a shell command's changes
-// undone: an open document gets a versioned edit, so its buffer and undo
-// history follow; a closed file, which the command changed on disk, is
-// written back on disk, keeping its mode.
-func (s *Server) undoShellChange(ctx context.Context, fs *editorFS, path, text string) error {
+// undoShellChange writes t.Text, the file's text with a shell command's
+// changes undone: an open document gets a versioned edit, so its buffer
+// and undo history follow; a closed file, which the command changed on
+// disk, is written back on disk, keeping its mode. A file the command
+// created is removed, and one it deleted created again, as the agent's
+// own changes are: a resource operation of a workspace edit when the
+// editor takes them, else on disk within the workspace's write roots.
+func (s *Server) undoShellChange(ctx context.Context, fs *editorFS, t *review.Taken) error {
+	path, text := t.Path, t.Text
+	switch {
+	case t.Delete:
+		return fs.apply(ctx, []tools.Change{{Kind: tools.Delete, Path: path}})
+	case t.Create:
+		return fs.apply(ctx, []tools.Change{{Kind: tools.Write, Path: path, Content: []byte(text)}})
+	}
 	if _, open := s.docs.byPath(path); open {
 		return fs.apply(ctx, []tools.Change{{Kind: tools.Write, Path: path, Content: []byte(text)}})
 	}
@@ -601,6 +616,10 @@ func (s *Server) rejectionNote(rs []review.Rejection) (agent.Attachment, bool) {
 	for _, r := range rs {
 		h := r.Hunk
 		switch {
+		case h.Applied && h.Created:
+			fmt.Fprintf(&b, "\n- %s, which your shell command created, was removed", s.relPath(r.Path))
+		case h.Applied && h.Delete:
+			fmt.Fprintf(&b, "\n- %s, which your shell command deleted, was put back; it reads:\n%s", s.relPath(r.Path), fence(h.Old))
 		case h.Applied && h.Old == "":
 			fmt.Fprintf(&b, "\n- in %s, your shell command's insertion was undone:\n%s", s.relPath(r.Path), fence(h.New))
 		case h.Applied:
@@ -713,29 +732,57 @@ func (s *Server) noteShellBases(paths []string) {
 
 // recordShellChange makes a change a shell command made to a file part
 // of the review, in propose mode: the file is on disk already, so the
-// change is recorded as applied hunks against its text before. Only an
-// edit of an existing file whose text before is known is recorded; a file
-// a command created or deleted is reported in the log only.
+// change is recorded as applied hunks against its text before. A file the
+// command created is one applied hunk whose rejection removes it; a file
+// it deleted, one whose rejection writes it back, when its text before is
+// known and is text: otherwise it cannot be put back, and the log says so.
 func (s *Server) recordShellChange(session string, c *agent.FileChange) {
-	if c == nil || c.Abs == "" || c.Status != agent.FileModified || !c.BeforeKnown || !c.BeforeExisted {
+	if c == nil || c.Abs == "" {
 		return
 	}
 	w, err := s.workspaceFor(c.Abs)
 	if err != nil || !s.proposing(w.root) {
 		return
 	}
-	now, err := os.ReadFile(c.Abs)
-	if err != nil {
-		return
-	}
 	before := string(c.BeforeData)
 	s.mu.Lock()
-	if base, ok := s.shellBases[c.Abs]; ok {
+	base, hasBase := s.shellBases[c.Abs]
+	s.mu.Unlock()
+	if hasBase {
 		before = base
 	}
-	s.mu.Unlock()
-	s.review.Record(session, c.Abs, before, string(now))
+	switch c.Status {
+	case agent.FileModified:
+		if !c.BeforeKnown || !c.BeforeExisted {
+			return
+		}
+		now, err := os.ReadFile(c.Abs)
+		if err != nil {
+			return
+		}
+		s.review.Record(session, c.Abs, before, string(now))
+	case agent.FileCreated:
+		now, err := os.ReadFile(c.Abs)
+		if err != nil {
+			return
+		}
+		s.review.RecordCreated(session, c.Abs, string(now))
+	case agent.FileDeleted:
+		if !hasBase && (!c.BeforeKnown || !isText(c.BeforeData)) {
+			s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: the deletion of "+s.relPath(c.Abs)+
+				" by a shell command cannot be reviewed: its text before was not kept (too large, or not text)")
+			return
+		}
+		s.review.RecordDeleted(session, c.Abs, before)
+	default:
+		return
+	}
 	s.publishProposals(s.ctx, c.Abs)
+}
+
+// isText reports whether data can be written back as a document's text.
+func isText(data []byte) bool {
+	return utf8.Valid(data) && !bytes.Contains(data, []byte{0})
 }
 
 // diagnosticCodeNewError marks the errors the check found in proposed

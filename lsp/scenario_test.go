@@ -50,7 +50,9 @@ import (
 //	                                  result FIELD contains TEXT, actions N, edits N,
 //	                                  action TITLE, error contains TEXT (of try),
 //	                                  diagnostics PATH N,
-//	                                  diagnostic PATH contains "L:C-L:C MESSAGE"
+//	                                  diagnostic PATH contains "L:C-L:C MESSAGE",
+//	                                  file PATH exists|missing (on disk),
+//	                                  review N (files reasonix/review lists)
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/scenarios/*.txtar")
 	if len(files) == 0 {
@@ -372,6 +374,19 @@ func (sc *scenario) expect(n int, a []string) {
 		if (a[2] == "contains") != strings.Contains(text, want) {
 			t.Fatalf("step %d: %s %s should %s %q:\n%s", n, a[0], a[1], a[2], want, text)
 		}
+	case "file":
+		_, err := os.Stat(filepath.Join(sc.root, filepath.FromSlash(a[1])))
+		if exists := err == nil; exists != (a[2] == "exists") {
+			t.Fatalf("step %d: file %s should be %s (stat: %v)", n, a[1], a[2], err)
+		}
+	case "review":
+		var list struct {
+			Files []json.RawMessage `json:"files"`
+		}
+		if _, err := sc.ed.Conn().Call(ctx(t), "reasonix/review", map[string]any{}, &list); err != nil {
+			t.Fatalf("step %d: reasonix/review: %v", n, err)
+		}
+		count(fmt.Sprintf("review files %s", list.Files), len(list.Files))
 	case "dialogs":
 		var msgs []string
 		for _, d := range rec.Dialogs {

@@ -48,6 +48,12 @@ type Hunk struct {
 	// command) rather than proposed: New is in the text, Old is what was
 	// there before. Accepting it keeps it; rejecting it puts Old back.
 	Applied bool `json:"applied,omitempty"`
+	// Created is set on the one applied hunk of a file a shell command
+	// created: New is the whole file, and rejecting it removes the file.
+	// The one applied hunk of a file a shell command deleted has Delete
+	// and Applied set: Old is the whole file, and rejecting it puts the
+	// file back.
+	Created bool `json:"created,omitempty"`
 
 	// before and after are the unchanged lines around Old when it was
 	// proposed ("" at the start or end of the text); atStart and atEnd
@@ -195,12 +201,44 @@ func (s *Store) Record(session, path, before, current string) {
 		kept = append(kept, h)
 	}
 	f.Hunks = append(kept, hs...)
+	if f.Kind != Edit && !slices.ContainsFunc(kept, func(h *Hunk) bool { return h.Applied && (h.Delete || h.Created) }) &&
+		!slices.ContainsFunc(kept, func(h *Hunk) bool { return !h.Applied }) {
+		// The file the command created or deleted was changed again: what
+		// is left to review is an edit of it.
+		f.Kind = Edit
+	}
 	if f.Session == "" {
 		f.Session = session
 	}
 	if len(f.Hunks) == 0 {
 		delete(s.files, path)
 	}
+}
+
+// RecordCreated keeps a file a shell command created, whose text is now
+// current, as one applied hunk of a Create: the user accepts it (the file
+// stays) or rejects it (the file is removed, see Revert). It replaces
+// whatever was pending for path: the file on disk is the command's.
+func (s *Store) RecordCreated(session, path, current string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	s.files[path] = &File{Path: path, Kind: Create, Session: session, Hunks: []*Hunk{
+		{ID: s.id(), New: current, End: len(current), Applied: true, Created: true, atStart: true, atEnd: true},
+	}}
+}
+
+// RecordDeleted keeps a file a shell command deleted, whose text was
+// before, as one applied hunk of a Delete: the user accepts it (the file
+// stays deleted) or rejects it (the file is written back with before, see
+// Revert). It replaces whatever was pending for path.
+func (s *Store) RecordDeleted(session, path, before string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	s.files[path] = &File{Path: path, Kind: Delete, Session: session, Hunks: []*Hunk{
+		{ID: s.id(), Old: before, Applied: true, Delete: true, atStart: true, atEnd: true},
+	}}
 }
 
 // apart returns the hunks of hs that overlap none of others (both found
@@ -283,7 +321,13 @@ func (h *Hunk) inText() string {
 // Stale.
 func (h *Hunk) locate(text string, shift int) {
 	if h.Delete {
-		h.Stale = text != h.Old
+		// A proposed deletion needs the text it deletes; a deletion made
+		// already, a file that is still gone.
+		want := h.Old
+		if h.Applied {
+			want = ""
+		}
+		h.Stale = text != want
 		h.Start, h.End = 0, len(text)
 		return
 	}
@@ -482,6 +526,7 @@ type Taken struct {
 	Hunks   []Hunk
 	s       *Store
 	file    *File
+	kind    Kind
 	ids     []int
 	session string
 }
@@ -557,7 +602,7 @@ func (s *Store) take(path, current string, id int, revert bool) (*Taken, error) 
 		return nil, fmt.Errorf("%w: %d in %s", ErrNoProposal, id, path)
 	}
 	s.gen++
-	t := &Taken{Path: path, s: s, file: f, Create: f.Kind == Create, session: f.Session}
+	t := &Taken{Path: path, s: s, file: f, Create: f.Kind == Create, kind: f.Kind, session: f.Session}
 	var kept []*Hunk
 	for _, h := range f.Hunks {
 		if chosen[h.ID] {
@@ -570,6 +615,13 @@ func (s *Store) take(path, current string, id int, revert bool) (*Taken, error) 
 	}
 	if revert {
 		t.Text = rewrite(current, f.Hunks, func(h *Hunk) (string, bool) { return h.Old, chosen[h.ID] })
+		// Undoing a file a command created removes it; undoing one it
+		// deleted creates it again.
+		t.Create, t.Delete = false, false
+		for _, h := range t.Hunks {
+			t.Delete = t.Delete || h.Created
+			t.Create = t.Create || h.Delete
+		}
 	} else {
 		t.Text = apply(current, f.Hunks, func(h *Hunk) bool { return chosen[h.ID] })
 	}
@@ -597,9 +649,7 @@ func (t *Taken) Restore() {
 		f = t.file
 		s.files[t.Path] = f
 	}
-	if t.Create {
-		f.Kind = Create
-	}
+	f.Kind = t.kind
 	for i := range t.Hunks {
 		h := t.Hunks[i]
 		f.Hunks = append(f.Hunks, &h)

@@ -346,3 +346,76 @@ func TestUnifiedMarksAppliedChanges(t *testing.T) {
 		}
 	}
 }
+
+func TestRecordCreatedAndDeleted(t *testing.T) {
+	s := NewStore()
+	const made, gone = "/w/new.txt", "/w/old.txt"
+	s.RecordCreated("sess", made, "x\n")
+	s.RecordDeleted("sess", gone, calc)
+	if s.Proposes(made) || s.Proposes(gone) {
+		t.Fatal("a file a command created or deleted is not proposed: it is made already")
+	}
+	if view, deleted, _ := s.View(gone, ""); !deleted || view != "" {
+		t.Errorf("the agent sees the deleted file: %q, deleted %v", view, deleted)
+	}
+	f, _ := s.Pending(made, "x\n")
+	if f.Kind != Create || len(f.Hunks) != 1 || !f.Hunks[0].Created || f.Hunks[0].Stale {
+		t.Fatalf("created file %+v", f)
+	}
+	f, _ = s.Pending(gone, "")
+	if f.Kind != Delete || len(f.Hunks) != 1 || !f.Hunks[0].Delete || !f.Hunks[0].Applied || f.Hunks[0].Stale {
+		t.Fatalf("deleted file %+v", f)
+	}
+
+	// Rejecting the created file removes it; a failed removal leaves it
+	// to review as it was.
+	r, err := s.Revert(made, "x\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Delete || r.Create || r.Text != "" || s.Has(made) {
+		t.Fatalf("revert of a created file: %+v, still pending %v", r, s.Has(made))
+	}
+	r.Restore()
+	if f, _ = s.Pending(made, "x\n"); f.Kind != Create || len(f.Hunks) != 1 {
+		t.Fatalf("restored %+v", f)
+	}
+
+	// Rejecting the deleted file creates it again with its text, and
+	// tells the session.
+	r, err = s.Revert(gone, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Create || r.Delete || r.Text != calc {
+		t.Fatalf("revert of a deleted file: %+v", r)
+	}
+	r.Reverted()
+	if rs := s.TakeRejections("sess"); len(rs) != 1 || !rs[0].Hunk.Delete || rs[0].Hunk.Old != calc {
+		t.Fatalf("rejections %+v", rs)
+	}
+
+	// Accepting changes nothing.
+	a, err := s.Take(made, "x\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Changes() || s.Has(made) {
+		t.Fatalf("accepting a created file: changes %v, pending %v", a.Changes(), s.Has(made))
+	}
+
+	// A user who edits the created file makes the change stale: it is
+	// forgotten, never reverted.
+	s.RecordCreated("sess", made, "x\n")
+	if _, err := s.Revert(made, "y\n", 0); err == nil {
+		t.Fatal("reverted a created file the user edited since")
+	}
+
+	// A later command that writes the deleted file back leaves an edit
+	// to review.
+	s.RecordDeleted("sess", gone, calc)
+	s.Record("sess", gone, calc, shelled)
+	if f, _ = s.Pending(gone, shelled); f.Kind != Edit || len(f.Hunks) != 2 {
+		t.Fatalf("deleted then written again: %+v", f)
+	}
+}
