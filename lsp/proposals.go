@@ -32,8 +32,9 @@ import (
 //
 // Files a shell command changed are on disk already; they join the review
 // as applied hunks (recordShellChange): accepting one keeps it, rejecting
-// one puts back the text it replaced. The agent reads them from the disk
-// like any file.
+// one puts back the text it replaced. A file a command created or deleted
+// is one applied hunk: rejecting it removes the file, or creates it again.
+// The agent reads them from the disk like any file.
 
 // Review modes, the values of the review setting.
 const (
@@ -566,6 +567,9 @@ type reviewHunk struct {
 	// Applied marks a change a shell command made, on disk already;
 	// its range is NewText's.
 	Applied bool `json:"applied,omitempty"`
+	// Created marks the one applied hunk of a file a shell command
+	// created: rejecting it removes the file.
+	Created bool `json:"created,omitempty"`
 }
 
 type reviewList struct {
@@ -597,7 +601,7 @@ func (s *Server) listReview(_ context.Context, p reviewParams) (reviewList, erro
 		}
 		rf := reviewFile{URI: string(uri.File(path)), Kind: f.Kind, Hunks: []reviewHunk{}}
 		for _, h := range f.Hunks {
-			rf.Hunks = append(rf.Hunks, reviewHunk{ID: h.ID, Range: hunkRange(cur, h, enc), OldText: h.Old, NewText: h.New, Stale: h.Stale, Applied: h.Applied})
+			rf.Hunks = append(rf.Hunks, reviewHunk{ID: h.ID, Range: hunkRange(cur, h, enc), OldText: h.Old, NewText: h.New, Stale: h.Stale, Applied: h.Applied, Created: h.Created})
 		}
 		out.Files = append(out.Files, rf)
 	}
