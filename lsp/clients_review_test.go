@@ -39,7 +39,9 @@ func TestEditorReview(t *testing.T) {
 // "propose": a shell command of the agent changes two lines of a file on
 // disk, and the client rejects one and accepts the other with the
 // proposals' code actions. The file must then hold exactly the accepted
-// change.
+// change. vscode-languageserver-protocol also plays
+// review-shell-create.txtar: the command creates one file and deletes
+// another, and the client rejects both.
 func TestEditorReviewShell(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the editor tests build the binary and run real editors")
@@ -52,6 +54,10 @@ func TestEditorReviewShell(t *testing.T) {
 	t.Run("node", func(t *testing.T) {
 		requireNodeClient(t)
 		playReviewArchive(t, reasonix(t), "review-shell.txtar", "notes.txt", "node", filepath.Join("node", "review-shell.js"))
+	})
+	t.Run("node-create-delete", func(t *testing.T) {
+		requireNodeClient(t)
+		playReviewArchive(t, reasonix(t), "review-shell-create.txtar", "old.txt", "node", filepath.Join("node", "review-shell-create.js"))
 	})
 }
 

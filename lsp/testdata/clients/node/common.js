@@ -1,4 +1,4 @@
-// What the Node client programs share (client.js, review.js): the
+// What the Node client programs share (client.js, review*.js): the
 // environment, an editor's documents and how it applies workspace edits,
 // the server process, and waiting.
 'use strict';
@@ -12,6 +12,9 @@ const {
   StreamMessageReader,
   StreamMessageWriter,
   DidChangeTextDocumentNotification,
+  ShowMessageRequest,
+  ApplyWorkspaceEditRequest,
+  PublishDiagnosticsNotification,
 } = require('vscode-languageserver-protocol/node');
 
 const TIMEOUT_MS = 45000;
@@ -216,4 +219,23 @@ function runClient(main, server) {
   }, fail);
 }
 
-module.exports = { TIMEOUT_MS, env, say, check, offsetAt, applyTextEdits, docFor, applyWorkspaceEdit, startServer, initializeReview, reviewActionsAt, checkReviewTitles, stopServer, runClient, waitFor, within };
+// startShellReview starts the server for a review of a shell command's
+// changes to closed files, as the client name: dialogs are allowed for the
+// session, and a workspace edit, which the server must not send (undoing
+// such a change is its own write to disk), is refused and counted in
+// seen.edits; seen.diagnostics holds the last diagnostics of each uri.
+async function startShellReview(root, name) {
+  const { child, exited, conn } = startServer();
+  const seen = { edits: 0, diagnostics: new Map() };
+  conn.onRequest(ShowMessageRequest.type, () => ({ title: 'Allow for session' }));
+  conn.onRequest(ApplyWorkspaceEditRequest.type, () => {
+    seen.edits++;
+    return { applied: false, failureReason: 'no edit expected' };
+  });
+  conn.onNotification(PublishDiagnosticsNotification.type, (p) => seen.diagnostics.set(p.uri, p.diagnostics));
+  conn.listen();
+  await initializeReview(conn, root, name);
+  return { child, exited, conn, seen };
+}
+
+module.exports = { startShellReview, TIMEOUT_MS, env, say, check, offsetAt, applyTextEdits, docFor, applyWorkspaceEdit, startServer, initializeReview, reviewActionsAt, checkReviewTitles, stopServer, runClient, waitFor, within };

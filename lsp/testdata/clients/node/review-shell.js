@@ -16,37 +16,20 @@
 
 const fs = require('node:fs');
 const { pathToFileURL } = require('node:url');
-const {
-  ExecuteCommandRequest,
-  ShowMessageRequest,
-  ApplyWorkspaceEditRequest,
-  PublishDiagnosticsNotification,
-  RequestType,
-} = require('vscode-languageserver-protocol/node');
-const { env, check, startServer, initializeReview, reviewActionsAt, checkReviewTitles, stopServer, runClient, waitFor } = require('./common');
+const { ExecuteCommandRequest, RequestType } = require('vscode-languageserver-protocol/node');
+const { env, check, startShellReview, reviewActionsAt, checkReviewTitles, stopServer, runClient, waitFor } = require('./common');
 
 const ReviewRequest = new RequestType('reasonix/review');
-
-const seen = { edits: 0, diagnostics: new Map() };
 
 async function main() {
   const root = env('REASONIX_TEST_ROOT');
   const file = env('REASONIX_TEST_FILE');
   const fileUri = pathToFileURL(file).href;
 
-  const { child, exited, conn } = startServer();
+  // The file is not open: undoing a command's change is the server's own
+  // write to disk, never an edit of a buffer the client lacks.
+  const { child, exited, conn, seen } = await startShellReview(root, 'reasonix-node-review-shell-test');
   server = child;
-  conn.onRequest(ShowMessageRequest.type, () => ({ title: 'Allow for session' }));
-  conn.onRequest(ApplyWorkspaceEditRequest.type, () => {
-    // The file is not open: undoing a command's change is the server's
-    // own write to disk, never an edit of a buffer the client lacks.
-    seen.edits++;
-    return { applied: false, failureReason: 'no edit expected' };
-  });
-  conn.onNotification(PublishDiagnosticsNotification.type, (p) => seen.diagnostics.set(p.uri, p.diagnostics));
-  conn.listen();
-
-  await initializeReview(conn, root, 'reasonix-node-review-shell-test');
 
   const turn = await conn.sendRequest(ExecuteCommandRequest.type, {
     command: 'reasonix.ask',
