@@ -371,7 +371,11 @@ func (s *Server) acceptChange(ctx context.Context, args hunkData) (reviewResult,
 	if taken.Delete {
 		change = tools.Change{Kind: tools.Delete, Path: path}
 	}
-	if err := f.apply(ctx, []tools.Change{change}); err != nil {
+	err = s.checkReviewWrite(path)
+	if err == nil {
+		err = f.apply(ctx, []tools.Change{change})
+	}
+	if err != nil {
 		taken.Restore()
 		s.publishProposals(ctx, path)
 		return reviewResult{}, jsonrpc2.NewError(jsonrpc2.InternalError, "the change was not applied, and is still proposed: "+err.Error())
@@ -442,6 +446,9 @@ func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult,
 // editor takes them, else on disk within the workspace's write roots.
 func (s *Server) undoShellChange(ctx context.Context, fs *editorFS, t *review.Taken) error {
 	path, text := t.Path, t.Text
+	if err := s.checkReviewWrite(path); err != nil {
+		return err
+	}
 	switch {
 	case t.Delete:
 		return fs.apply(ctx, []tools.Change{{Kind: tools.Delete, Path: path}})
@@ -888,4 +895,20 @@ func (s *Server) showNewErrors(ws *workspace, res agent.TurnResult) {
 		msg += " if the proposed changes are accepted"
 	}
 	s.showWarning(s.ctx, msg)
+}
+
+// checkReviewWrite refuses to accept or undo a change of path where the
+// agent may not write: the path, checked when the change was made, may
+// have become a link to a place outside the write roots since (a shell
+// command can make one), and the user's click must not write through it.
+func (s *Server) checkReviewWrite(path string) error {
+	ws, err := s.workspaceFor(path)
+	if err != nil {
+		return err
+	}
+	if ws.agent.Env == nil || ws.agent.Env.Guard == nil {
+		return nil
+	}
+	_, err = ws.agent.Env.Guard.CheckWrite(path)
+	return err
 }

@@ -5,6 +5,8 @@
 // the server kept. The panel lists the
 // files the turn changed; each can be diffed against that text (served on
 // the reasonix-before: scheme), kept, or reverted to it.
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
 import * as vscode from 'vscode';
 import type { ApplyWorkspaceEditParams, WorkspaceEdit as LspWorkspaceEdit } from 'vscode-languageclient/node';
 import { type ChangedFile } from './messages';
@@ -116,6 +118,7 @@ export class EditReview implements vscode.TextDocumentContentProvider, vscode.Di
   async reject(path: string): Promise<boolean> {
     const e = this.find(path);
     if (!e || e.known === false) return false;
+    await refuseLinkOut(e.uri);
     const edit = new vscode.WorkspaceEdit();
     const now = await currentText(e.uri);
     let doc: vscode.TextDocument | undefined;
@@ -216,4 +219,32 @@ async function diskText(uri: vscode.Uri): Promise<string | null> {
 /** How the panel names a file: relative to its workspace folder, with forward slashes. */
 function label(uri: vscode.Uri): string {
   return vscode.workspace.asRelativePath(uri, false);
+}
+
+/**
+ * Refuses to revert a file through a link: a shell command may have put,
+ * in the file's place or a directory's above it, a link to a place outside
+ * the workspace, and the user's Reject must not write there.
+ */
+async function refuseLinkOut(uri: vscode.Uri): Promise<void> {
+  if (uri.scheme !== 'file') return;
+  const file = nodePath.resolve(uri.fsPath);
+  let real: string;
+  try {
+    real = await fs.promises.realpath(file);
+  } catch {
+    try {
+      real = nodePath.join(await fs.promises.realpath(nodePath.dirname(file)), nodePath.basename(file));
+    } catch {
+      return; // nothing there to lead anywhere
+    }
+  }
+  if (real === file) return;
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  if (folder) {
+    const root = await fs.promises.realpath(folder.uri.fsPath).catch(() => folder.uri.fsPath);
+    const rel = nodePath.relative(root, real);
+    if (rel && !rel.startsWith('..') && !nodePath.isAbsolute(rel)) return;
+  }
+  throw new Error(`${vscode.workspace.asRelativePath(uri)} now leads to ${real}, outside the workspace: not reverted through it.`);
 }

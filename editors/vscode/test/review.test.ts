@@ -4,6 +4,7 @@
 // while the panel is hidden is a modal dialog.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { calcGo, openPanel, setup, vscode, waitFor } from './harness';
@@ -163,4 +164,32 @@ test('review: files a shell command changed are listed, diffed and reverted', as
     await env.close();
   }
   assert.deepEqual(vscode._test.errors, []);
+});
+
+test('review: a file a shell command changed and then made a link out of the workspace is not reverted through the link', async () => {
+  const env = await setup({
+    script: shellScript,
+    settings: { 'reasonix.settings': { permissions: { allow: ['Bash'] } } },
+  });
+  const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reasonix-outside-')), 'target.txt');
+  try {
+    const panel = await openPanel();
+    const calc = path.join(env.root, 'calc.go');
+    panel.send({ type: 'ask', prompt: 'Make Add add with sed.' });
+    await panel.next('changedFiles', (m) => m.files.length === 2);
+
+    // What a later command could do: calc.go becomes a link out.
+    fs.writeFileSync(outside, 'untouched\n');
+    fs.rmSync(calc);
+    fs.symlinkSync(outside, calc);
+    const from = panel.posted().length;
+    panel.send({ type: 'rejectFile', path: 'calc.go' });
+    const refused = await panel.next('error', () => true, from);
+    assert.match(refused.message, /calc\.go now leads to .*outside the workspace/);
+    assert.equal(fs.readFileSync(outside, 'utf8'), 'untouched\n');
+    assert.ok(fs.lstatSync(calc).isSymbolicLink());
+  } finally {
+    fs.rmSync(path.dirname(outside), { recursive: true, force: true });
+    await env.close();
+  }
 });
