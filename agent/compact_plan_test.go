@@ -92,8 +92,14 @@ func TestPlanCompaction(t *testing.T) {
 		// Earlier digests stay verbatim in their place.
 		{"digests kept", "udu" + "ctad" + "ucta" + "u", roomy, "ududu", "ctacta", "u"},
 		// Over the budget for kept messages, the oldest digests fold
-		// first (a digest of digests), then the oldest user turns.
+		// first (a digest of digests), then the oldest user turns; each
+		// message here counts 5 tokens, and folding stops as soon as
+		// the rest fit.
 		{"digest of digests", "udud" + "ucta" + "u", budgets{tail: 60, pinned: 15, userMax: 200}, "uuu", "ddcta", "u"},
+		{"oldest digest only", "udud" + "ucta" + "u", budgets{tail: 60, pinned: 20, userMax: 200}, "uudu", "dcta", "u"},
+		// Every digest folds before any user turn, even one older than
+		// the digests; then the oldest user turns, only as many as needed.
+		{"digests before user turns", "udud" + "ucta" + "u", budgets{tail: 60, pinned: 10, userMax: 200}, "uu", "uddcta", "u"},
 		{"user turns fold last", "uaua" + "ucta" + "u", budgets{tail: 60, pinned: 6, userMax: 200}, "u", "uauacta", "u"},
 		{"nothing to fold", "uuu", roomy, "", "", ""},
 		{"only the latest group", "uct", roomy, "", "", ""},
