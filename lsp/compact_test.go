@@ -153,7 +153,11 @@ func TestLongSessionInTheEditor(t *testing.T) {
 // ends, and must exit 0.
 func startServerProcess(t *testing.T, bin, root string) protocol.Server {
 	t.Helper()
-	cmd := exec.Command(bin, "lsp")
+	// The process is killed if it outlives this, so a hung server fails
+	// the test rather than holding it.
+	life, stop := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(stop)
+	cmd := exec.CommandContext(life, bin, "lsp")
 	cmd.Dir = root
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
@@ -180,10 +184,17 @@ func startServerProcess(t *testing.T, bin, root string) protocol.Server {
 			t.Errorf("shutdown: %v\n%s", err, stderr.String())
 		}
 		server.Exit(c)
+		// The connection ends when the server closes its output; only
+		// then may Wait close the pipes.
+		select {
+		case <-conn.Done():
+		case <-c.Done():
+			t.Errorf("the server did not exit\n%s", stderr.String())
+			conn.Close()
+		}
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("the server exited with %v\n%s", err, stderr.String())
 		}
-		conn.Close()
 	})
 	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
