@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -198,14 +199,12 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 // buildWorkspace loads root's configuration under the editor's settings
 // and builds its agent.
 func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error) {
+	// A failed configuration's warnings go with its error, which every
+	// caller shows: an unknown (misspelt) setting is often what the error
+	// is about.
 	cfg, err := config.Load(config.Options{Dir: root, File: s.opts.ConfigFile})
-	if ce := (*config.Error)(nil); errors.As(err, &ce) {
-		for _, w := range ce.Warnings {
-			s.log.Warn("config", "warning", w)
-		}
-	}
 	if err != nil {
-		return nil, err
+		return nil, s.configFailed(root, err, nil)
 	}
 	// What the files loosened since the last session, before the
 	// editor's settings, which are the user's word, go on top.
@@ -214,11 +213,8 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 	}
 	if len(settings) > 0 {
 		if err := cfg.OverlayTOML("editor settings", string(settings)); err != nil {
-			return nil, err
+			return nil, s.configFailed(root, err, cfg.Warnings)
 		}
-	}
-	for _, w := range cfg.Warnings {
-		s.log.Warn("config", "warning", w)
 	}
 	w := &workspace{review: s.reviewModeFor(cfg.Review)}
 	a, err := agent.Build(cfg, agent.Options{
@@ -238,8 +234,9 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 		BeforeShell: func(ctx context.Context) (string, error) { return s.beforeShell(ctx, w) },
 	})
 	if err != nil {
-		return nil, err
+		return nil, s.configFailed(root, err, cfg.Warnings)
 	}
+	s.tellConfigWarnings(root, cfg.Warnings)
 	w.root, w.agent = a.Env.Root, a
 	return w, nil
 }
@@ -260,4 +257,36 @@ func (s *Server) rootFor(path string) string {
 		best = s.folders[0].path
 	}
 	return best
+}
+
+// tellConfigWarnings shows the user, as warnings, those of root's
+// configuration warnings not shown for its previous build: each once
+// while the configuration keeps it, again if it goes and comes back.
+func (s *Server) tellConfigWarnings(root string, warnings []string) {
+	s.mu.Lock()
+	shown := s.configWarned[root]
+	s.configWarned[root] = warnings
+	s.mu.Unlock()
+	for _, w := range warnings {
+		s.log.Warn("config", "warning", w)
+		if !slices.Contains(shown, w) {
+			s.showWarning(s.ctx, "Reasonix configuration: "+w)
+		}
+	}
+}
+
+// configFailed returns err, from a configuration that did not build,
+// with the warnings that may explain it in its message (config.Explain):
+// err's own, else those given. Told wherever the error is shown, they
+// count as shown for tellConfigWarnings.
+func (s *Server) configFailed(root string, err error, warnings []string) error {
+	if ce := (*config.Error)(nil); errors.As(err, &ce) && len(ce.Warnings) > 0 {
+		warnings = ce.Warnings
+	}
+	s.mu.Lock()
+	s.configWarned[root] = warnings
+	s.mu.Unlock()
+	err = config.Explain(err, warnings)
+	s.log.Warn("config", "err", err)
+	return err
 }

@@ -127,3 +127,78 @@ func TestEditorSettingsAreNotReviewed(t *testing.T) {
 		t.Errorf("messages: %v", rec.Messages)
 	}
 }
+
+// errorsShown counts the errors shown that contain every one of texts.
+func errorsShown(r lsptest.Recorded, texts ...string) int {
+	n := 0
+	for _, m := range r.Messages {
+		if m.Type == protocol.MessageTypeError && containsAll(m.Message, texts) {
+			n++
+		}
+	}
+	return n
+}
+
+func containsAll(s string, texts []string) bool {
+	for _, t := range texts {
+		if !strings.Contains(s, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestConfigErrorCarriesItsWarnings: a provider whose only model key is
+// misspelt fails with "declares no model"; the warning about the unknown
+// key, which explains it, is in the error the editor shows, with its file
+// and line, and in the error a turn gets.
+func TestConfigErrorCarriesItsWarnings(t *testing.T) {
+	root, _ := workspace(t, "match one\ntext ok\n", "")
+	project := filepath.Join(root, "reasonix.toml")
+	if err := os.WriteFile(project, []byte("default_model = \"x\"\n[[providers]]\nname = \"x\"\nbase_url = \"http://127.0.0.1:1\"\nmodell = \"m\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	project = projectFile(t, root)
+	unknown := project + `:5: unknown setting "providers.modell"`
+	noModel := project + `:2: provider "x" declares no model`
+
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+	ed.Await("the configuration error", 30*time.Second, func(r *lsptest.Recorded) bool { return errorsShown(*r, noModel) > 0 })
+	if rec := ed.Snapshot(); errorsShown(rec, noModel, unknown) != 1 || warnings(rec, unknown) != 0 {
+		t.Errorf("messages: %v", rec.Messages)
+	}
+
+	b, _ := json.Marshal(map[string]any{"prompt": "one"})
+	_, err := ed.Server().ExecuteCommand(ctx(t), &protocol.ExecuteCommandParams{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
+	if err == nil || !containsAll(err.Error(), []string{noModel, unknown}) {
+		t.Errorf("ask: %v", err)
+	}
+}
+
+// TestConfigWarningsShownOnce: a configuration that builds with an
+// unknown setting shows it as a warning, with its file and line, once:
+// rebuilding after a settings change does not repeat it, and a warning
+// the next change brings is shown on its own.
+func TestConfigWarningsShownOnce(t *testing.T) {
+	root, _ := workspace(t, "match one\ntext ok\n---\nmatch two\ntext ok\n", "")
+	project := projectFile(t, root)
+	line := appendLines(t, project, "\n[agent]\nmax_stepz = 3\n")
+	stepz := project + ":" + strconv.Itoa(line) + `: unknown setting "agent.max_stepz"`
+
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+	askOK(t, ed, "one")
+	if n := warnings(ed.Snapshot(), stepz); n != 1 {
+		t.Fatalf("first build: %v", ed.Snapshot().Messages)
+	}
+
+	changeSettings(t, ed, map[string]any{"agent": map[string]any{"max_steps": 7}})
+	askOK(t, ed, "two") // waits for the rebuild
+
+	line = appendLines(t, project, "\n[sandbox]\nfrobnicate = true\n")
+	changeSettings(t, ed, map[string]any{"agent": map[string]any{"max_steps": 8}})
+	frob := project + ":" + strconv.Itoa(line) + `: unknown setting "sandbox.frobnicate"`
+	ed.Await("a warning about the new setting", 30*time.Second, func(r *lsptest.Recorded) bool { return warnings(*r, frob) > 0 })
+	if rec := ed.Snapshot(); warnings(rec, stepz) != 1 || warnings(rec, frob) != 1 {
+		t.Errorf("messages: %v", rec.Messages)
+	}
+}

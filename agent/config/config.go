@@ -14,6 +14,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -305,6 +306,39 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.At.String() + ": " + e.Msg }
+
+// Explain returns err followed, one a line, by the warnings that may
+// explain it, for front ends that show a single message (an editor's
+// error notice) rather than warning lines before the error as the CLI
+// does. The warnings are err's own (Error.Warnings) when it carries some,
+// else those given: the configuration's, when err came later, from
+// building on it. errors.Is and errors.As still see err.
+func Explain(err error, warnings []string) error {
+	if ce := (*Error)(nil); errors.As(err, &ce) && len(ce.Warnings) > 0 {
+		warnings = ce.Warnings
+	}
+	if err == nil || len(warnings) == 0 {
+		return err
+	}
+	return &explained{err: err, warnings: warnings}
+}
+
+// explained is an error told with its warnings (Explain).
+type explained struct {
+	err      error
+	warnings []string
+}
+
+func (e *explained) Error() string {
+	var b strings.Builder
+	b.WriteString(e.err.Error())
+	for _, w := range e.warnings {
+		b.WriteString("\nwarning: " + w)
+	}
+	return b.String()
+}
+
+func (e *explained) Unwrap() error { return e.err }
 
 // Home is the directory of Reasonix's user files: $REASONIX_HOME when set,
 // else ~/.reasonix (%AppData%\reasonix on Windows).

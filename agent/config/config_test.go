@@ -262,6 +262,27 @@ func TestErrorsCarryTheWarnings(t *testing.T) {
 	}
 }
 
+// TestExplain: an error told in one message carries its own warnings,
+// else those given, one a line after it, and stays what it was for
+// errors.As.
+func TestExplain(t *testing.T) {
+	own := &Error{At: Pos{File: "f", Line: 2}, Msg: "bad", Warnings: []string{"f:5: own"}}
+	if got := Explain(own, []string{"given"}).Error(); got != "f:2: bad\nwarning: f:5: own" {
+		t.Errorf("own warnings: %q", got)
+	}
+	var ce *Error
+	if !errors.As(Explain(own, nil), &ce) || ce != own {
+		t.Errorf("errors.As lost the configuration error")
+	}
+	plain := errors.New("build failed")
+	if got := Explain(plain, []string{"a", "b"}).Error(); got != "build failed\nwarning: a\nwarning: b" {
+		t.Errorf("given warnings: %q", got)
+	}
+	if Explain(plain, nil) != plain || Explain(nil, []string{"a"}) != nil {
+		t.Errorf("nothing to add must change nothing")
+	}
+}
+
 func TestPrices(t *testing.T) {
 	c := Defaults()
 	p, _ := c.Provider("deepseek")

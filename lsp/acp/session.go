@@ -3,7 +3,6 @@ package acp
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -69,6 +68,8 @@ type session struct {
 	open []string
 	// notes are told the user once the client knows the session.
 	notes []string
+	// warned are the configuration warnings told (tellWarnings).
+	warned []string
 }
 
 // callState is what a tool call announced.
@@ -84,14 +85,12 @@ type callState struct {
 // the user when the session starts (notes).
 func (ss *session) buildConfig(posture string) (*config.Config, error) {
 	s, cwd, mcpLayer := ss.s, ss.cwd, ss.mcp
+	// A failed configuration's warnings go with its error, which the
+	// client shows: an unknown (misspelt) setting is often what the error
+	// is about. OverlayTOML's errors carry them too.
 	cfg, err := config.Load(config.Options{Dir: cwd, File: s.opts.ConfigFile})
-	if ce := (*config.Error)(nil); errors.As(err, &ce) {
-		for _, w := range ce.Warnings {
-			s.log.Warn("config", "warning", w)
-		}
-	}
 	if err != nil {
-		return nil, err
+		return nil, config.Explain(err, nil)
 	}
 	for _, msg := range agent.ReviewConfig(cfg, cwd) {
 		s.log.Warn("config", "review", msg)
@@ -101,12 +100,12 @@ func (ss *session) buildConfig(posture string) (*config.Config, error) {
 	}
 	if mcpLayer != "" {
 		if err := cfg.OverlayTOML("session/new mcpServers", mcpLayer); err != nil {
-			return nil, err
+			return nil, config.Explain(err, nil)
 		}
 	}
 	if posture != "" {
 		if err := cfg.OverlayTOML("session mode", fmt.Sprintf("[permissions]\napproval = %q\n", posture)); err != nil {
-			return nil, err
+			return nil, config.Explain(err, nil)
 		}
 	}
 	return cfg, nil
@@ -148,8 +147,9 @@ func (ss *session) agentFor(posture string) (*agent.Agent, error) {
 		Version:  s.opts.Version,
 	})
 	if err != nil {
-		return nil, err
+		return nil, config.Explain(err, cfg.Warnings)
 	}
+	ss.tellWarnings(cfg.Warnings)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if prev, ok := ss.agents[posture]; ok {
@@ -161,6 +161,24 @@ func (ss *session) agentFor(posture string) (*agent.Agent, error) {
 		ss.cfg = cfg
 	}
 	return a, nil
+}
+
+// tellWarnings tells the user, as thoughts, the configuration warnings
+// the session has not told yet: its agents, one a posture, load the same
+// files, and each warning is told once.
+func (ss *session) tellWarnings(warnings []string) {
+	for _, w := range warnings {
+		ss.s.log.Warn("config", "warning", w)
+		ss.mu.Lock()
+		told := slices.Contains(ss.warned, w)
+		if !told {
+			ss.warned = append(ss.warned, w)
+		}
+		ss.mu.Unlock()
+		if !told {
+			ss.thought("Reasonix: warning: " + w)
+		}
+	}
 }
 
 // mcpLayer renders the client's MCP servers as [[plugins]] entries, so
