@@ -1,14 +1,24 @@
 package lsp
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 )
 
 // The custom protocol is written down four times: the server's tables
@@ -283,4 +293,321 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// The "LSP methods → file" table of docs/ARCHITECTURE.md tells a reader
+// which file handles or sends each method. TestProtocolFilesInArchitecture
+// holds its rows for the language server to the code: it finds in the
+// package's syntax every handler of the tables and of the standard
+// protocol, and every call that sends a method to the editor, and wants a
+// row of that direction naming the method and the file. The standard
+// methods' names are learnt from go.lsp.dev/protocol's own dispatchers,
+// so the test holds no list of them.
+
+// archRow is one row of the table.
+type archRow struct {
+	dir string
+	// methods are the backquoted names of the method column; files the
+	// .go files of the file column.
+	methods, files []string
+}
+
+var backquoted = regexp.MustCompile("`([^`]+)`")
+
+// archRows reads the table in the section "## LSP methods → file".
+func archRows(t *testing.T) []archRow {
+	t.Helper()
+	doc := readFile(t, "../docs/ARCHITECTURE.md")
+	const head = "\n## LSP methods → file\n"
+	i := strings.Index(doc, head)
+	if i < 0 {
+		t.Fatalf("docs/ARCHITECTURE.md: no section %q", strings.TrimSpace(head))
+	}
+	sec := doc[i+len(head):]
+	if j := strings.Index(sec, "\n## "); j >= 0 {
+		sec = sec[:j]
+	}
+	var rows []archRow
+	for _, line := range strings.Split(sec, "\n") {
+		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| ---") || strings.HasPrefix(line, "| direction ") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 3 {
+			t.Errorf("docs/ARCHITECTURE.md: a row of the methods table without three cells: %q", line)
+			continue
+		}
+		r := archRow{dir: cells[0]}
+		for _, m := range backquoted.FindAllStringSubmatch(cells[1], -1) {
+			r.methods = append(r.methods, m[1])
+		}
+		for _, m := range backquoted.FindAllStringSubmatch(cells[2], -1) {
+			if strings.HasSuffix(m[1], ".go") {
+				r.files = append(r.files, m[1])
+			}
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		t.Fatal("docs/ARCHITECTURE.md: the methods table has no rows")
+	}
+	return rows
+}
+
+// methodUse is a method handled (dir "editor → server") or sent
+// ("server → editor") in a file of the package.
+type methodUse struct {
+	dir, method, file string
+}
+
+// packageSyntax is what methodUses needs of the package's non-test files.
+type packageSyntax struct {
+	files map[string]*ast.File // by path from the repository root
+	// consts are the string constants, by name.
+	consts map[string]string
+}
+
+func parsePackage(t *testing.T) packageSyntax {
+	t.Helper()
+	paths, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := packageSyntax{files: map[string]*ast.File{}, consts: map[string]string{}}
+	fset := token.NewFileSet()
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps.files["lsp/"+p] = f
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, name := range vs.Names {
+						if i < len(vs.Values) {
+							if s, ok := stringValue(vs.Values[i], nil); ok {
+								ps.consts[name.Name] = s
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return ps
+}
+
+// stringValue is e's value when it is a string literal or one of consts.
+func stringValue(e ast.Expr, consts map[string]string) (string, bool) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind == token.STRING {
+			s, err := strconv.Unquote(e.Value)
+			return s, err == nil
+		}
+	case *ast.Ident:
+		s, ok := consts[e.Name]
+		return s, ok
+	}
+	return "", false
+}
+
+// recordConn is a connection that records the method of the one call
+// made on it and fails it.
+type recordConn struct {
+	jsonrpc2.Conn
+	method string
+}
+
+var errRecorded = errors.New("recorded")
+
+func (c *recordConn) Call(_ context.Context, method string, _, _ any) (jsonrpc2.ID, error) {
+	c.method = method
+	return jsonrpc2.ID{}, errRecorded
+}
+
+func (c *recordConn) Notify(_ context.Context, method string, _ any) error {
+	c.method = method
+	return errRecorded
+}
+
+// wireMethod is the method go.lsp.dev/protocol sends for the Go method
+// name of its Server or Client, or "" when it has none of that name (or
+// sends whatever it is given, as Request does).
+func wireMethod(dispatch func(jsonrpc2.Conn) any, name string) (method string) {
+	c := &recordConn{}
+	m := reflect.ValueOf(dispatch(c)).MethodByName(name)
+	if !m.IsValid() {
+		return ""
+	}
+	args := make([]reflect.Value, m.Type().NumIn())
+	ctxType := reflect.TypeFor[context.Context]()
+	for i := range args {
+		if m.Type().In(i) == ctxType {
+			args[i] = reflect.ValueOf(context.Background())
+		} else {
+			args[i] = reflect.Zero(m.Type().In(i))
+		}
+	}
+	defer func() {
+		if recover() != nil {
+			method = ""
+		}
+	}()
+	m.Call(args)
+	return c.method
+}
+
+func serverDispatcher(c jsonrpc2.Conn) any { return protocol.ServerDispatcher(c) }
+func clientDispatcher(c jsonrpc2.Conn) any { return protocol.ClientDispatcher(c) }
+
+const (
+	toServer = "editor → server"
+	toEditor = "server → editor"
+)
+
+// methodUses finds in the package's syntax every method it handles or
+// sends, and reports the endpoints of the tables it cannot place.
+func methodUses(t *testing.T) []methodUse {
+	t.Helper()
+	ps := parsePackage(t)
+	var uses []methodUse
+	methodFile := map[string]string{} // Server's methods, by name
+	handlers := map[string]string{}   // endpoint name → handler's name
+	for file, f := range ps.files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || len(fd.Recv.List) != 1 {
+				continue
+			}
+			if star, ok := fd.Recv.List[0].Type.(*ast.StarExpr); ok {
+				if id, ok := star.X.(*ast.Ident); ok && id.Name == "Server" {
+					methodFile[fd.Name.Name] = file
+					if m := wireMethod(serverDispatcher, fd.Name.Name); m != "" {
+						uses = append(uses, methodUse{toServer, m, file})
+					}
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				// {name: ..., serve: handler((*Server).method)}
+				var name, handler string
+				for _, el := range n.Elts {
+					kv, ok := el.(*ast.KeyValueExpr)
+					if !ok {
+						continue
+					}
+					switch key, _ := kv.Key.(*ast.Ident); {
+					case key == nil:
+					case key.Name == "name":
+						name, _ = stringValue(kv.Value, ps.consts)
+					case key.Name == "serve":
+						handler = handlerName(kv.Value)
+					}
+				}
+				if name != "" && handler != "" {
+					handlers[name] = handler
+				}
+			case *ast.CallExpr:
+				sel, ok := n.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if recv := selectorName(sel.X); recv == "client" {
+					if m := wireMethod(clientDispatcher, sel.Sel.Name); m != "" {
+						uses = append(uses, methodUse{toEditor, m, file})
+					}
+				} else if (sel.Sel.Name == "Call" || sel.Sel.Name == "Notify") && len(n.Args) >= 2 {
+					if m, ok := stringValue(n.Args[1], ps.consts); ok && strings.HasPrefix(m, "reasonix/") {
+						uses = append(uses, methodUse{toEditor, m, file})
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, e := range append(slices.Clone(customMethods), commands...) {
+		if e.dir == clientToServer {
+			h, ok := handlers[e.name]
+			if !ok || methodFile[h] == "" {
+				t.Errorf("%s: no handler found (the test reads entries written {name: ..., serve: handler((*Server).method)})", e.name)
+				continue
+			}
+			uses = append(uses, methodUse{toServer, e.name, methodFile[h]})
+			continue
+		}
+		if !slices.ContainsFunc(uses, func(u methodUse) bool { return u.method == e.name }) {
+			t.Errorf("%s: no call sends it (the test reads conn.Call(ctx, method, ...) and conn.Notify(ctx, method, ...))", e.name)
+		}
+	}
+	return uses
+}
+
+// handlerName is method of handler((*Server).method), else "".
+func handlerName(e ast.Expr) string {
+	call, ok := e.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return ""
+	}
+	if fn, ok := call.Fun.(*ast.Ident); !ok || fn.Name != "handler" {
+		return ""
+	}
+	if sel, ok := call.Args[0].(*ast.SelectorExpr); ok {
+		return sel.Sel.Name
+	}
+	return ""
+}
+
+// selectorName is the last name of x.y.z, or of an identifier.
+func selectorName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	}
+	return ""
+}
+
+func TestProtocolFilesInArchitecture(t *testing.T) {
+	rows := archRows(t)
+	for _, r := range rows {
+		for _, f := range r.files {
+			if _, err := os.Stat(filepath.Join("..", f)); err != nil {
+				t.Errorf("docs/ARCHITECTURE.md names %s, which does not exist", f)
+			}
+		}
+		if r.dir != toServer && r.dir != toEditor {
+			continue
+		}
+		for _, m := range r.methods {
+			if strings.HasPrefix(m, "reasonix/") || strings.HasPrefix(m, "reasonix.") {
+				if !slices.ContainsFunc(append(slices.Clone(customMethods), commands...), func(e endpoint) bool { return e.name == m }) {
+					t.Errorf("docs/ARCHITECTURE.md names %s, which is in neither customMethods nor commands", m)
+				}
+			}
+		}
+	}
+	uses := methodUses(t)
+	if len(uses) == 0 {
+		t.Fatal("no method found in the package")
+	}
+	slices.SortFunc(uses, func(a, b methodUse) int {
+		return strings.Compare(a.dir+a.method+a.file, b.dir+b.method+b.file)
+	})
+	for _, u := range slices.Compact(uses) {
+		found := slices.ContainsFunc(rows, func(r archRow) bool {
+			return r.dir == u.dir && slices.Contains(r.methods, u.method) && slices.Contains(r.files, u.file)
+		})
+		if !found {
+			t.Errorf("docs/ARCHITECTURE.md: no row \"| %s | `%s` | `%s` |\" in the methods table", u.dir, u.method, u.file)
+		}
+	}
 }
