@@ -25,8 +25,20 @@ describe('demo', function()
     vim.cmd('Reasonix fix')
     H.wait_turn_done(20000)
 
-    -- Questions for the edits and the test runs, each answered once.
-    H.truthy(#calls >= 2, 'questions asked: ' .. #calls)
+    -- The README's promise: four prompts, answered "Allow once", in this
+    -- order: go test first, the two edits of calc.go (the first one is
+    -- ambiguous and fails), go test again.
+    local want = { 'go test ./...', 'edit_file on calc.go', 'edit_file on calc.go', 'go test ./...' }
+    local asked = {}
+    for i, c in ipairs(calls) do
+      asked[i] = tostring(c.opts.prompt)
+    end
+    H.eq(#want, #calls, 'permission prompts:\n' .. table.concat(asked, '\n'))
+    for i, c in ipairs(calls) do
+      H.eq('reasonix.approval', c.opts.kind, 'prompt ' .. i .. ' is a permission prompt')
+      H.truthy(asked[i]:find(want[i], 1, true), 'prompt ' .. i .. ' is about ' .. want[i] .. ':\n' .. table.concat(asked, '\n'))
+      H.truthy(vim.tbl_contains(c.items, 'Allow once'), 'prompt ' .. i .. ' offers "Allow once"')
+    end
     local fixed = vim.fn.system({ H.scripted_model, '-script', scenario, '-section', 'want/calc.go' })
     H.eq(fixed, H.read(root .. '/calc.go'), 'calc.go on disk')
     vim.fn.system('cd ' .. vim.fn.shellescape(root) .. ' && go test ./...')
