@@ -67,8 +67,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "setup":
 		return setupCmd(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintf(stdout, "reasonix %s %s/%s %s\n", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
-		return 0
+		return versionCmd(args[1:], stdout, stderr)
 	case "help":
 		return helpCmd(args[1:], stdout, stderr)
 	case "-h", "--help":
@@ -92,4 +91,17 @@ func setupLogging(stderr io.Writer) {
 		level = slog.LevelError
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
+}
+
+// versionCmd prints the version. It takes no flags and no arguments.
+func versionCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version")
+	if err := fs.Parse(args); err != nil {
+		return flagError("version", err, stdout, stderr)
+	}
+	if fs.NArg() > 0 {
+		return usageError("version", stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	fmt.Fprintf(stdout, "reasonix %s %s/%s %s\n", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	return exitOK
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -185,13 +186,66 @@ func flagError(name string, err error, stdout, stderr io.Writer) int {
 		commandUsage(stdout, name)
 		return exitOK
 	}
-	msg := err.Error()
-	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		msg = "unknown flag --" + f
-	}
-	fmt.Fprintf(stderr, "reasonix %s: %s\n\n", name, msg)
+	fmt.Fprintf(stderr, "reasonix %s: %s\n\n", name, flagProblem(name, err))
 	commandUsage(stderr, name)
 	return exitUsage
+}
+
+// The errors of the flag package, which speaks of "-days" and "parse
+// error" where the usage says --days and what it takes.
+var (
+	flagUnknown  = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	flagNoArg    = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	flagBadBool  = regexp.MustCompile(`^invalid boolean value (".*") for -+(\S+): `)
+	flagBadValue = regexp.MustCompile(`^invalid value (".*") for flag -+(\S+): (.*)$`)
+	flagSyntax   = regexp.MustCompile(`^bad flag syntax: (.*)$`)
+)
+
+// flagProblem says what was wrong with command name's flags in the
+// project's words: the flag as the usage writes it, and what it takes.
+func flagProblem(name string, err error) string {
+	msg := err.Error()
+	if m := flagUnknown.FindStringSubmatch(msg); m != nil {
+		return "unknown flag --" + m[1]
+	}
+	if m := flagNoArg.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s needs a value (--%s %s)", m[1], m[1], flagArg(name, m[1]))
+	}
+	if m := flagBadBool.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s is on or off: --%s, --%s=true or --%s=false, not %s", m[2], m[2], m[2], m[2], m[1])
+	}
+	if m := flagBadValue.FindStringSubmatch(msg); m != nil {
+		if strings.HasSuffix(m[3], "out of range") {
+			return fmt.Sprintf("--%s is out of range: %s", m[2], m[1])
+		}
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		lookupCommand(name).flags(fs)
+		what := "a valid " + flagArg(name, m[2])
+		if fl := fs.Lookup(m[2]); fl != nil {
+			if g, ok := fl.Value.(flag.Getter); ok {
+				switch g.Get().(type) {
+				case int, int64, uint, uint64:
+					what = "a whole number"
+				}
+			}
+		}
+		return fmt.Sprintf("--%s must be %s, not %s", m[2], what, m[1])
+	}
+	if m := flagSyntax.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%q is not a flag (flags are written --name or --name=value)", m[1])
+	}
+	return msg
+}
+
+// flagArg is the argument command name's synopsis gives flag ("N",
+// "FILE"), or "VALUE".
+func flagArg(name, flag string) string {
+	for _, f := range synopsisFlags(lookupCommand(name).synopsis) {
+		if f.name == flag && f.arg != "" {
+			return f.arg
+		}
+	}
+	return "VALUE"
 }
 
 // usageError reports a wrong use that the flag parser cannot see, such as
