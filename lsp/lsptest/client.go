@@ -333,7 +333,10 @@ func (e *Editor) custom(ctx context.Context, req *jsonrpc2.Request) (any, error)
 }
 
 // applyTextEdits applies edits in any order; positions count bytes when
-// utf8 is set, else UTF-16 code units.
+// utf8 is set, else UTF-16 code units. It and offsetOf and positionOf
+// stand apart from wire.ApplyEdits and wire's position conversion on
+// purpose, written the plainest way (rune by rune), so that the edits the
+// server sends are checked by code it does not share.
 func applyTextEdits(text string, edits []protocol.TextEdit, utf8 bool) (string, error) {
 	type span struct {
 		start, end int

@@ -4,6 +4,17 @@
 // workspace edits to them, answers dialogs, records what the server shows —
 // and lets a test wait for conditions instead of sleeping.
 //
+// The editor's side of the wire is deliberately not the server's: it frames
+// messages with the jsonrpc2 library's header stream, not wire.NewStream,
+// and converts positions and applies text edits with its own plain code
+// (applyTextEdits, offsetOf, positionOf), not wire's. A fake that shared
+// the server's code would agree with any bug in it; this one checks the
+// server's framing, UTF-8/UTF-16 positions and edits against an
+// implementation written apart. Only the codec is wire's, as the fake
+// sends and decodes the same protocol types as the server; the tests with
+// real editors (Neovim, the Node client, eglot) check the encoding against
+// foreign peers.
+//
 // It is imported only by tests.
 package lsptest
 
@@ -132,6 +143,7 @@ func New(t testing.TB, opts Options) *Editor {
 		e.exit <- lsp.Serve(context.Background(), serverEnd, serverEnd, serverEnd, opts.Server)
 		serverEnd.Close()
 	}()
+	// The library's framing, not the server's (see the package comment).
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd), jsonrpc2.WithCodec(wire.Codec{}))
 	e.server = protocol.ServerDispatcher(e.conn)
 	e.conn.Go(context.Background(), protocol.CancelHandler(callsAsync(
