@@ -96,10 +96,11 @@ type Server struct {
 	// changes; a build for older settings is not kept.
 	building    map[string]*workspaceBuild
 	settingsGen int
+	exitCode    int
+
 	// configWarned holds, by root, the configuration warnings the user
 	// was told at its last build (tellConfigWarnings).
 	configWarned map[string][]string
-	exitCode     int
 
 	sessions *sessions
 	// services keep the project graphs (language servers) and MCP
@@ -137,20 +138,20 @@ func New(opts Options) *Server {
 		opts.ShutdownGrace = 5 * time.Second
 	}
 	s := &Server{
-		opts:         opts,
-		log:          log,
-		docs:         newOverlay(),
-		edits:        newEditTracker(),
-		review:       review.NewStore(),
-		enc:          wire.UTF16,
-		spaces:       map[string]*workspace{},
-		reviewModes:  map[string]string{},
-		building:     map[string]*workspaceBuild{},
-		configWarned: map[string][]string{},
-		exitCode:     1,
-		exited:       make(chan struct{}),
+		opts:        opts,
+		log:         log,
+		docs:        newOverlay(),
+		edits:       newEditTracker(),
+		review:      review.NewStore(),
+		enc:         wire.UTF16,
+		spaces:      map[string]*workspace{},
+		reviewModes: map[string]string{},
+		building:    map[string]*workspaceBuild{},
+		exitCode:    1,
+		exited:      make(chan struct{}),
 	}
 	s.sessions = newSessions(s)
+	s.configWarned = map[string][]string{}
 	s.services = &agent.Services{}
 	return s
 }
