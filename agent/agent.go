@@ -170,6 +170,10 @@ type Session struct {
 	// length of a history found to hold nothing to fold.
 	compactions int
 	foldBlocked int
+	// windows holds, by model reference, a context window smaller than
+	// the configured one that the model's provider named when it refused
+	// a request as too long.
+	windows map[string]int
 	// redact scrubs secrets from everything appended.
 	redact *redactor
 	// model is the model reference /model switched the session to.

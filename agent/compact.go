@@ -149,10 +149,11 @@ func (a *Agent) Compact(ctx context.Context, s *Session) (CompactResult, error) 
 // provider has the last word) until it changes.
 func (t *turn) autoCompact(ctx context.Context, schemas []provider.ToolSchema) error {
 	a, s := t.a, t.s
-	if a.ContextWindow <= 0 {
+	window := t.window()
+	if window <= 0 {
 		return nil
 	}
-	if s.estimate(schemas) < int(a.compactRatio()*float64(a.ContextWindow)) {
+	if s.estimate(schemas) < int(a.compactRatio()*float64(window)) {
 		return nil
 	}
 	s.mu.Lock()
@@ -172,6 +173,38 @@ func (t *turn) autoCompact(ctx context.Context, schemas []provider.ToolSchema) e
 	return err
 }
 
+// window is the context window the turn's model works in: the configured
+// one, or the smaller one its provider named when it refused a request
+// (learnWindow).
+func (t *turn) window() int {
+	w := t.a.ContextWindow
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	if l, ok := t.s.windows[t.a.ModelRef]; ok && w > 0 && l < w {
+		w = l
+	}
+	return w
+}
+
+// learnWindow keeps the context window a provider named in refusing a
+// request as too long, when it is smaller than the one configured, so the
+// session compacts in time from now on instead of being refused again;
+// the user is told once, with the setting to correct.
+func (t *turn) learnWindow(err error) {
+	limit, ok := provider.ContextLimit(err)
+	if !ok || limit >= t.window() {
+		return
+	}
+	t.s.mu.Lock()
+	if t.s.windows == nil {
+		t.s.windows = map[string]int{}
+	}
+	t.s.windows[t.a.ModelRef] = limit
+	t.s.mu.Unlock()
+	t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("%s refused a request as longer than its context window of %d tokens; context_window says %d, so this session compacts within %d from now on (set context_window = %d for this provider)",
+		t.a.ModelRef, limit, t.a.ContextWindow, limit, limit)})
+}
+
 // compact folds the session's older work into a digest.
 func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error) {
 	a, s := t.a, t.s
@@ -179,7 +212,7 @@ func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error
 	schemas := toolSchemas(s.tools)
 	msgs := s.Messages()
 	k := s.sizer()
-	window := a.ContextWindow
+	window := t.window()
 	if window <= 0 {
 		window = defaultPlanWindow
 	}

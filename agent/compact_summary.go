@@ -60,6 +60,9 @@ func digestText(n, users int, summary string) string {
 // estimates — the pieces are made smaller once.
 func (t *turn) summarize(ctx context.Context, system provider.Message, fold []provider.Message, foldsUser bool, schemas []provider.ToolSchema, b budgets, res *CompactResult) (string, error) {
 	sm := t.a.summarizer()
+	if t.a.Summarizer == nil {
+		sm.Window = t.window() // the session's own model, as its provider named it
+	}
 	instruction := summarizeInstruction
 	if foldsUser {
 		instruction += userNote

@@ -178,6 +178,40 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 	agenttest.CheckFacts(t, agenttest.LastRequest(t, srv.Requests()), turns)
 }
 
+// TestOverflowTeachesTheWindow: a provider whose refusal names a window
+// smaller than the configured one is believed: the session compacts
+// within that window from then on, so it is refused once, not every few
+// requests, and the user is told once which setting to correct.
+func TestOverflowTeachesTheWindow(t *testing.T) {
+	const turns = 30
+	a, srv, ev := windowedAgent(t, agenttest.Script(turns, 30), 24_000)
+	a.ContextWindow = 48_000 // configured twice as large as it is
+	s, _ := a.NewSession()
+	runTurns(t, a, s, 1, turns)
+	refused := 0
+	for _, r := range srv.Requests() {
+		if r.Status == 400 {
+			refused++
+		}
+	}
+	var taught []string
+	for _, n := range ev.notices {
+		if strings.Contains(n, "context window of 24000 tokens") {
+			taught = append(taught, n)
+		}
+	}
+	if refused != 1 || len(taught) != 1 {
+		t.Fatalf("%d refusals, window notices %q", refused, taught)
+	}
+	if !strings.Contains(taught[0], "context_window = 24000") {
+		t.Errorf("the notice does not name the setting: %s", taught[0])
+	}
+	if len(ev.compactions) < 2 {
+		t.Fatalf("%d compactions: the session did not go on compacting within the learnt window", len(ev.compactions))
+	}
+	agenttest.CheckFacts(t, agenttest.LastRequest(t, srv.Requests()), turns)
+}
+
 // TestResumeSummarisesInPieces: a long session resumed against a model
 // whose window is far smaller than its history is summarised in pieces
 // that each fit, and goes on.

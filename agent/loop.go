@@ -258,6 +258,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		if err != nil && !overflowed && a.ContextWindow > 0 && provider.IsContextLength(err) && ctx.Err() == nil {
 			// The estimate fell short: compact, and send it again once.
 			overflowed = true
+			t.learnWindow(err)
 			if _, cerr := t.compact(ctx, CompactOverflow); cerr == nil {
 				continue
 			} else if !errors.Is(cerr, ErrNothingToCompact) {

@@ -3,6 +3,8 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -65,6 +67,28 @@ func IsContextLength(err error) bool {
 	return ae.Code == "context_length_exceeded" ||
 		strings.Contains(strings.ToLower(ae.Message), "maximum context length")
 }
+
+// ContextLimit returns the context window a provider named when it refused
+// a request as too long ("This model's maximum context length is 65536
+// tokens. However, ..."), as OpenAI, DeepSeek and vLLM word it. ok is
+// false when err is no such refusal or names no number.
+func ContextLimit(err error) (tokens int, ok bool) {
+	var ae *APIError
+	if !IsContextLength(err) || !errors.As(err, &ae) {
+		return 0, false
+	}
+	m := contextLimitRE.FindStringSubmatch(ae.Message)
+	if m == nil {
+		return 0, false
+	}
+	n, perr := strconv.Atoi(m[1])
+	if perr != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+var contextLimitRE = regexp.MustCompile(`(?i)maximum context length is (\d+)`)
 
 // ErrStreamTruncated is reported when a stream ends before the model
 // finished its message.
