@@ -157,15 +157,7 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 	a.ContextWindow, a.CompactRatio = 40_000, 1 // believes in a larger window
 	s, _ := a.NewSession()
 	runTurns(t, a, s, 1, turns)
-	refused := 0
-	for _, r := range srv.Requests() {
-		if r.Status == 400 {
-			refused++
-			if !strings.Contains(r.Error, "maximum context length") {
-				t.Fatalf("refused for another reason: %s", r.Error)
-			}
-		}
-	}
+	refused := refusals(t, srv)
 	overflows := 0
 	for _, c := range ev.compactions {
 		if c.Reason == agent.CompactOverflow {
@@ -178,6 +170,22 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 	agenttest.CheckFacts(t, agenttest.LastRequest(t, srv.Requests()), turns)
 }
 
+// refusals counts the requests srv refused as too long, and fails the
+// test on a request refused for another reason.
+func refusals(t *testing.T, srv *scripted.Server) int {
+	t.Helper()
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Status == 400 {
+			n++
+			if !strings.Contains(r.Error, "maximum context length") {
+				t.Fatalf("refused for another reason: %s", r.Error)
+			}
+		}
+	}
+	return n
+}
+
 // TestOverflowTeachesTheWindow: a provider whose refusal names a window
 // smaller than the configured one is believed: the session compacts
 // within that window from then on, so it is refused once, not every few
@@ -188,12 +196,7 @@ func TestOverflowTeachesTheWindow(t *testing.T) {
 	a.ContextWindow = 48_000 // configured twice as large as it is
 	s, _ := a.NewSession()
 	runTurns(t, a, s, 1, turns)
-	refused := 0
-	for _, r := range srv.Requests() {
-		if r.Status == 400 {
-			refused++
-		}
-	}
+	refused := refusals(t, srv)
 	var taught []string
 	for _, n := range ev.notices {
 		if strings.Contains(n, "context window of 24000 tokens") {
