@@ -80,6 +80,9 @@ type CompactResult struct {
 	// messages of the new view (the system message and digest included).
 	Archived int `json:"archived"`
 	Kept     int `json:"kept"`
+	// UserFolded counts the user's own messages among those archived:
+	// the summary stands for them now (the archive keeps their words).
+	UserFolded int `json:"userFolded,omitempty"`
 	// Requests counts the summary requests sent; Pieces the pieces the
 	// history was summarised in (1 unless it was too long for one
 	// request).
@@ -94,6 +97,9 @@ type CompactResult struct {
 // "compacted: 41k → 6.2k tokens, 38 messages archived".
 func (r CompactResult) Notice() string {
 	s := fmt.Sprintf("compacted: %s → %s tokens, %s archived", FormatTokens(r.Before), FormatTokens(r.After), countOf(r.Archived, "message"))
+	if r.UserFolded > 0 {
+		s += fmt.Sprintf(", %s of yours summarised", countOf(r.UserFolded, "message"))
+	}
 	if r.Pieces > 1 {
 		s += fmt.Sprintf(", summarised in %d pieces", r.Pieces)
 	}
@@ -231,6 +237,7 @@ func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error
 			users++
 		}
 	}
+	res.UserFolded = users
 	summary, err := t.summarize(ctx, msgs[0], p.fold, users > 0, schemas, b, &res)
 	if err != nil {
 		return res, fmt.Errorf("compaction: the summary request failed: %w", err)

@@ -440,6 +440,16 @@ func TestOversizedUserTurnIsFolded(t *testing.T) {
 	if !found {
 		t.Fatal("the pasted message is not in the archive")
 	}
+	folded := 0
+	for _, c := range ev.compactions {
+		folded += c.UserFolded
+		if c.UserFolded == 1 && !strings.Contains(c.Notice(), ", 1 message of yours summarised") {
+			t.Errorf("the notice does not say that the user's message was summarised: %s", c.Notice())
+		}
+	}
+	if folded != 1 {
+		t.Errorf("%d user messages reported folded, want 1 (%+v)", folded, ev.compactions)
+	}
 }
 
 // TestFoldedMemoryIsAttachedAgain: a subdirectory's memory file attached
