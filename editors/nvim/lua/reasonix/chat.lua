@@ -127,11 +127,26 @@ local function last_line(b)
   return n, api.nvim_buf_get_lines(b, n - 1, n, false)[1] or ''
 end
 
+--- The lines of text: a buffer line cannot hold a newline.
+---@param text string
+---@return string[]
+local function split(text)
+  return vim.split(text, '\n', { plain = true })
+end
+
+--- Text on one line, for a row that stays one line (a tool call's row is
+--- rewritten in place by its row number).
+---@param text string
+---@return string
+local function flat(text)
+  return (text:gsub('%s*\n%s*', ' '))
+end
+
 --- Appends s at the end, continuing the last line; new lines get prefix.
 local function write(b, s, prefix)
   prefix = prefix or ''
   local n, cur = last_line(b)
-  local parts = vim.split(s, '\n', { plain = true })
+  local parts = split(s)
   if cur == '' and prefix ~= '' then
     cur = prefix
   end
@@ -143,9 +158,13 @@ local function write(b, s, prefix)
 end
 
 --- Adds whole lines after the current one and leaves an empty last line.
+--- An entry with newlines becomes several lines.
 local function lines(b, ls)
   local n, cur = last_line(b)
-  local out = vim.deepcopy(ls)
+  local out = {}
+  for _, l in ipairs(ls) do
+    vim.list_extend(out, split(l))
+  end
   table.insert(out, '')
   if cur == '' then
     api.nvim_buf_set_lines(b, n - 1, n, false, out)
@@ -188,7 +207,7 @@ local function heading(b, text, body)
   lines(b, { text })
   if body then
     local n = api.nvim_buf_line_count(b)
-    local body_lines = vim.split(body, '\n', { plain = true })
+    local body_lines = split(body)
     table.insert(body_lines, '')
     api.nvim_buf_set_lines(b, n - 1, n, false, body_lines)
   end
@@ -289,7 +308,7 @@ function handlers.retry(b, ev)
     render.step, render.step_at = nil, nil
   end
   block(b, 'note')
-  lines(b, { '_Retrying: ' .. (ev.text or '') .. '_' })
+  lines(b, { '_Retrying: ' .. flat(ev.text or '') .. '_' })
 end
 
 --- The row of a tool call, and what it shows.
@@ -315,7 +334,7 @@ end
 
 function handlers.tool_start(b, ev)
   local tool = ev.tool or {}
-  local title = tool.title or M.describe(tool.name or 'tool', tool.arguments)
+  local title = flat(tool.title or M.describe(tool.name or 'tool', tool.arguments))
   block(b, 'tools')
   local n = api.nvim_buf_line_count(b)
   lines(b, { indent(ev) .. '… ' .. title })
@@ -328,10 +347,10 @@ end
 function handlers.tool_result(b, ev)
   local tool = ev.tool or {}
   local mark = tool.denied and '⊘' or (tool.isError and '✗' or '✓')
-  local title = tool.title or M.describe(tool.name or 'tool', tool.arguments)
+  local title = flat(tool.title or M.describe(tool.name or 'tool', tool.arguments))
   local text = indent(ev) .. mark .. ' ' .. title
   if tool.summary and tool.summary ~= '' then
-    text = text .. ' — ' .. tool.summary
+    text = text .. ' — ' .. flat(tool.summary)
   end
   local key = row_key(ev, tool)
   local r = key and render.rows[key]
@@ -356,7 +375,7 @@ function handlers.tool_progress(b, ev)
   if not r or r.done or render.approval == r or r.row >= api.nvim_buf_line_count(b) then
     return
   end
-  api.nvim_buf_set_lines(b, r.row, r.row + 1, false, { r.indent .. '… ' .. r.title .. ' — ' .. (ev.text or '') })
+  api.nvim_buf_set_lines(b, r.row, r.row + 1, false, { r.indent .. '… ' .. r.title .. ' — ' .. flat(ev.text or '') })
 end
 
 --- A permission question shows on the row of the call it is about: the
@@ -371,7 +390,7 @@ function handlers.approval(b, ev)
   if not target then
     block(b, 'tools')
     local n = api.nvim_buf_line_count(b)
-    target = { row = n - 1, name = ev.tool, title = ev.message or ev.tool or 'a tool', done = false, indent = '' }
+    target = { row = n - 1, name = ev.tool, title = flat(ev.message or ev.tool or 'a tool'), done = false, indent = '' }
     lines(b, { '' })
     render.rows['approval:' .. target.row] = target
   end
@@ -380,9 +399,13 @@ function handlers.approval(b, ev)
   api.nvim_buf_set_lines(b, target.row, target.row + 1, false, { text })
 end
 
+--- A notice of several lines (a planner's plan) shows its first line as
+--- the note and the rest as it is: markdown, such as the plan's steps.
 function handlers.notice(b, ev)
   block(b, 'note')
-  lines(b, { '_' .. (ev.text or '') .. '_' })
+  local ls = split(ev.text or '')
+  ls[1] = '_' .. ls[1] .. '_'
+  lines(b, ls)
 end
 
 --- A compaction shows as a note: "compacted: 41k → 6.2k tokens, …".
@@ -396,7 +419,7 @@ function handlers.file_changed(b, ev)
   local f = ev.file
   if f and f.source == 'shell' then
     block(b, 'note')
-    lines(b, { '_' .. f.status .. ' ' .. f.path .. ' (shell)_' })
+    lines(b, { '_' .. f.status .. ' ' .. flat(f.path) .. ' (shell)_' })
   end
 end
 
@@ -444,7 +467,7 @@ function M.approval_answered(client_id, session, choice)
   render.approval = nil
   edit(function(b)
     if not r.done and r.row < api.nvim_buf_line_count(b) then
-      local text = '… ' .. r.title .. ' — ' .. (choice or 'no answer (Deny)')
+      local text = '… ' .. r.title .. ' — ' .. flat(choice or 'no answer (Deny)')
       api.nvim_buf_set_lines(b, r.row, r.row + 1, false, { text })
     end
   end)
