@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -200,18 +201,42 @@ const (
 	titleKeepPlanning = "Keep planning"
 )
 
-// ApprovePlan shows a plan made in plan mode and asks whether to carry it
-// out: reasonix/approve for clients that declared approvals (the whole plan
-// as the message), else a dialog.
+// ApprovePlan shows a plan (exit_plan_mode's, or the planner's) and asks
+// whether to carry it out: reasonix/approve for clients that declared
+// approvals (the whole plan as the message), else a dialog. A dialog is no
+// place for a long plan, so a client that opens documents
+// (window/showDocument) first gets the plan as a Markdown file and the
+// dialog says where it is; others get it clipped in the dialog.
 func (a *approver) ApprovePlan(ctx context.Context, sessionID, plan string) (bool, string, error) {
+	plan = strings.TrimSpace(plan)
+	a.s.mu.Lock()
+	custom := a.s.caps.approvals
+	a.s.mu.Unlock()
+	var dialog string
+	if !custom {
+		dialog = a.s.planDialog(ctx, plan)
+	}
 	answer, err := a.s.choose(ctx, approveParams{
 		SessionID: sessionID, Tool: "exit_plan_mode", Title: "exit_plan_mode", Message: plan,
 		Actions: []string{titleApprovePlan, titleKeepPlanning},
-	}, "Reasonix proposes a plan:\n\n"+clip(strings.TrimSpace(plan), 3000))
+	}, dialog)
 	if err != nil {
 		return false, "", err
 	}
 	return answer == titleApprovePlan, "", nil
+}
+
+// planDialog is the message of a plan's dialog: the plan opened as a
+// document when the editor shows one, else the plan itself, clipped.
+func (s *Server) planDialog(ctx context.Context, plan string) string {
+	_, name, shown, err := s.showFile(ctx, "plan-*.md", "# Plan\n\n"+plan+"\n")
+	if err != nil {
+		s.log.Warn("writing the plan", "err", err)
+	}
+	if shown {
+		return fmt.Sprintf("Reasonix proposes a plan, open in the editor (%s). %s, or %s?", filepath.Base(name), titleApprovePlan, strings.ToLower(titleKeepPlanning))
+	}
+	return "Reasonix proposes a plan:\n\n" + clip(plan, 3000)
 }
 
 // choose asks the user a question that is not a tool's permission — a

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 	"golang.org/x/tools/txtar"
 
 	"github.com/reasonix/reasonix/agent/provider/scripted"
@@ -26,8 +27,8 @@ import (
 // A scenario holds the workspace (files/...), the model's script (model),
 // extra project config (config), programs it needs (needs: language
 // servers; skipped without them), the editor's capabilities (editor: words
-// among events, saveDocuments, noResourceOps, noProgress, utf8,
-// lateDidChange, approvals, questions, propose) and the
+// among events, saveDocuments, noResourceOps, noProgress, noShowDocument,
+// utf8, lateDidChange, approvals, questions, propose) and the
 // steps, one per line:
 //
 //	open PATH                         open a file in a buffer
@@ -141,6 +142,8 @@ func runScenario(t *testing.T, file string) {
 			opts.NoResourceOps = true
 		case "noProgress":
 			opts.NoProgress = true
+		case "noShowDocument":
+			opts.NoShowDocument = true
 		case "utf8":
 			opts.UTF8 = true
 		case "lateDidChange":
@@ -439,6 +442,18 @@ func (sc *scenario) expect(n int, a []string) {
 		has("dialog", msgs, strings.Join(a[2:], " "))
 	case "log":
 		has("log line", rec.Logs, strings.Join(a[2:], " "))
+	case "shown":
+		// expect shown contains TEXT: a document the editor was asked to
+		// open (window/showDocument) holds TEXT.
+		var texts []string
+		for _, u := range rec.Shown {
+			b, err := os.ReadFile(uri.URI(u).FsPath())
+			if err != nil {
+				t.Fatalf("step %d: the shown document %s: %v", n, u, err)
+			}
+			texts = append(texts, string(b))
+		}
+		has("shown document", texts, strings.Join(a[2:], " "))
 	case "progress":
 		var msgs []string
 		for _, p := range rec.Progress {

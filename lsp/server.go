@@ -78,8 +78,8 @@ type Server struct {
 	// with, but a changed setting applies to their next edit.
 	reviewModes map[string]string
 	// declinedGen is the generation of the proposals the user chose to
-	// run a command without (0: none), diffs the directory of the diff
-	// files reasonix.review.diff writes.
+	// run a command without (0: none), diffs the directory of the files
+	// shown to the user (diffDir): reasonix.review.diff's diffs, plans.
 	declinedGen int
 	diffs       string
 	// shellBases is the disk text of the files with proposed changes just

@@ -50,6 +50,7 @@ type Options struct {
 	// The client capabilities to declare.
 	NoResourceOps    bool // no CreateFile/RenameFile/DeleteFile
 	NoProgress       bool // no window.workDoneProgress
+	NoShowDocument   bool // no window.showDocument
 	Events           bool // reasonix/event notifications
 	Approvals        bool // answers reasonix/approve instead of dialogs
 	Questions        bool // answers reasonix/ask instead of dialogs
@@ -199,6 +200,9 @@ func (e *Editor) capabilities() protocol.ClientCapabilities {
 	}
 	if e.opts.NoProgress {
 		caps.Window.WorkDoneProgress = nil
+	}
+	if e.opts.NoShowDocument {
+		caps.Window.ShowDocument = nil
 	}
 	diags := &protocol.PublishDiagnosticsClientCapabilities{}
 	diags.TagSupport.ValueSet = []protocol.DiagnosticTag{protocol.DiagnosticTagUnnecessary, protocol.DiagnosticTagDeprecated}
