@@ -2,6 +2,9 @@ package agent_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,5 +143,59 @@ text 1. Delete everything.
 	}
 	if n := len(s.Messages()); n != 1 {
 		t.Errorf("the session's log has %d messages, want the system message alone", n)
+	}
+}
+
+// TestPlannerMaxStepsIsHonoured: [agent] planner_max_steps = 2 stops the
+// planner after its second model request, though the agent's own
+// max_steps would allow more; a planner stopped without a plan leaves the
+// executor to work without one, and says so.
+func TestPlannerMaxStepsIsHonoured(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, srv := builtAgent(t, `
+expect request "model":"planner-model"
+call read_file {"path": "main.go"}
+---
+expect request "model":"planner-model"
+expect tool func main
+call grep {"pattern": "func", "path": "main.go"}
+---
+expect request "model":"deepseek-flash"
+expect user tidy main.go
+text Nothing to tidy.
+`, `default_model = "scripted"
+[agent]
+max_steps = 10
+planner_model = "scripted/planner-model"
+planner_max_steps = 2
+`, dir)
+	var notices []string
+	a.Sink = func(e agent.Event) {
+		if e.Kind == agent.EventNotice {
+			notices = append(notices, e.Text)
+		}
+	}
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(t.Context(), s, "tidy main.go")
+	if err != nil || res.Text != "Nothing to tidy." {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+	var planner int
+	for _, r := range srv.Requests() {
+		if r.Model == "planner-model" {
+			planner++
+		}
+	}
+	if planner != 2 {
+		t.Errorf("%d planner requests, want planner_max_steps = 2", planner)
+	}
+	if !slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, "gave no plan") }) {
+		t.Errorf("no notice that the planner gave no plan: %q", notices)
 	}
 }

@@ -133,26 +133,41 @@ func TestFailedSessionLeavesNoSteps(t *testing.T) {
 // by one scripted server playing script.
 func escalationAgent(t *testing.T, script, defaultModel string) (*agent.Agent, *scripted.Server) {
 	t.Helper()
+	return builtAgent(t, script, `default_model = "`+defaultModel+`"
+[agent]
+escalation_model = "scripted/deepseek-pro"
+`, t.TempDir())
+}
+
+// builtAgent builds an agent as the commands do (agent.Build) in dir,
+// from a config whose provider "scripted" (model deepseek-flash, any
+// other by "scripted/<model>") is a scripted server playing script, with
+// toml after it (top-level keys first, then tables). REASONIX_HOME is a
+// fresh directory.
+func builtAgent(t *testing.T, script, toml, dir string) (*agent.Agent, *scripted.Server) {
+	t.Helper()
 	t.Setenv("REASONIX_HOME", t.TempDir())
 	srv, url := agenttest.Serve(t, script, scripted.Options{})
 	cfg, err := config.Load(config.Options{SkipUser: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := `default_model = "` + defaultModel + `"
+	top, tables := toml, ""
+	if i := strings.Index(toml, "["); i >= 0 {
+		top, tables = toml[:i], toml[i:]
+	}
+	src := top + `
 [[providers]]
 name = "scripted"
 kind = "openai"
 base_url = "` + url + `"
 model = "deepseek-flash"
 options = { retry_base_ms = 10, retry_max_ms = 20 }
-[agent]
-escalation_model = "scripted/deepseek-pro"
-`
+` + tables
 	if err := cfg.OverlayTOML("test", src); err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.Build(cfg, agent.Options{Dir: t.TempDir()})
+	a, err := agent.Build(cfg, agent.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
