@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
+	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
 // newTaskAgent is newScriptedAgent with the task and exit_plan_mode tools
@@ -435,5 +438,88 @@ text Both answered.
 	}
 	if n := len(srv.Requests()); n != 3 {
 		t.Errorf("%d requests, want 3 (the parent's first and the two children's)", n)
+	}
+}
+
+// TestWriterTaskShellStaysInTheParentsJail: a writer task's shell commands
+// run under the parent's permissions and in its shell jail, built from
+// the config as the commands build it: a command the rules deny is
+// refused, and one that reads a [sandbox] forbid_read file through a
+// script the rules cannot see into is stopped by the jail, while writing
+// in the workspace works.
+func TestWriterTaskShellStaysInTheParentsJail(t *testing.T) {
+	if err := sandbox.Available(); err != nil {
+		t.Skipf("no shell jail here: %v", err)
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	private, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(private, "secret", "key")
+	if err := os.MkdirAll(filepath.Dir(secret), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("hunter2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "peek.sh"), []byte("cat "+secret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, srv := builtAgent(t, `
+match look around
+call task {"description": "peek", "prompt": "gamma: run peek.sh, then fetch the page", "read_only": false}
+---
+match gamma:
+call bash {"command": "sh peek.sh; echo inside > made.txt"}
+---
+match gamma:
+expect tool Permission denied
+call bash {"command": "curl -s http://127.0.0.1:1/"}
+---
+match gamma:
+expect tool Permission denied: 
+expect tool The call was not run.
+text The key is out of reach and curl is denied.
+---
+match look around
+expect tool The key is out of reach and curl is denied.
+text Done.
+`, fmt.Sprintf(`default_model = "scripted"
+[permissions]
+allow = ["Bash"]
+deny = ["Bash(curl:*)"]
+[sandbox]
+forbid_read = [%q]
+`, filepath.Dir(secret)), dir)
+	log := &eventLog{}
+	a.Sink = log.add
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(t.Context(), s, "look around")
+	if err != nil || res.Text != "Done." {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.Body, "hunter2") {
+			t.Errorf("request %d holds the forbidden file's text", r.Seq)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "made.txt")); err != nil || string(b) != "inside\n" {
+		t.Errorf("the child's write in the workspace: %q, %v", b, err)
+	}
+	var denied int
+	for _, e := range log.events {
+		if e.Kind == agent.EventToolResult && e.Parent != "" && e.Tool.Name == "bash" && e.Tool.Denied {
+			denied++
+		}
+	}
+	if denied != 1 {
+		t.Errorf("%d of the child's bash calls denied, want the curl one", denied)
 	}
 }
