@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -154,5 +155,44 @@ func TestSkillInvoked(t *testing.T) {
 	}
 	if strings.Contains(a.systemMessage(), "review") {
 		t.Error("a disabled skill is in the system message")
+	}
+}
+
+// TestSkillFromEachRootInvokedBothWays: a skill of each root — the
+// project's .reasonix/skills and .claude/skills, a [skills] path,
+// Reasonix's home and the user's ~/.claude — brings the same instructions
+// as /name and through the skill tool, its folder named.
+func TestSkillFromEachRootInvokedBothWays(t *testing.T) {
+	a, _, _ := skillAgent(t)
+	tool, ok := a.Tools.Get("skill")
+	if !ok {
+		t.Fatal("no skill tool")
+	}
+	for _, sk := range []struct{ name, root, body string }{
+		{"deploy", ".reasonix/skills", "Run `make deploy`"},
+		{"pdf", ".claude/skills", "Use pdftk."},
+		{"changelog", "shared", "Keep a Changelog format."},
+		{"review", "rxhome/skills", "List bugs first."},
+		{"commit", "home/.claude/skills", "Imperative mood."},
+	} {
+		t.Run(sk.name, func(t *testing.T) {
+			p, err := a.dispatch(t.Context(), nil, "/"+sk.name, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := tool.Execute(t.Context(), a.Env, []byte(`{"name": "`+sk.name+`"}`))
+			if err != nil || res.IsError {
+				t.Fatalf("skill tool: %+v, %v", res, err)
+			}
+			for way, text := range map[string]string{"/" + sk.name: p.text, "the skill tool": res.Content} {
+				if !strings.Contains(text, sk.body) {
+					t.Errorf("%s lacks the skill's body %q:\n%s", way, sk.body, text)
+				}
+				folder := regexp.MustCompile(`<skill name="` + sk.name + `" folder="([^"]*)">`).FindStringSubmatch(text)
+				if folder == nil || !strings.HasSuffix(filepath.ToSlash(folder[1]), sk.root+"/"+sk.name) {
+					t.Errorf("%s does not name the skill's folder under %s:\n%s", way, sk.root, text)
+				}
+			}
+		})
 	}
 }
