@@ -29,10 +29,14 @@ func loadArchive(t *testing.T, name string) (*scripted.Script, map[string]string
 	return script, files, want
 }
 
-// TestEditorMemoryAndAsk plays memory.txtar in Neovim's own client and in
-// eglot, plain LSP: a preference saved with the user's approval in one
-// server process is used by the next, and the agent's question is a
-// dialog whose actions are its suggested answers.
+// TestEditorMemoryAndAsk plays, over two server processes that share the
+// user's home, memory.txtar in eglot and memory-delegation.txtar in
+// Neovim's own client, plain LSP: a preference saved with the user's
+// approval in one process is used by the next, and the agent's question
+// is a dialog whose actions are its suggested answers. In Neovim the
+// second process also finds a fact of the first through history and
+// delegates two read-only tasks, which run side by side, and an edit
+// task, whose edit lands in the editor's buffer.
 func TestEditorMemoryAndAsk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the editor tests build the binary and run real editors")
@@ -40,16 +44,20 @@ func TestEditorMemoryAndAsk(t *testing.T) {
 	reasonix := buildReasonix(t)
 	t.Run("neovim", func(t *testing.T) {
 		requirePeer(t, "Neovim (nvim)", runs("nvim", "--version"))
-		playMemory(t, reasonix(t), "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim-memory.lua")
+		run, want := playMemory(t, reasonix(t), "memory-delegation.txtar", "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim-memory.lua")
+		checkDelegation(t, run, want)
 	})
 	t.Run("eglot", func(t *testing.T) {
 		requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
-		playMemory(t, reasonix(t), "emacs", "--batch", "-l", "eglot-memory.el")
+		playMemory(t, reasonix(t), "memory.txtar", "emacs", "--batch", "-l", "eglot-memory.el")
 	})
 }
 
-func playMemory(t *testing.T, bin string, argv ...string) {
-	script, files, _ := loadArchive(t, "memory.txtar")
+// playMemory plays the archive name with the client argv and checks the
+// note the first session saved and that every scripted step was asked
+// for; it returns the run and the archive's want/ files.
+func playMemory(t *testing.T, bin, name string, argv ...string) (*clientRun, map[string]string) {
+	script, files, want := loadArchive(t, name)
 	run := startClientRun(t, bin, script, files)
 	run.play(t, nil, argv...)
 
@@ -59,5 +67,53 @@ func playMemory(t *testing.T, bin string, argv ...string) {
 	}
 	if n := run.srv.Remaining(); n != 0 {
 		t.Errorf("%d scripted model steps were never asked for", n)
+	}
+	return run, want
+}
+
+// checkDelegation checks what the second process of
+// memory-delegation.txtar did, from the model's side: its first request
+// carries the note in the memory index; the two read-only tasks overlap,
+// each sending its first request before the other's second (run one
+// after the other, one would finish first); and the edit, saved by the
+// client, is on disk.
+func checkDelegation(t *testing.T, run *clientRun, want map[string]string) {
+	t.Helper()
+	first := map[string]int{}  // a conversation's first request
+	second := map[string]int{} // and its second
+	var later *scripted.Request
+	for _, r := range run.srv.Requests() {
+		if len(r.Messages) < 2 {
+			continue
+		}
+		user := r.Messages[1].Content
+		for _, key := range []string{"alpha:", "beta:"} {
+			if strings.Contains(user, key) {
+				if first[key] == 0 {
+					first[key] = r.Seq
+				} else if second[key] == 0 {
+					second[key] = r.Seq
+				}
+			}
+		}
+		if later == nil && strings.Contains(user, "Which port does staging use") {
+			later = &r
+		}
+	}
+	if later == nil || !strings.Contains(later.Messages[0].Content, "- user/indent: The user indents with tabs") {
+		t.Errorf("the second process's first request does not carry the note in its system message")
+	}
+	if first["alpha:"] == 0 || first["beta:"] == 0 || second["alpha:"] == 0 || second["beta:"] == 0 {
+		t.Fatalf("the research tasks' requests: first %v, second %v", first, second)
+	}
+	if first["beta:"] > second["alpha:"] || first["alpha:"] > second["beta:"] {
+		t.Errorf("the read-only tasks did not overlap: requests alpha %d, %d and beta %d, %d",
+			first["alpha:"], second["alpha:"], first["beta:"], second["beta:"])
+	}
+	for name, body := range want {
+		got, err := os.ReadFile(filepath.Join(run.root, filepath.FromSlash(name)))
+		if err != nil || string(got) != body {
+			t.Errorf("%s on disk: %q, %v; want %q", name, got, err, body)
+		}
 	}
 }

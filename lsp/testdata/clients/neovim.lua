@@ -71,14 +71,6 @@ vim.lsp.handlers['window/showMessage'] = function(_, params)
   say('message: %s', params.message)
 end
 
-local function buffer_text(bufnr)
-  local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
-  if vim.bo[bufnr].eol then
-    text = text .. '\n'
-  end
-  return text
-end
-
 local function main()
   vim.cmd('filetype on')
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
@@ -128,7 +120,7 @@ local function main()
   end)
   say('turn ended: %s', seen.progress_end)
   assert(vim.startswith(seen.progress_end, 'Done'), 'the turn did not succeed: ' .. seen.progress_end)
-  local text = buffer_text(bufnr)
+  local text = T.buffer_text(bufnr)
   assert(text == want, 'the buffer after the turn:\n' .. text)
 
   vim.cmd('silent write')

@@ -67,6 +67,15 @@ function T.run_action(client, bufnr, action)
   return res.result
 end
 
+--- A buffer's text as it would be written, with its final newline.
+function T.buffer_text(bufnr)
+  local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
+  if vim.bo[bufnr].eol then
+    text = text .. '\n'
+  end
+  return text
+end
+
 --- Runs main, then quits Neovim: 0 if it returned, else 1.
 function T.run(main)
   local ok, err = xpcall(main, debug.traceback)
