@@ -229,12 +229,17 @@ func (a *approver) ApprovePlan(ctx context.Context, sessionID, plan string) (boo
 // planDialog is the message of a plan's dialog: the plan opened as a
 // document when the editor shows one, else the plan itself, clipped.
 func (s *Server) planDialog(ctx context.Context, plan string) string {
-	_, name, shown, err := s.showFile(ctx, "plan-*.md", "# Plan\n\n"+plan+"\n")
-	if err != nil {
-		s.log.Warn("writing the plan", "err", err)
-	}
-	if shown {
-		return fmt.Sprintf("Reasonix proposes a plan, open in the editor (%s). %s, or %s?", filepath.Base(name), titleApprovePlan, strings.ToLower(titleKeepPlanning))
+	s.mu.Lock()
+	can := s.caps.showDocument
+	s.mu.Unlock()
+	if can {
+		_, name, shown, err := s.showFile(ctx, "plan-*.md", "# Plan\n\n"+plan+"\n")
+		if err != nil {
+			s.log.Warn("writing the plan", "err", err)
+		}
+		if shown {
+			return fmt.Sprintf("Reasonix proposes a plan, open in the editor (%s). %s, or %s?", filepath.Base(name), titleApprovePlan, strings.ToLower(titleKeepPlanning))
+		}
 	}
 	return "Reasonix proposes a plan:\n\n" + clip(plan, 3000)
 }
