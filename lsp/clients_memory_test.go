@@ -29,14 +29,14 @@ func loadArchive(t *testing.T, name string) (*scripted.Script, map[string]string
 	return script, files, want
 }
 
-// TestEditorMemoryAndAsk plays, over two server processes that share the
-// user's home, memory.txtar in eglot and memory-delegation.txtar in
-// Neovim's own client, plain LSP: a preference saved with the user's
-// approval in one process is used by the next, and the agent's question
-// is a dialog whose actions are its suggested answers. In Neovim the
-// second process also finds a fact of the first through history and
-// delegates two read-only tasks, which run side by side, and an edit
-// task, whose edit lands in the editor's buffer.
+// TestEditorMemoryAndAsk plays memory-delegation.txtar in Neovim's own
+// client and in eglot, plain LSP, over two server processes that share
+// the user's home: a preference saved with the user's approval in one
+// process is used by the next, and the agent's question is a dialog whose
+// actions are its suggested answers. The second process also finds a fact
+// of the first through history and delegates two read-only tasks, which
+// run side by side, and an edit task, whose edit lands in the editor's
+// buffer.
 func TestEditorMemoryAndAsk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the editor tests build the binary and run real editors")
@@ -44,20 +44,20 @@ func TestEditorMemoryAndAsk(t *testing.T) {
 	reasonix := buildReasonix(t)
 	t.Run("neovim", func(t *testing.T) {
 		requirePeer(t, "Neovim (nvim)", runs("nvim", "--version"))
-		run, want := playMemory(t, reasonix(t), "memory-delegation.txtar", "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim-memory.lua")
-		checkDelegation(t, run, want)
+		playMemory(t, reasonix(t), "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim-memory.lua")
 	})
 	t.Run("eglot", func(t *testing.T) {
 		requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
-		playMemory(t, reasonix(t), "memory.txtar", "emacs", "--batch", "-l", "eglot-memory.el")
+		playMemory(t, reasonix(t), "emacs", "--batch", "-l", "eglot-memory.el")
 	})
 }
 
-// playMemory plays the archive name with the client argv and checks the
-// note the first session saved and that every scripted step was asked
-// for; it returns the run and the archive's want/ files.
-func playMemory(t *testing.T, bin, name string, argv ...string) (*clientRun, map[string]string) {
-	script, files, want := loadArchive(t, name)
+// playMemory plays memory-delegation.txtar with the client argv and
+// checks what the model and the disk show: the note the first process
+// saved, every scripted step asked for, and the second process's work
+// (checkDelegation).
+func playMemory(t *testing.T, bin string, argv ...string) {
+	script, files, want := loadArchive(t, "memory-delegation.txtar")
 	run := startClientRun(t, bin, script, files)
 	run.play(t, nil, argv...)
 
@@ -68,7 +68,7 @@ func playMemory(t *testing.T, bin, name string, argv ...string) (*clientRun, map
 	if n := run.srv.Remaining(); n != 0 {
 		t.Errorf("%d scripted model steps were never asked for", n)
 	}
-	return run, want
+	checkDelegation(t, run, want)
 }
 
 // checkDelegation checks what the second process of

@@ -1,15 +1,19 @@
-;;; eglot-memory.el --- Emacs's eglot remembers a preference across two Reasonix processes  -*- lexical-binding: t -*-
+;;; eglot-memory.el --- Emacs's eglot over two Reasonix processes: memory and delegation  -*- lexical-binding: t -*-
 
 ;; emacs --batch -l eglot-memory.el
 ;;
 ;; lsp/clients_memory_test.go runs it with REASONIX_LSP (the server
 ;; command), REASONIX_TEST_ROOT (the workspace folder) and REASONIX_HOME
-;; (shared by both servers: the user's memory lives there).  Eglot is
-;; plain LSP; its window/showMessageRequest handler would read stdin in
-;; batch, so the dialogs are answered here, as a user would: a permission
-;; dialog "Allow once", the agent's question with one of its options.
-;; Exits 0 only if every check held; otherwise 1, with the reason and
-;; eglot's JSON-RPC transcript on stderr.
+;; (shared by both servers: the user's memory and sessions live there),
+;; playing memory-delegation.txtar.  The first server remembers a
+;; preference and asks a question; the second finds the first's fact
+;; through history, delegates two research tasks and an edit task, and
+;; follows the preference.  Eglot is plain LSP; its
+;; window/showMessageRequest handler would read stdin in batch, so the
+;; dialogs are answered here, as a user would: a permission dialog "Allow
+;; once", the agent's question with one of its options.  Exits 0 only if
+;; every check held; otherwise 1, with the reason and eglot's JSON-RPC
+;; transcript on stderr.
 
 ;;; Code:
 
@@ -20,8 +24,14 @@
       (lambda (_message actions)
         (if (equal actions reasonix-test-permission) "Allow once" "Not in YAML")))
 
+;; Apply the server's edits without asking, as a user who trusts it
+;; would have configured.
+(setq eglot-confirm-server-initiated-edits nil)
+
 (defun reasonix-test-session (root prompt)
-  "Start a Reasonix server on ROOT, run one turn of PROMPT, stop the server; return the turn's result."
+  "Start a Reasonix server on ROOT with hello.py open, run one turn of PROMPT, stop the server.
+Return the turn's result and the buffer's text after the turn; a
+modified buffer is saved."
   (let* ((default-directory root)
          (eglot-server-programs `((python-mode . (,(reasonix-test-env "REASONIX_LSP")))))
          (eglot-sync-connect t))
@@ -34,19 +44,22 @@
           (let ((result (jsonrpc-request server :workspace/executeCommand
                                          (list :command "reasonix.ask"
                                                :arguments (vector (list :prompt prompt)))
-                                         :timeout reasonix-test-timeout)))
+                                         :timeout reasonix-test-timeout))
+                (text (buffer-substring-no-properties (point-min) (point-max))))
             (reasonix-test-say "turn: %s" (plist-get result :text))
+            (when (buffer-modified-p)
+              (save-buffer))
             (reasonix-test-shutdown server)
-            result)
+            (list result text))
         (when (process-live-p proc)
           (delete-process proc))
         (kill-buffer (current-buffer))))))
 
 (defun reasonix-test-main ()
-  (let* ((root (file-name-as-directory (reasonix-test-env "REASONIX_TEST_ROOT")))
-         (first (reasonix-test-session root "Remember: I indent with tabs.")))
-    (unless (equal (plist-get first :stop) "done")
-      (error "The first turn: %S" first))
+  (let ((root (file-name-as-directory (reasonix-test-env "REASONIX_TEST_ROOT"))))
+    (pcase-let ((`(,first ,_) (reasonix-test-session root "Remember: I indent with tabs. Staging listens on port 8443.")))
+      (unless (equal (plist-get first :stop) "done")
+        (error "The first turn: %S" first)))
     (unless (= (length reasonix-test-dialogs) 2)
       (error "%d dialogs, want 2: %S" (length reasonix-test-dialogs) reasonix-test-dialogs))
     (pcase-let ((`((,qmsg ,qactions) (,amsg ,aactions)) reasonix-test-dialogs))
@@ -59,12 +72,19 @@
         (error "The question offers %s" qactions))
       (unless (equal qmsg "Reasonix asks: Tabs in YAML files too?")
         (error "The question reads %s" qmsg)))
-    (let ((second (reasonix-test-session root "How should I indent hello.py?")))
-      (unless (and (equal (plist-get second :stop) "done") (string-search "tabs" (plist-get second :text)))
-        (error "The second turn: %S" second)))
-    (unless (= (length reasonix-test-dialogs) 2)
-      (error "The second session asked: %S" (car reasonix-test-dialogs)))
-    (reasonix-test-say "ok: the note was saved with approval, the question answered, the note used by the next process")))
+    (pcase-let ((`(,second ,text) (reasonix-test-session root "Which port does staging use? And indent hello.py my way.")))
+      (unless (and (equal (plist-get second :stop) "done") (string-search "8443" (plist-get second :text)))
+        (error "The second turn: %S" second))
+      ;; One more dialog: the edit task's edit, under the parent's
+      ;; permissions; the edit itself arrived as workspace/applyEdit.
+      (unless (= (length reasonix-test-dialogs) 3)
+        (error "%d dialogs, want 3: %S" (length reasonix-test-dialogs) reasonix-test-dialogs))
+      (pcase-let ((`(,emsg ,eactions) (car reasonix-test-dialogs)))
+        (unless (and (equal eactions reasonix-test-permission) (string-search "edit_file on hello.py" emsg))
+          (error "The third dialog: %s [%s]" emsg eactions)))
+      (unless (equal text "def hello():\n\treturn \"hi\"\n")
+        (error "The buffer after the turn:\n%s" text)))
+    (reasonix-test-say "ok: the note saved with approval, the question answered; the next process found the fact, delegated, and edited with tabs")))
 
 (reasonix-test-run #'reasonix-test-main)
 
