@@ -11,8 +11,8 @@
 #   code-server      VS Code for the browser, with its Node, into
 #                    ~/.cache/reasonix-test (editors/vscode/scripts/
 #                    install-code-server.sh); its native modules build
-#                    with node-gyp, so it needs g++, make, python3 and
-#                    libkrb5-dev from apt first
+#                    with node-gyp, so it needs g++, make and python3
+#                    from apt first
 #
 # The kinds install at the same time, each into its own log under
 # $PEERS_LOG (default: a temporary directory); code-server waits for apt
@@ -91,7 +91,6 @@ cs_pkgs=
 command -v g++ >/dev/null 2>&1 || cs_pkgs="$cs_pkgs g++"
 command -v make >/dev/null 2>&1 || cs_pkgs="$cs_pkgs make"
 command -v python3 >/dev/null 2>&1 || cs_pkgs="$cs_pkgs python3"
-[ -f /usr/include/gssapi/gssapi.h ] || cs_pkgs="$cs_pkgs libkrb5-dev"
 pkgs="$pkgs$cs_pkgs"
 have_npm=yes
 command -v npm >/dev/null 2>&1 || { pkgs="$pkgs nodejs npm"; have_npm=; }
@@ -128,9 +127,9 @@ if ! command -v gopls >/dev/null 2>&1 && [ ! -x "$gobin/gopls" ]; then
 	go_pid=$!
 fi
 
-# code-server takes minutes on a cold machine: it starts at once when
-# its build needs nothing from apt, else as soon as apt is done, and runs
-# beside npm and Go either way.
+# code-server takes a minute or more on a cold machine: it starts at once
+# when its build needs nothing from apt, else as soon as apt is done, and
+# runs beside npm and Go either way.
 cs_pid=
 cs_marker=${REASONIX_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reasonix-test}/code-server-$(sed -n 's/^CODE_SERVER_VERSION=//p' editors/vscode/scripts/install-code-server.sh)/.installed
 code_server() {
