@@ -127,7 +127,17 @@ func readMemory(path string, check func(real string) error) ([]byte, string, err
 // offered to load them. Both are taken once, so the cached prefix holds
 // for the session; notes saved or forgotten and skills added during it
 // are seen through the tools, and in the next session's prompt.
+//
+// It is redacted as every message a session appends is: it takes in
+// files the user did not write for the model (a memory file a repository
+// committed as a link to a shell profile that exports the key, a note
+// written by hand), and it opens every request and the session file.
 func (a *Agent) systemMessage() string {
+	return newRedactor(a.Secrets).apply(a.systemText())
+}
+
+// systemText is systemMessage before redaction.
+func (a *Agent) systemText() string {
 	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root, a.Env.CheckRead)
 	if a.Tools == nil {
 		return system
