@@ -110,10 +110,19 @@ func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 	t.toolStep(start, &out)
 
 	content := res.Content
+	saved := t.outputFile(c)
 	if capper, ok := tool.(tools.ResultCapper); !ok || !capper.CapsResult() {
 		// The one cap on what a result adds to every later request;
 		// the whole is saved beside the session for read_file.
-		content = tools.CapResult(content, t.outputFile(c))
+		content = tools.CapResult(content, saved)
+	}
+	if r := t.s.redact; r != nil && saved != "" {
+		// What is saved beside the session is redacted as the session
+		// is (the conversation's copy is, when it is appended).
+		if err := r.file(saved); err != nil {
+			t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("%s: the saved output could not be redacted, so it was removed: %v", c.Name, err)})
+			os.Remove(saved)
+		}
 	}
 	if content == "" {
 		content = "(no output)"

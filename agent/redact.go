@@ -1,6 +1,13 @@
 package agent
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -60,4 +67,59 @@ func (r redactor) message(m provider.Message) provider.Message {
 		m.ToolCalls = calls
 	}
 	return m
+}
+
+// file redacts the file at path in place, when it holds a secret: a tool
+// output saved whole beside the session. It streams, holding back at the
+// end of each chunk as many bytes as a secret could have begun in, since
+// an output may be far larger than memory should hold. A missing file is
+// nothing to do.
+func (r redactor) file(path string) error {
+	if len(r.secrets) == 0 {
+		return nil
+	}
+	in, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.CreateTemp(filepath.Dir(path), ".redact-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(out.Name())         // once renamed, there is nothing to remove
+	keep := len(r.secrets[0].Value) - 1 // the longest comes first
+	w := bufio.NewWriter(out)
+	var pending []byte
+	changed := false
+	chunk := make([]byte, 256<<10)
+	for {
+		n, rerr := io.ReadFull(in, chunk)
+		buf := append(pending, chunk[:n]...)
+		done := rerr == io.EOF || rerr == io.ErrUnexpectedEOF
+		if rerr != nil && !done {
+			out.Close()
+			return rerr
+		}
+		red := []byte(r.apply(string(buf)))
+		changed = changed || !bytes.Equal(red, buf)
+		if done {
+			w.Write(red)
+			break
+		}
+		cut := max(len(red)-keep, 0)
+		w.Write(red[:cut])
+		pending = append(pending[:0:0], red[cut:]...)
+	}
+	if err := w.Flush(); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil || !changed {
+		return err
+	}
+	return os.Rename(out.Name(), path)
 }

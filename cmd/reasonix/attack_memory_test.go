@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,5 +57,34 @@ func TestAttackKeyInTheSystemPrompt(t *testing.T) {
 		// The same file through a read tool: redacted.
 		{tool: "read_file", args: map[string]any{"path": "AGENTS.md"}, want: "[redacted " + attackKeyVar + "]"},
 	})
+	h.noSecretUnder(t, filepath.Join(h.rhome, "sessions"))
+}
+
+// TestAttackKeyInSavedOutputs: a result too long for the conversation is
+// saved whole beside the session, for read_file; the key it holds is
+// redacted there as in the conversation — a command's output and another
+// tool's result alike.
+func TestAttackKeyInSavedOutputs(t *testing.T) {
+	t.Parallel()
+	h := newHostile(t)
+	var b strings.Builder
+	pad := strings.Repeat("=", 180)
+	for i := range 2000 {
+		fmt.Fprintf(&b, "line %d of the build log %s\n", i, pad)
+		if i == 120 {
+			// In the middle of what a capped result leaves out.
+			b.WriteString("line token " + h.key + "\n")
+		}
+	}
+	mustWrite(t, filepath.Join(h.work, "build.log"), b.String())
+	results := h.attack(t, "", []string{"--approval", "auto"}, []attackCall{
+		{tool: "bash", args: map[string]any{"command": "cat build.log"}, want: "the whole output is saved"},
+		{tool: "grep", args: map[string]any{"pattern": "line|token", "path": "build.log"}, want: "the whole output is saved"},
+	})
+	for _, r := range results {
+		if !strings.Contains(r, ".outputs") {
+			t.Errorf("the result names no saved output:\n%s", r)
+		}
+	}
 	h.noSecretUnder(t, filepath.Join(h.rhome, "sessions"))
 }
