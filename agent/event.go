@@ -6,6 +6,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // EventKind names what an Event reports.
@@ -171,7 +172,9 @@ func DescribeCall(name string, args json.RawMessage) string {
 	if d, ok := m["destination"].(string); ok && subject != "" {
 		subject += " → " + d
 	}
-	subject = strings.Join(strings.Fields(subject), " ")
+	// The title is shown on terminals and in questions to the user: what
+	// the model wrote must not hide or reorder what it says.
+	subject = permission.Visible(strings.Join(strings.Fields(subject), " "))
 	if r := []rune(subject); len(r) > 80 {
 		subject = string(r[:79]) + "…"
 	}

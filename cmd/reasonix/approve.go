@@ -34,8 +34,10 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 		t.br = bufio.NewReader(t.in)
 	}
 	t.r.mu.Lock()
+	// Every line shows what the model wrote (a command, a note), made
+	// visible: an escape sequence in it must not hide or erase the rest.
 	if p.Escalation != "" {
-		t.r.line(fmt.Sprintf("? the shell sandbox may have blocked: %s\n  (%s)", describeArgs(p), p.Escalation))
+		t.r.line(fmt.Sprintf("? the shell sandbox may have blocked: %s\n  (%s)", describeArgs(p), permission.Visible(p.Escalation)))
 		fmt.Fprint(t.r.err, "  run it again outside the sandbox, this once? [y] yes  [n] no: ")
 	} else if p.AlwaysAsk {
 		// Nothing is remembered: the user approves this change alone.
@@ -43,14 +45,14 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 		if p.Preview != "" {
 			what = agent.DescribeCall(p.Tool, p.Args) // the preview says the rest
 		}
-		t.r.line(fmt.Sprintf("? %s\n  (%s)", what, p.Why))
+		t.r.line(fmt.Sprintf("? %s\n  (%s)", what, permission.Visible(p.Why)))
 		if change := p.Change(); change != "" {
 			t.r.line(change)
 		}
 		fmt.Fprint(t.r.err, "  allow this call, this once? [y] yes  [n] no: ")
 	} else {
 		t.r.line(fmt.Sprintf("? %s %s", p.Tool, describeArgs(p)))
-		fmt.Fprintf(t.r.err, "  allow? [y] once  [s] %s for this session  [a] always, saved to reasonix.toml  [n] no: ", p.Scope)
+		fmt.Fprintf(t.r.err, "  allow? [y] once  [s] %s for this session  [a] always, saved to reasonix.toml  [n] no: ", permission.Visible(p.Scope))
 	}
 	t.r.mu.Unlock()
 	for {
@@ -99,21 +101,23 @@ func (t *termApprover) readLine(ctx context.Context) (string, error) {
 	}
 }
 
+// describeArgs is the subject of a call in a question: its command, its
+// path, or its arguments, with what would disguise them made visible.
 func describeArgs(p permission.Prompt) string {
 	s := strings.TrimSpace(string(p.Args))
 	var m map[string]any
 	if err := json.Unmarshal(p.Args, &m); err == nil {
 		if c, ok := m["command"].(string); ok {
-			return c
+			return permission.Visible(c)
 		}
 		if path, ok := m["path"].(string); ok {
-			return path
+			return permission.Visible(path)
 		}
 	}
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}
-	return s
+	return permission.Visible(s)
 }
 
 // ApprovePlan shows the plan and asks whether to carry it out. Anything
@@ -125,7 +129,7 @@ func (t *termApprover) ApprovePlan(ctx context.Context, sessionID, plan string) 
 		t.br = bufio.NewReader(t.in)
 	}
 	t.r.mu.Lock()
-	t.r.line("? The plan:\n\n" + strings.TrimSpace(plan) + "\n")
+	t.r.line("? The plan:\n\n" + permission.Visible(strings.TrimSpace(plan)) + "\n")
 	fmt.Fprint(t.r.err, "  carry it out? [y] yes, or type what to change: ")
 	t.r.mu.Unlock()
 	ans, err := t.readLine(ctx)

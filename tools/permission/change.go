@@ -19,7 +19,7 @@ const maxChangeRunes = 4000
 // its own Preview shows that.
 func (p Prompt) Change() string {
 	if p.Preview != "" {
-		return clipMiddle(visible(strings.TrimSuffix(p.Preview, "\n")), maxChangeRunes)
+		return clipMiddle(Visible(strings.TrimSuffix(p.Preview, "\n")), maxChangeRunes)
 	}
 	var a struct {
 		Path        string `json:"path"`
@@ -65,14 +65,15 @@ func (p Prompt) Change() string {
 	default:
 		return ""
 	}
-	return clipMiddle(visible(strings.TrimSuffix(b.String(), "\n")), maxChangeRunes)
+	return clipMiddle(Visible(strings.TrimSuffix(b.String(), "\n")), maxChangeRunes)
 }
 
-// visible escapes the characters that would make a change look other than
-// it is: control characters (an escape sequence can erase a terminal's
-// line, a carriage return overwrite it) and bidirectional overrides. Line
-// breaks and tabs stay.
-func visible(s string) string {
+// Visible escapes the characters that would make a change, or a call put
+// to the user, look other than it is: control characters (an escape
+// sequence can erase a terminal's line, hide text or set the window's
+// title, a carriage return overwrite it) and bidirectional overrides.
+// Line breaks and tabs stay.
+func Visible(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) {
