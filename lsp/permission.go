@@ -108,6 +108,13 @@ func (a *approver) approveCustom(ctx context.Context, p permission.Prompt, msg s
 // promptText words the question: what the agent wants to do, and what a
 // session or permanent grant would cover.
 func promptText(p permission.Prompt, s *Server) string {
+	// What the model wrote (a command, a path) is made visible: a
+	// bidirectional override must not reorder the question in the
+	// editor's dialog, nor a control character hide part of it.
+	return permission.Visible(promptWords(p, s))
+}
+
+func promptWords(p permission.Prompt, s *Server) string {
 	var args map[string]any
 	json.Unmarshal(p.Args, &args)
 	str := func(k string) string { v, _ := args[k].(string); return v }
