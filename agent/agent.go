@@ -156,7 +156,12 @@ type Session struct {
 	messages []provider.Message
 	usage    provider.Usage
 	cost     float64
-	turns    int
+	// helperTokens and helperCost are what the session's running
+	// children (tasks, the planner) have spent and not yet been charged
+	// with: the session's budget counts them as they are spent.
+	helperTokens int
+	helperCost   float64
+	turns        int
 	running  bool
 	plan     bool
 	file     *sessionFile
@@ -183,6 +188,10 @@ type Session struct {
 	// steps records each model request attempt and tool call (steps.go);
 	// nil when the session is not stored.
 	steps *stepLog
+	// up is, for a child's session, the session it spends from, and
+	// upOver says when that session's budget is used up.
+	up     *Session
+	upOver func() string
 }
 
 // NewSession starts a session with a fresh system message built from the

@@ -395,6 +395,13 @@ func (t *turn) charge(u provider.Usage, cost float64, model string, bytes int) (
 	s.cost += cost
 	sessionUsage, sessionCost := s.usage, s.cost
 	s.mu.Unlock()
+	if up := s.up; up != nil {
+		// A child spends from its parent's session as it goes.
+		up.mu.Lock()
+		up.helperTokens += u.Total()
+		up.helperCost += cost
+		up.mu.Unlock()
+	}
 	if s.file != nil {
 		if err := s.file.append(record{Type: "usage", Turn: t.n, Model: model, Usage: &u, Cost: cost, Bytes: bytes}); err != nil {
 			return turnUsage, turnCost, sessionUsage, sessionCost, err
@@ -414,8 +421,24 @@ func (t *turn) chargeHelper(child *turn, model string) error {
 	if u.Total() == 0 {
 		return nil
 	}
+	// What the child spent moves from the running children's share to
+	// the session's own.
+	t.s.mu.Lock()
+	t.s.helperTokens -= u.Total()
+	t.s.helperCost -= cost
+	t.s.mu.Unlock()
 	_, _, _, _, err := t.charge(u, cost, model, 0)
 	return err
+}
+
+// spendFrom makes s, the session of a child of t (a task, the planner),
+// spend from the budget of t's session: its requests count there as they
+// are made, and it stops once that budget is used up, as the parent
+// would. Children run in parallel, each within its own limits, so
+// counting them only when they report would let them spend past it.
+func (s *Session) spendFrom(t *turn) {
+	s.up = t.s
+	s.upOver = func() string { return t.a.overBudget(t.s) }
 }
 
 // skipCalls answers tool calls that will not run, keeping the log valid.
@@ -441,12 +464,17 @@ func (t *turn) closeCancelled(ctx context.Context) error {
 // budget, or returns "" while it has not. The cost budget counts only
 // when the model has a price.
 func (a *Agent) overBudget(s *Session) string {
-	used, cost := s.Usage()
+	s.mu.Lock()
+	used, cost := s.usage.Total()+s.helperTokens, s.cost+s.helperCost
+	s.mu.Unlock()
 	switch {
-	case a.TokenBudget > 0 && used.Total() >= a.TokenBudget:
-		return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used.Total(), a.TokenBudget)
+	case a.TokenBudget > 0 && used >= a.TokenBudget:
+		return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used, a.TokenBudget)
 	case a.CostBudget > 0 && a.Price != nil && cost >= a.CostBudget:
 		return fmt.Sprintf("cost budget exhausted: $%.4f of $%s spent", cost, strconv.FormatFloat(a.CostBudget, 'f', -1, 64))
+	}
+	if s.upOver != nil {
+		return s.upOver()
 	}
 	return ""
 }
