@@ -35,6 +35,12 @@ type prepared struct {
 	// text is the prompt, as typed or as its command made it; it opens
 	// the turn (EventTurnStart).
 	text string
+	// fromCommand is set when text is a command's (a command file's, a
+	// skill's, an MCP prompt's) and typed what the user typed after the
+	// command: the MCP resources text names are read only when the user
+	// typed them (see references).
+	fromCommand bool
+	typed       string
 	// attached follows text in the user message: the attachments and
 	// references, rendered.
 	attached string
@@ -56,7 +62,11 @@ func (a *Agent) prepare(ctx context.Context, s *Session, in Input) (prepared, er
 	if err != nil || p.action != nil {
 		return p, err
 	}
-	attached, notices := a.attach(ctx, p.text, in.Attachments)
+	typed := p.text
+	if p.fromCommand {
+		typed = p.typed
+	}
+	attached, notices := a.attach(ctx, p.text, typed, in.Attachments)
 	p.attached = attached
 	p.notices = append(p.notices, notices...)
 	return p, nil
@@ -102,6 +112,7 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 			return p, fmt.Errorf("%s: %w", name, err)
 		}
 		p.text, p.model = body, c.custom.model
+		p.fromCommand, p.typed = true, rest
 		return p, nil
 	case c.skill != nil:
 		body, err := skills.Render(a.Env, *c.skill)
@@ -112,6 +123,7 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 			body += "\n\nARGUMENTS: " + rest
 		}
 		p.text = body
+		p.fromCommand, p.typed = true, rest
 		return p, nil
 	case c.prompt != nil:
 		args, err := promptArguments(*c.prompt, rest)
@@ -123,6 +135,7 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 			return p, fmt.Errorf("%s: %w", name, err)
 		}
 		p.text = rendered
+		p.fromCommand, p.typed = true, rest
 		return p, nil
 	}
 	p.action = &Action{Kind: c.builtin}

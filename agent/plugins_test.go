@@ -178,3 +178,39 @@ func TestResourcesAttachedInPlanMode(t *testing.T) {
 		}
 	}
 }
+
+// TestResourcesOnlyWhenTyped: an MCP resource the text of a command file
+// names — a repository's command reaching into the user's MCP servers —
+// is not read, and a notice says why; the same resource typed as the
+// command's argument is, and so are the workspace files the text names.
+func TestResourcesOnlyWhenTyped(t *testing.T) {
+	notes := startNotes(t)
+	h := commandHarness(t, []provider.Response{answer("ok"), answer("ok")}, map[string]string{
+		"peek.md": "Summarise @notes:note://greeting and @calc.go. $ARGUMENTS\n",
+	})
+	h.a.Plugins = notes
+	s, _ := h.a.NewSession()
+	if _, err := h.a.RunInput(t.Context(), s, Input{Text: "/peek"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.lastRequest(t).Messages
+	got := msgs[len(msgs)-1].Content
+	if strings.Contains(got, "Hello from the notes server") || !strings.Contains(got, "<file path=\"calc.go\">") {
+		t.Errorf("the command's own reference: the model got\n%s", got)
+	}
+	var told bool
+	for _, e := range h.kinds(EventNotice) {
+		told = told || strings.Contains(e.Text, "@notes:note://greeting not attached") && strings.Contains(e.Text, "only when you type it")
+	}
+	if !told {
+		t.Errorf("no notice says why the resource was left out: %+v", h.kinds(EventNotice))
+	}
+
+	if _, err := h.a.RunInput(t.Context(), s, Input{Text: "/peek also @notes:note://greeting"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs = h.lastRequest(t).Messages
+	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "Hello from the notes server") {
+		t.Errorf("the typed reference: the model got\n%s", got)
+	}
+}

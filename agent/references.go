@@ -24,6 +24,13 @@ import (
 // judged again by the real path of what was opened, binary files
 // described rather than pasted. An "@" word that names nothing (an
 // e-mail address, a mention) stays as written.
+//
+// An MCP resource is read only when the user typed its reference: not
+// when the text of a command file, a skill or an MCP prompt names it. A
+// repository's command must not reach, unasked, into what the user's MCP
+// servers hold (a private repository, a mailbox), which the model could
+// read only through their tools, under the permission rules. Workspace
+// paths in such text are attached: the read tools may read them unasked.
 
 const (
 	// maxReferenceBytes caps one attached file, resource or selection.
@@ -63,12 +70,12 @@ type Attachment struct {
 // attach renders what goes into the user message after the prompt text:
 // the typed attachments, then the references of text, each once, in the
 // order they appear. notices say which references could not be read.
-func (a *Agent) attach(ctx context.Context, text string, typed []Attachment) (attached string, notices []string) {
+func (a *Agent) attach(ctx context.Context, text, typed string, attachments []Attachment) (attached string, notices []string) {
 	var b strings.Builder
-	for _, at := range typed {
+	for _, at := range attachments {
 		b.WriteString("\n\n" + a.attachment(at))
 	}
-	blocks, notices := a.references(ctx, text)
+	blocks, notices := a.references(ctx, text, typed)
 	if len(blocks) > 0 {
 		b.WriteString("\n\n" + strings.Join(blocks, "\n"))
 	}
@@ -99,8 +106,9 @@ func (a *Agent) attachment(at Attachment) string {
 	return fmt.Sprintf("The user's selection in %s:\n\nLines %d-%d:\n```%s\n%s\n```\n", shown, at.StartLine, at.EndLine, at.Language, text)
 }
 
-// references renders the references of text.
-func (a *Agent) references(ctx context.Context, text string) (blocks, notices []string) {
+// references renders the references of text; of its MCP resources,
+// those typed also names (see above).
+func (a *Agent) references(ctx context.Context, text, typed string) (blocks, notices []string) {
 	if !strings.Contains(text, "@") {
 		return nil, nil
 	}
@@ -110,18 +118,21 @@ func (a *Agent) references(ctx context.Context, text string) (blocks, notices []
 			servers[st.Name] = true
 		}
 	}
+	mayRead := map[string]bool{}
+	for _, ref := range referenceWords(typed) {
+		mayRead[ref] = true
+	}
 	seen := map[string]bool{}
-	for _, word := range strings.Fields(text) {
-		ref, ok := strings.CutPrefix(strings.TrimLeft(word, "([{\"'`"), "@")
-		ref = strings.TrimRight(ref, ".,;!?)]}'\"`")
-		if !ok || ref == "" {
-			continue
-		}
+	for _, ref := range referenceWords(text) {
 		if server, uri, ok := strings.Cut(ref, ":"); ok && uri != "" && servers[server] {
 			if seen[ref] {
 				continue
 			}
 			seen[ref] = true
+			if !mayRead[ref] {
+				notices = append(notices, fmt.Sprintf("@%s not attached: the command's text names it, and an MCP resource is read only when you type it", ref))
+				continue
+			}
 			block, notice := a.resourceReference(ctx, server, uri)
 			blocks, notices = appendNonEmpty(blocks, block), appendNonEmpty(notices, notice)
 			continue
@@ -134,6 +145,20 @@ func (a *Agent) references(ctx context.Context, text string) (blocks, notices []
 		blocks, notices = appendNonEmpty(blocks, block), appendNonEmpty(notices, notice)
 	}
 	return blocks, notices
+}
+
+// referenceWords returns what the "@" words of text refer to, in order,
+// without the "@" and the punctuation around them.
+func referenceWords(text string) []string {
+	var out []string
+	for _, word := range strings.Fields(text) {
+		ref, ok := strings.CutPrefix(strings.TrimLeft(word, "([{\"'`"), "@")
+		ref = strings.TrimRight(ref, ".,;!?)]}'\"`")
+		if ok && ref != "" {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 func appendNonEmpty(list []string, s string) []string {

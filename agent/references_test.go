@@ -49,7 +49,7 @@ func TestReferences(t *testing.T) {
 	a, _, _ := referenceAgent(t)
 	prompt := "compare @calc.go with @notes/ and @notes, see @link-aws, @link-proc and @bin.dat; " +
 		"then @big.txt, @secrets/token.txt, @nobody, me@example.com, @../outside.txt, (@calc.go) and @calc.go/."
-	attached, notices := a.attach(t.Context(), prompt, nil)
+	attached, notices := a.attach(t.Context(), prompt, prompt, nil)
 	if len(notices) != 0 {
 		t.Errorf("notices %q", notices)
 	}
@@ -82,7 +82,7 @@ func TestReferences(t *testing.T) {
 // file named; a selection in a forbidden file is not attached.
 func TestAttachments(t *testing.T) {
 	a, root, _ := referenceAgent(t)
-	attached, _ := a.attach(t.Context(), "explain", []Attachment{
+	attached, _ := a.attach(t.Context(), "explain", "explain", []Attachment{
 		{Kind: AttachSelection, Path: filepath.Join(root, "calc.go"), Text: "func Add(a, b int) int {\n\treturn a - b\n}\n", StartLine: 3, EndLine: 5, Language: "go"},
 		{Kind: AttachFile, Path: filepath.Join(root, "calc.go")},
 		{Kind: AttachSelection, Path: filepath.Join(root, "secrets/token.txt"), Text: "sk-project-secret", StartLine: 1, EndLine: 1},
