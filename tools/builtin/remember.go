@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/memory"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // The memory tools that change the memory, remember and forget, need a
@@ -84,9 +86,51 @@ func (rememberTool) Preview(env *tools.Env, raw json.RawMessage) (string, error)
 	note := noteText(n.Description, n.Content)
 	where := fmt.Sprintf("%s/%s (%s)", n.Scope, n.Name, env.Rel(path))
 	if old, err := store.Get(n.Scope, n.Name); err == nil {
-		return fmt.Sprintf("Replace the note %s, which reads:\n%s\nwith:\n%s", where, fenced(noteText(old.Description, old.Content)), fenced(note)), nil
+		head := fmt.Sprintf("Replace the note %s, which reads:\n", where)
+		tail := "\nwith:\n" + fenced(note)
+		room := permission.MaxChangeRunes - shownRunes(head+tail+fenced(""))
+		if room < minOldShown {
+			return "", noteTooLong(n)
+		}
+		return head + fenced(clipShown(noteText(old.Description, old.Content), room)) + tail, nil
 	}
-	return fmt.Sprintf("Save the note %s, %s:\n%s", where, scopeWords(n.Scope), fenced(note)), nil
+	preview := fmt.Sprintf("Save the note %s, %s:\n%s", where, scopeWords(n.Scope), fenced(note))
+	if shownRunes(preview) > permission.MaxChangeRunes {
+		return "", noteTooLong(n)
+	}
+	return preview, nil
+}
+
+// A note is saved only as the person asked saw it: whole. A question
+// shows at most permission.MaxChangeRunes characters of a change and cuts
+// the middle of a longer one, where an injection would go unseen, so a
+// note that does not fit is refused before anyone is asked. The note it
+// replaces may be cut instead (to its first minOldShown characters at
+// least): the person sees what they approve.
+const minOldShown = 200
+
+// noteTooLong is the refusal of a note the question cannot show whole.
+func noteTooLong(n memory.Note) error {
+	return fmt.Errorf("the note is too long to be shown whole to the person who approves it (%d characters with its description; keep it under about %d): save a shorter note, or split it into several",
+		shownRunes(noteText(n.Description, n.Content)), permission.MaxChangeRunes-minOldShown-300)
+}
+
+// shownRunes is how many characters a question takes to show text.
+func shownRunes(text string) int { return utf8.RuneCountInString(permission.Visible(text)) }
+
+// clipShown cuts text to be shown in at most room characters, saying so.
+func clipShown(text string, room int) string {
+	if shownRunes(text) <= room {
+		return text
+	}
+	const more = "\n[… the rest of this note is not shown]"
+	budget, used := room-utf8.RuneCountInString(more), 0
+	for i, r := range text {
+		if used += shownRunes(string(r)); used > budget {
+			return text[:i] + more
+		}
+	}
+	return text
 }
 
 func (rememberTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {

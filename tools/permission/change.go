@@ -7,9 +7,10 @@ import (
 	"unicode"
 )
 
-// maxChangeRunes bounds the change a prompt shows; past it the middle is
-// cut, and the prompt says how much.
-const maxChangeRunes = 4000
+// MaxChangeRunes bounds the change a prompt shows; past it the middle is
+// cut, and the prompt says how much. A tool whose preview must be seen
+// whole (a note to remember) keeps within it.
+const MaxChangeRunes = 4000
 
 // Change renders what a file-changing call would do, for a person to
 // approve that exact change: the content written, the text replaced and
@@ -19,7 +20,7 @@ const maxChangeRunes = 4000
 // its own Preview shows that.
 func (p Prompt) Change() string {
 	if p.Preview != "" {
-		return clipMiddle(Visible(strings.TrimSuffix(p.Preview, "\n")), maxChangeRunes)
+		return clipMiddle(Visible(strings.TrimSuffix(p.Preview, "\n")), MaxChangeRunes)
 	}
 	var a struct {
 		Path        string `json:"path"`
@@ -65,7 +66,7 @@ func (p Prompt) Change() string {
 	default:
 		return ""
 	}
-	return clipMiddle(Visible(strings.TrimSuffix(b.String(), "\n")), maxChangeRunes)
+	return clipMiddle(Visible(strings.TrimSuffix(b.String(), "\n")), MaxChangeRunes)
 }
 
 // Visible escapes the characters that would make a change, or a call put

@@ -45,7 +45,7 @@ func TestPromptChange(t *testing.T) {
 				t.Errorf("%s change holds %q:\n%s", tt.tool, n, got)
 			}
 		}
-		if len([]rune(got)) > maxChangeRunes+100 {
+		if len([]rune(got)) > MaxChangeRunes+100 {
 			t.Errorf("%s change has %d characters", tt.tool, len([]rune(got)))
 		}
 	}
