@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -384,4 +385,44 @@ func TestOneRulePerCommand(t *testing.T) {
 	if got, _ := p.Decide("bash", false, bashArgs("go test ./... && git status")); got != Ask {
 		t.Errorf("got %v, want ask", got)
 	}
+}
+
+// TestAlwaysAskedChangeShownWhole: a call that needs a person's approval
+// every time (a control file, a note) is put to them only when the
+// question can show its change whole: one long enough for the question to
+// cut its middle — where a `[sandbox] bash = "off"` would go unseen — is
+// refused unasked, and a short one is asked.
+func TestAlwaysAskedChangeShownWhole(t *testing.T) {
+	ap := &countingApprover{answer: AnswerOnce}
+	c := &Checker{Policy: attackPolicy(t), Approver: ap, Posture: PostureYolo}
+	long := strings.Repeat("# a comment to scroll past\n", 200) + "[sandbox]\nbash = \"off\"\n" + strings.Repeat("# more\n", 200)
+	write := func(content string) Request {
+		args, _ := json.Marshal(map[string]string{"path": "reasonix.toml", "content": content})
+		return Request{Tool: "write_file", Args: args, Paths: []string{"reasonix.toml"}, Control: []string{"reasonix.toml"}, AlwaysAsk: true}
+	}
+	v := c.Check(t.Context(), write(long))
+	if v.Allowed || v.Asked || !strings.Contains(v.Reason, "too long to be shown whole") || ap.n != 0 {
+		t.Fatalf("a long control change: %+v, asked %d times", v, ap.n)
+	}
+	if v := c.Check(t.Context(), write("[sandbox]\nbash = \"off\"\n")); !v.Allowed || !v.Asked || ap.n != 1 {
+		t.Fatalf("a short control change: %+v, asked %d times", v, ap.n)
+	}
+	// An ordinary call is asked however long, as before: its question
+	// says what it leaves out.
+	c.Posture = PostureAsk
+	args, _ := json.Marshal(map[string]string{"path": "notes.md", "content": long})
+	if v := c.Check(t.Context(), Request{Tool: "write_file", Args: args, Paths: []string{"notes.md"}}); !v.Asked || ap.n != 2 {
+		t.Fatalf("an ordinary long write: %+v, asked %d times", v, ap.n)
+	}
+}
+
+// countingApprover answers every question with answer and counts them.
+type countingApprover struct {
+	answer Answer
+	n      int
+}
+
+func (a *countingApprover) Approve(ctx context.Context, p Prompt) (Answer, error) {
+	a.n++
+	return a.answer, nil
 }

@@ -18,9 +18,19 @@ const MaxChangeRunes = 4000
 // beginning and its end and says what was left out. Calls of other
 // tools, and arguments that do not decode, give "". A call that brings
 // its own Preview shows that.
-func (p Prompt) Change() string {
+func (p Prompt) Change() string { return clipMiddle(p.wholeChange(), MaxChangeRunes) }
+
+// changeRunes is how long the change is, uncut; cut reports whether
+// Change leaves part of it out.
+func (p Prompt) changeRunes() (n int, cut bool) {
+	n = len([]rune(p.wholeChange()))
+	return n, n > MaxChangeRunes
+}
+
+// wholeChange is Change uncut.
+func (p Prompt) wholeChange() string {
 	if p.Preview != "" {
-		return clipMiddle(Visible(strings.TrimSuffix(p.Preview, "\n")), MaxChangeRunes)
+		return Visible(strings.TrimSuffix(p.Preview, "\n"))
 	}
 	var a struct {
 		Path        string `json:"path"`
@@ -66,7 +76,7 @@ func (p Prompt) Change() string {
 	default:
 		return ""
 	}
-	return clipMiddle(Visible(strings.TrimSuffix(b.String(), "\n")), MaxChangeRunes)
+	return Visible(strings.TrimSuffix(b.String(), "\n"))
 }
 
 // Visible escapes the characters that would make a change, or a call put

@@ -164,6 +164,11 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 			}
 			return c.refuse(Refusal{Request: r, Why: why, Posture: PostureAsk})
 		}
+		if n, cut := (Prompt{Request: r}).changeRunes(); r.AlwaysAsk && cut {
+			// The person approves this change having seen it: a question
+			// cuts the middle of a long one, where anything could hide.
+			return Verdict{Reason: fmt.Sprintf("the change is too long to be shown whole to the person who must approve it (%d characters, at most %d); make it in smaller steps, each shown whole", n, MaxChangeRunes)}
+		}
 		return c.ask(ctx, r, rule, false)
 	}
 	if c.grantedFor(r) {
