@@ -9,7 +9,7 @@ import (
 // ControlPaths lists the files and directories that steer Reasonix itself
 // or make other programs run code without being asked: Reasonix's user
 // directory, each workspace's reasonix.toml, .reasonix and .mcp.json, the
-// editor's .vscode settings, the repository's .git/config and .git/hooks
+// editor's .vscode settings, Claude Code's .claude, the repository's .git/config and .git/hooks
 // (a planted core.fsmonitor or hook runs at the next `git status` or
 // commit, the editor's included), and every config file this Config was
 // loaded from.
@@ -42,6 +42,10 @@ func (c *Config) ControlPaths(home string, workspaces ...string) []string {
 		// The editor's workspace settings and tasks: a setting can name
 		// a program the editor runs unasked, a task can run on opening.
 		add(filepath.Join(ws, ".vscode"))
+		// Claude Code's directory: its skills and commands are
+		// Reasonix's too (the skill index opens every later session's
+		// prompt), and its settings can name hooks that run commands.
+		add(filepath.Join(ws, ".claude"))
 		git := filepath.Join(ws, ".git")
 		if fi, err := os.Lstat(git); err == nil && !fi.IsDir() {
 			// A linked worktree or submodule: the file says where the

@@ -62,6 +62,7 @@ func TestControlPaths(t *testing.T) {
 		filepath.Join(dir, "reasonix.toml"),
 		filepath.Join(dir, ".reasonix"),
 		filepath.Join(dir, ".mcp.json"),
+		filepath.Join(dir, ".claude"),
 		filepath.Join(dir, ".git", "config"),
 		filepath.Join(dir, ".git", "hooks"),
 		extra,
