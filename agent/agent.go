@@ -162,9 +162,9 @@ type Session struct {
 	helperTokens int
 	helperCost   float64
 	turns        int
-	running  bool
-	plan     bool
-	file     *sessionFile
+	running      bool
+	plan         bool
+	file         *sessionFile
 	// What the session knows of its prompt's size (see estimate): the
 	// length of the history the last request sent and the prompt tokens
 	// it counted, and the provider's tokens per byte.

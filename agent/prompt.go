@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/memory"
 	"github.com/reasonix/reasonix/tools/walk"
 )
@@ -110,14 +112,20 @@ func (m *memorySeen) add(real string, data []byte) (text string, ok bool) {
 	return text, true
 }
 
-// readMemory reads a memory file and returns it with its real path.
+// readMemory reads a memory file and returns it with its real path: a
+// regular file only, and no more of it than maxMemoryBytes and a byte, so
+// that a memory file linked to /dev/zero, to a named pipe or to a huge
+// file costs nothing (add cuts what is longer).
 func readMemory(path string, check func(real string) error) ([]byte, string, error) {
 	f, err := walk.Open(path, check)
 	if err != nil {
 		return nil, "", err
 	}
 	defer f.Close()
-	data, err := walk.ReadAll(f, nil, 0)
+	if err := tools.Regular(f); err != nil {
+		return nil, "", err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxMemoryBytes+1))
 	return data, f.Name(), err
 }
 

@@ -3,7 +3,9 @@ package tools
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"io/fs"
+	"os"
 	"slices"
 	"unicode/utf8"
 
@@ -20,14 +22,36 @@ import (
 
 // ReadDisk reads the file at abs from the disk, judged by its real path,
 // into buf's storage as walk.ReadAll does; limit bounds the read as there
-// (0: no bound).
+// (0: no bound). Only a regular file is read: a device that never ends
+// (/dev/zero) or another program's input (a named pipe, /dev/stdin — an
+// editor's requests to the server), which a link in the workspace may
+// name, is refused (ErrNotRegular).
 func (e *Env) ReadDisk(abs string, buf []byte, limit int) ([]byte, error) {
 	f, err := walk.Open(abs, e.CheckRead)
 	if err != nil {
 		return buf[:0], err
 	}
 	defer f.Close()
+	if err := Regular(f); err != nil {
+		return buf[:0], err
+	}
 	return walk.ReadAll(f, buf, limit)
+}
+
+// ErrNotRegular refuses to read what is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Regular returns ErrNotRegular, with the file's name, unless the open
+// file f is a regular file.
+func Regular(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return &fs.PathError{Op: "read", Path: f.Name(), Err: ErrNotRegular}
+	}
+	return nil
 }
 
 // ReadConfined reads the file at abs as the tools see it: the FS's copy

@@ -156,3 +156,20 @@ func TestAttackPersistThroughClaudeDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackReadsThatNeverEnd: a read tool pointed at a device that never
+// ends, or at the server's own input, refuses it rather than reading
+// until memory runs out or taking an editor's requests.
+func TestAttackReadsThatNeverEnd(t *testing.T) {
+	t.Parallel()
+	h := newHostile(t)
+	if err := os.Symlink("/dev/zero", filepath.Join(h.work, "zero.txt")); err != nil {
+		t.Fatal(err)
+	}
+	h.attack(t, "", []string{"--approval", "auto"}, []attackCall{
+		{tool: "read_file", args: map[string]any{"path": "/dev/zero"}, want: "not a regular file"},
+		{tool: "read_file", args: map[string]any{"path": "zero.txt"}, want: "not a regular file"},
+		{tool: "read_file", args: map[string]any{"path": "/dev/stdin"}},
+		{tool: "grep", args: map[string]any{"pattern": "x", "path": "zero.txt"}},
+	})
+}
