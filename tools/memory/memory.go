@@ -66,6 +66,9 @@ const (
 	MaxNameLen        = 64
 	MaxDescriptionLen = 200
 	MaxContentBytes   = 32 << 10
+	// maxNotesPerDir bounds the notes read from one directory, so that a
+	// repository that commits a flood of them costs a session little.
+	maxNotesPerDir = 1000
 )
 
 // Store is the memory of one workspace and its user.
@@ -177,11 +180,18 @@ func (s *Store) listDir(sc Scope, dir string, archived bool) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory: %s: %w", dir, err)
 	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return cmp.Compare(a.Name(), b.Name()) })
 	var out []Entry
+	var tooMany error
+	seen := 0
 	for _, de := range ents {
 		stem, ok := strings.CutSuffix(de.Name(), ".md")
 		if !ok || !de.Type().IsRegular() {
 			continue // a link or a directory is not a note
+		}
+		if seen++; seen > maxNotesPerDir {
+			tooMany = fmt.Errorf("memory: %s holds more than %d notes; the rest are not read", dir, maxNotesPerDir)
+			break
 		}
 		name := stem
 		if archived {
@@ -199,7 +209,7 @@ func (s *Store) listDir(sc Scope, dir string, archived bool) ([]Entry, error) {
 		out = append(out, e)
 	}
 	slices.SortStableFunc(out, func(a, b Entry) int { return cmp.Compare(a.Name, b.Name) })
-	return out, nil
+	return out, tooMany
 }
 
 // read reads the note at path.

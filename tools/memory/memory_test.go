@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,5 +188,23 @@ func TestSearchAndIndex(t *testing.T) {
 	}
 	if strings.Contains(idx, "Tabs, not spaces") {
 		t.Errorf("the index holds content:\n%s", idx)
+	}
+}
+
+// TestListBoundsNotesPerDirectory: a repository that commits a flood of
+// notes gets the first of them read, by name, and an error says the rest
+// were not.
+func TestListBoundsNotesPerDirectory(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, ".reasonix", "memory")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxNotesPerDir + 5 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%05d.md", i)), []byte("a note\n"), 0o644)
+	}
+	notes, err := New("", root, nil).List(false)
+	if len(notes) != maxNotesPerDir || notes[0].Name != "n00000" || err == nil || !strings.Contains(err.Error(), "the rest are not read") {
+		t.Fatalf("%d notes, first %q, err %v", len(notes), notes[0].Name, err)
 	}
 }
