@@ -9,6 +9,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/tools/memory"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // memoryOptions are the flags of `reasonix memory`.
@@ -79,7 +80,9 @@ func memoryCmd(args []string, stdout, stderr io.Writer) int {
 			if e.Archived {
 				id += " (archived)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", id, ago(e.Updated), e.Description)
+			// A note a repository committed may hold escape sequences:
+			// shown, not sent to the terminal.
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", id, ago(e.Updated), permission.Visible(e.Description))
 		}
 		tw.Flush()
 	}

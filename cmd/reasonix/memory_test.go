@@ -109,3 +109,15 @@ text Wrote hello.py, indented with tabs as you prefer.
 		t.Fatalf("hello.py: %q", got)
 	}
 }
+
+// TestMemoryCommandShowsEscapes: a note a repository committed may hold
+// escape sequences in its description (one that writes the terminal's
+// clipboard, say); `reasonix memory` shows them, it does not send them.
+func TestMemoryCommandShowsEscapes(t *testing.T) {
+	work, home := t.TempDir(), t.TempDir()
+	mustWrite(t, filepath.Join(work, ".reasonix", "memory", "style.md"), "---\ndescription: Style \x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07 tabs\n---\n\nTabs.\n")
+	r := runReasonix(t, work, home, nil, "memory")
+	if r.exit != 0 || strings.Contains(r.stdout, "\x1b") || !strings.Contains(r.stdout, `Style \u001b]52;c;`) {
+		t.Fatalf("exit %d:\n%q", r.exit, r.stdout)
+	}
+}
