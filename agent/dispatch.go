@@ -156,6 +156,16 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		return t.exitPlan(ctx, args)
 	}
 	if c.Name == taskName {
+		// A task call changes nothing itself — its child's calls are
+		// judged one by one — but a rule about task holds: a deny rule
+		// refuses it, an ask rule asks.
+		if t.a.Gate != nil {
+			v := t.a.Gate.Check(ctx, permission.Request{SessionID: t.s.ID, Tool: c.Name, ReadOnly: true, Args: args})
+			if !v.Allowed {
+				ev.Denied = true
+				return deniedResult(v.Reason)
+			}
+		}
 		return t.runTask(ctx, c, args, ev)
 	}
 	if res, ok := t.planGate(tool); !ok {
@@ -199,11 +209,7 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 			if len(req.Control) > 0 && !v.Asked {
 				reason = permission.ControlWhy(req.Control) + ": " + reason
 			}
-			return tools.Result{
-				Content: fmt.Sprintf("Permission denied: %s. The call was not run. Do not retry it unchanged; choose another approach or ask the user.", reason),
-				IsError: true,
-				Summary: "denied",
-			}
+			return deniedResult(reason)
 		}
 		if v.Asked {
 			call.approved = controlSpelt
@@ -283,6 +289,15 @@ func (t *turn) outputFile(c provider.ToolCall) string {
 		return '_'
 	}, abbreviate(c.ID, 64))
 	return filepath.Join(t.a.Store.OutputDir(t.s.ID), fmt.Sprintf("t%d-s%d-%s.txt", t.n, t.steps, id))
+}
+
+// deniedResult is the result of a call the gate refused.
+func deniedResult(reason string) tools.Result {
+	return tools.Result{
+		Content: fmt.Sprintf("Permission denied: %s. The call was not run. Do not retry it unchanged; choose another approach or ask the user.", reason),
+		IsError: true,
+		Summary: "denied",
+	}
 }
 
 // isThirdParty reports whether t is not Reasonix's own (an MCP server's).

@@ -72,3 +72,32 @@ func TestTaskSpendsFromTheSessionBudget(t *testing.T) {
 		t.Errorf("%d tokens used with a budget of %d", used.Total(), budget)
 	}
 }
+
+// TestTaskHeldToTheRules: a rule about task holds like any tool's — the
+// loop runs task calls itself, but only once the gate allows them: a deny
+// rule refuses every one, a read-only one included, before a child
+// starts.
+func TestTaskHeldToTheRules(t *testing.T) {
+	a, srv := builtAgent(t, `
+match look around
+call task {"description": "peek", "prompt": "gamma: look"}
+---
+match look around
+expect tool Permission denied: denied by the rule "task"
+text Not allowed.
+`, `default_model = "scripted"
+[permissions]
+deny = ["task"]
+`, t.TempDir())
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(t.Context(), s, "look around")
+	if err != nil || res.Text != "Not allowed." {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+	if n := srv.Remaining(); n != 0 {
+		t.Errorf("%d script steps left", n)
+	}
+}
