@@ -107,7 +107,7 @@ func (a *Agent) attachment(at Attachment) string {
 }
 
 // references renders the references of text; of its MCP resources,
-// those typed also names (see above).
+// those the user typed, as typed holds them (see above).
 func (a *Agent) references(ctx context.Context, text, typed string) (blocks, notices []string) {
 	if !strings.Contains(text, "@") {
 		return nil, nil
@@ -118,10 +118,6 @@ func (a *Agent) references(ctx context.Context, text, typed string) (blocks, not
 			servers[st.Name] = true
 		}
 	}
-	mayRead := map[string]bool{}
-	for _, ref := range referenceWords(typed) {
-		mayRead[ref] = true
-	}
 	seen := map[string]bool{}
 	for _, ref := range referenceWords(text) {
 		if server, uri, ok := strings.Cut(ref, ":"); ok && uri != "" && servers[server] {
@@ -129,7 +125,9 @@ func (a *Agent) references(ctx context.Context, text, typed string) (blocks, not
 				continue
 			}
 			seen[ref] = true
-			if !mayRead[ref] {
+			// Typed anywhere: an MCP prompt's argument (path=@x:y) is
+			// typed too.
+			if !strings.Contains(typed, "@"+ref) {
 				notices = append(notices, fmt.Sprintf("@%s not attached: the command's text names it, and an MCP resource is read only when you type it", ref))
 				continue
 			}
