@@ -122,9 +122,11 @@ func promptWords(p permission.Prompt, s *Server) string {
 	switch {
 	case p.Escalation != "":
 		return fmt.Sprintf("Reasonix's shell sandbox may have blocked `%s` (%s). Run it again outside the sandbox, this once?",
-			clip(str("command"), 300), p.Escalation)
+			str("command"), p.Escalation)
 	case p.Tool == "bash":
-		what = fmt.Sprintf("run the command `%s`", clip(str("command"), 300))
+		// The whole command, as the terminal shows it: what a cut would
+		// leave out runs all the same once the call is allowed.
+		what = fmt.Sprintf("run the command `%s`", str("command"))
 	case p.Tool == "move_file":
 		what = fmt.Sprintf("move %s to %s", str("source"), str("destination"))
 	case p.Tool == "remember":
