@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -62,7 +63,12 @@ func (ap *approver) Approve(ctx context.Context, p permission.Prompt) (permissio
 	}
 	// The change itself: as a diff where the client can show one, else
 	// in the words the other front ends use.
-	content := []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(why))}
+	content := []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(permission.Visible(why)))}
+	if cmd := commandOf(p.Args); cmd != "" {
+		// The title is one short line; the command runs whole, so the
+		// question shows it whole.
+		content = append(content, acpsdk.ToolContent(acpsdk.TextBlock("```\n"+permission.Visible(cmd)+"\n```")))
+	}
 	if d, ok := ss.fs.preview(p.Tool, p.Args); ok {
 		content = append(content, d...)
 	} else if change := p.Change(); change != "" {
@@ -122,7 +128,7 @@ func (ap *approver) ApprovePlan(ctx context.Context, sessionID, plan string) (bo
 		SessionId: acpsdk.SessionId(sessionID),
 		ToolCall: acpsdk.ToolCallUpdate{ToolCallId: acpsdk.ToolCallId(id), Title: acpsdk.Ptr("Carry out this plan?"),
 			Kind:    acpsdk.Ptr(acpsdk.ToolKindSwitchMode),
-			Content: []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(plan))}},
+			Content: []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(permission.Visible(plan)))}},
 		Options: []acpsdk.PermissionOption{
 			{OptionId: optApprovePlan, Name: "Approve plan", Kind: acpsdk.PermissionOptionKindAllowOnce},
 			{OptionId: optKeepPlanning, Name: "Keep planning", Kind: acpsdk.PermissionOptionKindRejectOnce},
@@ -160,6 +166,15 @@ func planEntries(plan string) []acpsdk.PlanEntry {
 		out = append(out, acpsdk.PlanEntry{Content: clip(strings.TrimSpace(plan), 500), Priority: acpsdk.PlanEntryPriorityMedium, Status: acpsdk.PlanEntryStatusPending})
 	}
 	return out
+}
+
+// commandOf is the command a shell call's arguments hold, or "".
+func commandOf(args json.RawMessage) string {
+	var a struct {
+		Command string `json:"command"`
+	}
+	json.Unmarshal(args, &a)
+	return a.Command
 }
 
 // pendingCall finds the call a question is about: the latest started,
