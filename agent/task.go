@@ -171,8 +171,8 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 	if report == "" {
 		report = "(the task gave no report)"
 	}
-	line := fmt.Sprintf("[task %s: %d model requests, %d tool calls, %d tokens (%.0f%% cached), %.1fs",
-		stop, ct.steps, ct.calls, ct.usage.Total(), 100*ct.usage.HitRatio(), took.Seconds())
+	line := fmt.Sprintf("[task %s: %s, %s, %d tokens (%.0f%% cached), %.1fs",
+		stop, countOf(ct.steps, "model request"), countOf(ct.calls, "tool call"), ct.usage.Total(), 100*ct.usage.HitRatio(), took.Seconds())
 	if child.Price != nil {
 		line += fmt.Sprintf(", $%.4f", ct.cost)
 	}
@@ -180,7 +180,8 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 	return tools.Result{
 		Content: report + "\n\n" + line,
 		IsError: err != nil,
-		Summary: fmt.Sprintf("%s: %d steps, %d calls", stop, ct.steps, ct.calls),
+		// In the words of the turn's own accounting line.
+		Summary: fmt.Sprintf("%s: %s, %s", stop, countOf(ct.steps, "request"), countOf(ct.calls, "tool call")),
 		Changed: ct.changedFiles(),
 	}
 }

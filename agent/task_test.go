@@ -107,7 +107,7 @@ text util.go has 40 helpers.
 match investigate
 expect tool main.go prints helper1().
 expect tool util.go has 40 helpers.
-expect tool [task done: 2 model requests, 1 tool calls
+expect tool [task done: 2 model requests, 1 tool call,
 text Both answered.
 `)
 	s, err := a.NewSession()
@@ -183,6 +183,10 @@ text Both answered.
 			if e.Kind == agent.EventToolResult {
 				nested[e.Parent] = e.Tool.Name
 			}
+		}
+		// The task's row speaks as the turn's accounting line does.
+		if e.Kind == agent.EventToolResult && e.Tool.Name == "task" && e.Tool.Summary != "done: 2 requests, 1 tool call" {
+			t.Errorf("task row summary %q", e.Tool.Summary)
 		}
 	}
 	if nested[ids[0]] != "read_file" || nested[ids[1]] != "grep" {
