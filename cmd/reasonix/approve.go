@@ -129,8 +129,14 @@ func (t *termApprover) ApprovePlan(ctx context.Context, sessionID, plan string) 
 		t.br = bufio.NewReader(t.in)
 	}
 	t.r.mu.Lock()
-	t.r.line("? The plan:\n\n" + permission.Visible(strings.TrimSpace(plan)) + "\n")
-	fmt.Fprint(t.r.err, "  carry it out? [y] yes, or type what to change: ")
+	if plan = strings.TrimSpace(plan); strings.HasSuffix(t.r.lastNotice, "\n"+plan) {
+		// The planner's notice has just shown it.
+		fmt.Fprint(t.r.err, "? carry out this plan? [y] yes, or type what to change: ")
+		t.r.lastNotice = ""
+	} else {
+		t.r.line("? The plan:\n\n" + permission.Visible(plan) + "\n")
+		fmt.Fprint(t.r.err, "  carry it out? [y] yes, or type what to change: ")
+	}
 	t.r.mu.Unlock()
 	ans, err := t.readLine(ctx)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
@@ -147,5 +148,37 @@ func TestRefusalReport(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// TestTermApproverPlan: the plan is shown once. After the planner's
+// notice has printed it, the question asks about "this plan" without
+// repeating it; a plan no notice showed (exit_plan_mode's) is printed
+// with the question. Text other than yes is feedback.
+func TestTermApproverPlan(t *testing.T) {
+	const plan = "1. Read calc.go.\n2. Add Sub."
+	var errb bytes.Buffer
+	r := newRenderer(&bytes.Buffer{}, &errb, false, false, false)
+	ap := &termApprover{in: strings.NewReader("y\nalso add Mul\n"), r: r}
+
+	r.event(agent.Event{Kind: agent.EventNotice, Text: "plan by scripted/planner (2 model requests, 13.6k tokens):\n\n" + plan})
+	ok, feedback, err := ap.ApprovePlan(context.Background(), "s1", plan+"\n")
+	if err != nil || !ok || feedback != "" {
+		t.Fatalf("yes: %v %q %v", ok, feedback, err)
+	}
+	if n := strings.Count(errb.String(), "2. Add Sub."); n != 1 {
+		t.Errorf("the plan is shown %d times:\n%s", n, errb.String())
+	}
+	if !strings.HasSuffix(errb.String(), "\n? carry out this plan? [y] yes, or type what to change: ") {
+		t.Errorf("question after the notice:\n%s", errb.String())
+	}
+
+	errb.Reset()
+	ok, feedback, err = ap.ApprovePlan(context.Background(), "s1", plan)
+	if err != nil || ok || feedback != "also add Mul" {
+		t.Fatalf("feedback: %v %q %v", ok, feedback, err)
+	}
+	if want := "? The plan:\n\n" + plan + "\n\n  carry it out? [y] yes, or type what to change: "; errb.String() != want {
+		t.Errorf("plan without a notice:\n%q\nwant\n%q", errb.String(), want)
 	}
 }

@@ -35,6 +35,10 @@ type renderer struct {
 	// terminal and must be cleared before anything else is written.
 	transient bool
 	reasoning bool
+	// lastNotice is the text of the notice that is the last thing on
+	// stderr ("" once anything else is written), so that a question
+	// about what it just showed (the planner's plan) need not repeat it.
+	lastNotice string
 }
 
 func newRenderer(out, err io.Writer, tty, outTTY, verbose bool) *renderer {
@@ -87,6 +91,7 @@ func (r *renderer) clearTransient() {
 
 // line writes one stderr line; callers hold mu.
 func (r *renderer) line(s string) {
+	r.lastNotice = ""
 	r.clearTransient()
 	r.endReasoning()
 	r.endAnswerLine()
@@ -147,7 +152,7 @@ func (r *renderer) event(e agent.Event) {
 			r.endReasoning()
 			r.endAnswerLine()
 			r.flush()
-			fmt.Fprint(r.err, r.color(dim, "… "+e.Tool.Title))
+			fmt.Fprint(r.err, r.color(dim, nested(e)+"… "+e.Tool.Title))
 			r.transient = true
 		}
 	case agent.EventToolProgress:
@@ -155,7 +160,7 @@ func (r *renderer) event(e agent.Event) {
 		// along it is; elsewhere the result line is enough.
 		if r.tty && r.transient {
 			r.clearTransient()
-			fmt.Fprint(r.err, r.color(dim, "… "+e.Tool.Title+" — "+e.Text))
+			fmt.Fprint(r.err, r.color(dim, nested(e)+"… "+e.Tool.Title+" — "+e.Text))
 			r.transient = true
 		}
 	case agent.EventToolResult:
@@ -164,7 +169,7 @@ func (r *renderer) event(e agent.Event) {
 		if t.IsError {
 			mark, c = "✗", red
 		}
-		s := r.color(c, mark) + " " + t.Title
+		s := nested(e) + r.color(c, mark) + " " + t.Title
 		if t.Summary != "" {
 			s += r.color(dim, " — "+t.Summary)
 		}
@@ -174,6 +179,7 @@ func (r *renderer) event(e agent.Event) {
 		r.line(s)
 	case agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck:
 		r.line(r.color(dim, "note: "+e.Text))
+		r.lastNotice = e.Text
 	case agent.EventFileChanged:
 		if e.File.Source == agent.SourceShell {
 			r.line(r.color(dim, "  "+string(e.File.Status)+" "+e.File.Path))
@@ -183,6 +189,17 @@ func (r *renderer) event(e agent.Event) {
 		// the failed response is void.
 		r.pending.Reset()
 	}
+}
+
+// nested is what precedes the row of a call made by a sub-task's child
+// session or by the planner (e.Parent set): they are indented under the
+// parent's work, as the editors' chat panels show them, so a reader does
+// not take the helper's reads for the agent's own.
+func nested(e agent.Event) string {
+	if e.Parent != "" {
+		return "  ↳ "
+	}
+	return ""
 }
 
 // notice prints a message from outside the event stream.

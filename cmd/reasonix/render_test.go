@@ -112,3 +112,29 @@ func TestRenderChecks(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant\n%s", errb.String(), want)
 	}
 }
+
+// TestRenderNested: the calls of a sub-task's child session and of the
+// planner are indented under the parent's work, as the chat panels show
+// them; the task's own row is not.
+func TestRenderNested(t *testing.T) {
+	var out, errb bytes.Buffer
+	r := newRenderer(&out, &errb, false, false, false)
+	task := &agent.ToolEvent{CallID: "c1", Name: "task", Title: "task locate Add", Summary: "done: 2 requests, 1 tool call"}
+	grep := &agent.ToolEvent{CallID: "c1", Name: "grep", Title: "grep func Add", Summary: "1 match in 1 file"}
+	read := &agent.ToolEvent{CallID: "c1", Name: "read_file", Title: "read_file calc.go", Summary: "3 lines"}
+	for _, e := range []agent.Event{
+		{Kind: agent.EventToolResult, Tool: read, Parent: "planner"},
+		{Kind: agent.EventToolStart, Tool: task},
+		{Kind: agent.EventToolStart, Tool: grep, Parent: "c1"},
+		{Kind: agent.EventToolResult, Tool: grep, Parent: "c1"},
+		{Kind: agent.EventToolResult, Tool: task},
+	} {
+		r.event(e)
+	}
+	want := "  ↳ ✓ read_file calc.go — 3 lines\n" +
+		"  ↳ ✓ grep func Add — 1 match in 1 file\n" +
+		"✓ task locate Add — done: 2 requests, 1 tool call\n"
+	if errb.String() != want {
+		t.Errorf("stderr:\n%s\nwant\n%s", errb.String(), want)
+	}
+}
