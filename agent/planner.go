@@ -68,8 +68,8 @@ func (t *turn) planFirst(ctx context.Context, request string) (attach string, ap
 			t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("the planner (%s) gave no plan; the executor works without one", planner.ModelRef)})
 			return "", true, nil
 		}
-		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("plan by %s (%d model requests, %d tokens):\n\n%s",
-			planner.ModelRef, pt.steps, pt.usage.Total(), plan)})
+		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("plan by %s (%s, %s tokens):\n\n%s",
+			planner.ModelRef, countOf(pt.steps, "model request"), FormatTokens(pt.usage.Total()), plan)})
 		if t.a.Plans == nil {
 			return planAttachment(plan, false), true, nil
 		}

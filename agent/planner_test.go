@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -118,6 +119,20 @@ text Done as planned.
 	}
 	if nested != 2 {
 		t.Errorf("%d planner tool results in the events, want 2", nested)
+	}
+	// The plan's notice counts as the other notices do (13.6k tokens).
+	heading := regexp.MustCompile(`^plan by scripted/planner-model \(2 model requests, \d+(\.\d)?k tokens\):\n\n1\. `)
+	var notices int
+	for _, e := range log.events {
+		if e.Kind == agent.EventNotice && strings.HasPrefix(e.Text, "plan by") {
+			notices++
+			if !heading.MatchString(e.Text) {
+				t.Errorf("plan notice %q", e.Text)
+			}
+		}
+	}
+	if notices != 2 {
+		t.Errorf("%d plan notices, want 2", notices)
 	}
 }
 

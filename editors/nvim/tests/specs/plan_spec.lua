@@ -38,7 +38,7 @@ describe('plan', function()
     for _, want in ipairs({ '1. Read calc.go.', '2. Make Add return a + b.' }) do
       H.truthy(chat_at_question:find('\n' .. want .. '\n', 1, true), 'a line of the plan in the chat before the question: ' .. want .. '\n' .. chat_at_question)
     end
-    H.truthy(chat_at_question:find('\n_plan by scripted/planner%-model %(%d+ model requests?, %d+ tokens%):_\n'), 'the plan notice heading:\n' .. chat_at_question)
+    H.truthy(chat_at_question:find('\n_plan by scripted/planner%-model %(%d+ model requests?, [%d.]+k? tokens%):_\n'), 'the plan notice heading:\n' .. chat_at_question)
     H.truthy(H.chat_text():find('\nAdd now adds.', 1, true), 'the executor answer:\n' .. H.chat_text())
   end)
 end)
