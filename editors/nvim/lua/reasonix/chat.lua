@@ -1,7 +1,7 @@
 --- The chat: a Markdown buffer that shows the current session as its
 --- reasonix/event stream arrives — the prompt, the answer as it streams,
 --- a row per tool call (`✓ bash go test ./... — exit 0`), and a cost line
---- per turn (`— 4 steps · 3 tool calls · 92% cache hit · $0.0012`).
+--- per turn (`— 4 requests · 3 tool calls · 92% cache hit · $0.0012`).
 ---
 --- The buffer always holds one session, state.session; events of other
 --- sessions are left to progress and notifications. The buffer lives on
@@ -252,7 +252,7 @@ function M.cost_line(done)
   if done.stop and done.stop ~= 'done' then
     table.insert(parts, done.stop == 'cancelled' and 'cancelled' or ('stopped: ' .. done.stop))
   end
-  table.insert(parts, plural(done.steps or 0, 'step', 'steps'))
+  table.insert(parts, plural(done.steps or 0, 'request', 'requests'))
   table.insert(parts, plural(done.toolCalls or 0, 'tool call', 'tool calls'))
   local u = done.usage or {}
   local hit, miss = u.cache_hit_tokens or 0, u.cache_miss_tokens or 0

@@ -18,7 +18,7 @@ expect user return a - b
 text It returns a minus b, not a plus b.
 ]]
 
-local cost_pattern = '^— %d+ steps? · %d+ tool calls? · %d+%% cache hit'
+local cost_pattern = '^— %d+ requests? · %d+ tool calls? · %d+%% cache hit'
 
 --- A fresh chat for session sid, and a function that delivers an event
 --- of that session to it.
@@ -81,7 +81,7 @@ describe('chat', function()
     H.eq('', lines[#lines], 'the last line (where streaming continues)')
     local cost = lines[#lines - 1]
     H.truthy(cost:match(cost_pattern), 'the cost line: ' .. cost)
-    H.truthy(cost:match('^— 2 steps · 1 tool call · '), 'the counts: ' .. cost)
+    H.truthy(cost:match('^— 2 requests · 1 tool call · '), 'the counts: ' .. cost)
     H.truthy(cost:match(' · %$%d+%.%d%d%d%d$'), 'the cost: ' .. cost)
     -- The chat window follows the stream.
     H.eq(#lines, vim.api.nvim_win_get_cursor(chat_win)[1], 'the chat cursor line')
@@ -102,7 +102,7 @@ describe('chat', function()
     end)
     H.wait_turn_done()
     H.eq(session, require('reasonix.state').session, 'the session')
-    local _, n = H.chat_text():gsub('\n— %d+ step', '')
+    local _, n = H.chat_text():gsub('\n— %d+ request', '')
     H.eq(2, n, 'cost lines')
     H.truthy(H.chat_text():find('## You\nExplain this\n', 1, true), 'the second prompt')
   end)
@@ -145,7 +145,7 @@ describe('chat', function()
       '✗ read_file calc.go — not found',
       '✓ bash ls — exit 0',
       '',
-      '— cancelled · 2 steps · 2 tool calls · 90% cache hit',
+      '— cancelled · 2 requests · 2 tool calls · 90% cache hit',
       '',
     }
     H.eq(want, chat.lines(), 'the chat')

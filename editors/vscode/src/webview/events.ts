@@ -157,7 +157,7 @@ function endTurn(store: Store, turn: number, done: TurnResult): void {
   } else if (STOPPED[done.stop]) {
     store.add<NoticeEntry>({ kind: 'notice', level: 'stop', text: STOPPED[done.stop] });
   }
-  const parts = [plural(done.steps, 'step'), plural(done.toolCalls, 'tool call')];
+  const parts = [plural(done.steps, 'request'), plural(done.toolCalls, 'tool call')];
   const tokens = done.usage.prompt_tokens + done.usage.completion_tokens;
   parts.push(done.priced ? formatCost(done.cost) : `${formatTokens(tokens)} tokens`);
   store.add({ kind: 'done', text: `Turn ${turn}: ${parts.join(' · ')}` });

@@ -65,7 +65,7 @@ export interface NoticeEntry extends EntryBase {
   mono?: boolean;
 }
 
-/** The line that closes a turn: steps, tool calls, cost. */
+/** The line that closes a turn: model requests, tool calls, cost. */
 export interface DoneEntry extends EntryBase {
   kind: 'done';
   text: string;

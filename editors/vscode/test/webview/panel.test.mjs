@@ -193,7 +193,7 @@ describe('a recorded turn', () => {
     // The cost of the turn and the session, with the cache-hit share.
     assert.equal(await p.text('.badge-turn'), badge('Turn', done.usage, done.cost));
     assert.equal(await p.text('.badge-session'), badge('Session', done.sessionUsage, done.sessionCost));
-    assert.equal(await p.text('.turn-done'), `Turn 1: 5 steps · 5 tool calls · $${done.cost.toFixed(4)}`);
+    assert.equal(await p.text('.turn-done'), `Turn 1: 5 requests · 5 tool calls · $${done.cost.toFixed(4)}`);
 
     // turn_done ended the running state.
     assert.equal(await page.locator('button', { hasText: 'Stop' }).isVisible(), false);
