@@ -46,6 +46,9 @@ func (a *Agent) runBuiltin(ctx context.Context, s *Session, p prepared) (TurnRes
 	var err error
 	if p.action.Kind == ActionCompact {
 		if _, err = a.Compact(ctx, s); err != nil {
+			if errors.Is(err, ErrNothingToCompact) {
+				err = ErrNothingToCompact // without "compaction: ", which /compact says
+			}
 			err = fmt.Errorf("/compact: %w", err)
 			a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
 			res.Stop = StopError

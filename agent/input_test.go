@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -113,6 +114,8 @@ func TestBuiltinCommands(t *testing.T) {
 	switch res, err := h.a.Run(t.Context(), s, "/compact"); {
 	case err != nil && (!strings.HasPrefix(err.Error(), "/compact: ") || res.Stop != StopError):
 		t.Errorf("/compact failed: %+v, %v", res, err)
+	case errors.Is(err, ErrNothingToCompact) && err.Error() != "/compact: "+ErrNothingToCompact.Error():
+		t.Errorf("/compact with nothing to compact says %q", err)
 	case err == nil && (res.Action == nil || res.Action.Kind != ActionCompact || res.Text == ""):
 		t.Errorf("/compact: %+v", res)
 	}

@@ -40,7 +40,8 @@ func TestRunBuiltins(t *testing.T) {
 		stderr string
 	}{
 		{"/help", 0, "/review", ""},
-		{"/cost", 0, "no model requests yet", ""},
+		{"/cost", 0, "A new run has made no requests yet: reasonix run --resume ID /cost shows a saved session's", ""},
+		{"/compact", exitUsage, "", "/compact compacts a saved session, and a new run has none: reasonix run --resume ID /compact"},
 		{"/model", 0, "Model: scripted/deepseek-flash", ""},
 		{"/mcp", 0, "No MCP servers are configured", ""},
 		{"/new", exitUsage, "", "/new has no meaning in reasonix run"},

@@ -74,6 +74,18 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError("run", stderr, "a prompt is required, e.g. reasonix run \"make the failing test pass\"")
 	}
 
+	if *f.resume == "" {
+		switch strings.Fields(prompt)[0] {
+		case "/compact":
+			return usageError("run", stderr, "/compact compacts a saved session, and a new run has none: "+
+				"reasonix run --resume ID /compact (reasonix sessions lists them)")
+		case "/cost":
+			fmt.Fprintln(stdout, "A new run has made no requests yet: reasonix run --resume ID /cost shows a saved session's "+
+				"(reasonix sessions lists them), and reasonix stats every session's.")
+			return exitOK
+		}
+	}
+
 	dir, cfg, err := loadConfig(*f.cfgFile, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "reasonix: %v\n", err)
