@@ -517,8 +517,12 @@ func (st *Store) Archive(id string) ([]provider.Message, error) {
 	return msgs, nil
 }
 
-// title shortens a prompt to one line for listings.
+// title shortens a prompt to one line for listings. Only its first
+// paragraph counts: what follows a blank line is what was attached to it
+// (a file, a listing, the editor's selection, the planner's plan), which
+// says nothing the prompt did not.
 func title(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n\n")
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 72 {
 		s = string(r[:71]) + "…"

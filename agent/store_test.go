@@ -223,3 +223,19 @@ func TestRewriteFailureKeepsTheSession(t *testing.T) {
 		t.Fatalf("after a failed rewrite: %+v, %v", l, err)
 	}
 }
+
+// TestTitle: a session's title is its first prompt on one line, without
+// what was attached to it.
+func TestTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"first question": "first question",
+		"what is in @notes/\n\n<directory path=\"notes\">\na.txt\n</directory>":        "what is in @notes/",
+		"explain this\n\nThe user's selection in calc.go:\n\nLines 1-2:\n```go\n```\n": "explain this",
+		"fix the\ntest  please\n":   "fix the test please",
+		strings.Repeat("word ", 20): strings.Repeat("word ", 14) + "w…",
+	} {
+		if got := title(in); got != want {
+			t.Errorf("title(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
