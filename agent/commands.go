@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/skills"
@@ -156,46 +156,65 @@ func commandWord(word string) bool {
 	return true
 }
 
-// helpText lists the commands and references for /help.
+// helpText lists the commands and references for /help: one table, its
+// columns aligned across the sections so that it reads as one.
 func (a *Agent) helpText(cmds []Command) string {
-	var b strings.Builder
-	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	type row struct{ title, name, hint, desc string }
+	var rows []row
 	section := func(title string, keep func(Command) bool) {
-		var rows []Command
+		first := true
 		for _, c := range cmds {
-			if keep(c) {
-				rows = append(rows, c)
+			if !keep(c) {
+				continue
 			}
-		}
-		if len(rows) == 0 {
-			return
-		}
-		fmt.Fprintln(w, title)
-		for _, c := range rows {
+			if first {
+				rows, first = append(rows, row{title: title}), false
+			}
 			desc := c.Description
 			if c.Source != SourceBuiltin && c.Source != SourceMCP && c.Source != SourceSkill {
 				desc = strings.TrimSpace(desc + " (" + string(c.Source) + ")")
 			}
-			fmt.Fprintf(w, "  %s\t%s\t%s\n", c.Name, c.ArgumentHint, firstLineOf(desc))
+			rows = append(rows, row{name: c.Name, hint: c.ArgumentHint, desc: firstLineOf(desc)})
 		}
 	}
 	section("Commands:", func(c Command) bool { return c.Source == SourceBuiltin })
 	section("Custom commands:", func(c Command) bool { return c.custom != nil })
 	section("Skills:", func(c Command) bool { return c.skill != nil })
 	section("MCP prompts:", func(c Command) bool { return c.Source == SourceMCP })
-	fmt.Fprintln(w, "References:")
-	fmt.Fprintln(w, "  @path\t\tattach a file of the workspace")
-	fmt.Fprintln(w, "  @dir/\t\tattach a directory's listing")
-	fmt.Fprintln(w, "  @server:uri\t\tattach a resource of an MCP server")
-	w.Flush()
+	rows = append(rows, row{title: "References:"},
+		row{name: "@path", desc: "Attach a file of the workspace"},
+		row{name: "@dir/", desc: "Attach a directory's listing"},
+		row{name: "@server:uri", desc: "Attach a resource of an MCP server"})
+
+	nameW, hintW := 0, 0
+	for _, r := range rows {
+		nameW = max(nameW, utf8.RuneCountInString(r.name))
+		hintW = max(hintW, utf8.RuneCountInString(r.hint))
+	}
+	pad := func(s string, w int) string { return s + strings.Repeat(" ", w-utf8.RuneCountInString(s)) }
+	var b strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if r.title != "" {
+			b.WriteString(r.title)
+			continue
+		}
+		line := "  " + pad(r.name, nameW) + "  "
+		if hintW > 0 {
+			line += pad(r.hint, hintW) + "  "
+		}
+		b.WriteString(strings.TrimRight(line+r.desc, " "))
+	}
 	dirs := make([]string, 0, len(a.CommandDirs))
 	for _, d := range a.CommandDirs {
 		dirs = append(dirs, shortPath(d.Dir, a.root()))
 	}
 	if len(dirs) > 0 {
-		fmt.Fprintf(&b, "Custom commands are Markdown files in %s (the first wins on a name clash).", strings.Join(dirs, ", "))
+		fmt.Fprintf(&b, "\nCustom commands are Markdown files in %s (the first wins on a name clash).", strings.Join(dirs, ", "))
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return b.String()
 }
 
 // root is the workspace root, "" without an environment.

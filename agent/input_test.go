@@ -212,3 +212,33 @@ func TestModelSwitch(t *testing.T) {
 		t.Errorf("requests: %d to m, %d to big", len(fake.requests), len(big.requests))
 	}
 }
+
+// TestHelpIsOneTable: /help's sections share their columns, so that the
+// built-ins, the custom commands and the references read as one table.
+func TestHelpIsOneTable(t *testing.T) {
+	h := commandHarness(t, nil, map[string]string{
+		"git/commit.md": "Write a commit message.\n",
+		"review.md":     "---\ndescription: Review a file\nargument-hint: FILE [focus]\n---\nReview $1.\n",
+	})
+	s, _ := h.a.NewSession()
+	res, err := h.a.Run(t.Context(), s, "/help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	descAt := map[int]bool{}
+	for _, desc := range []string{"List the slash", "Show the model", "Write a commit", "Review a file", "Attach a file", "Attach a resource"} {
+		for _, line := range strings.Split(res.Text, "\n") {
+			if i := strings.Index(line, desc); i > 0 {
+				descAt[i] = true
+			}
+		}
+	}
+	if len(descAt) != 1 {
+		t.Errorf("the descriptions start at %d columns, want one:\n%s", len(descAt), res.Text)
+	}
+	for _, title := range []string{"Commands:", "Custom commands:", "References:"} {
+		if !strings.Contains(res.Text, "\n"+title+"\n") && !strings.HasPrefix(res.Text, title+"\n") {
+			t.Errorf("no %s section:\n%s", title, res.Text)
+		}
+	}
+}
