@@ -102,6 +102,10 @@ func TestHelp(t *testing.T) {
 		if r.exit != 0 || !strings.HasPrefix(r.stdout, "Usage: reasonix run [--model REF]") || !strings.Contains(r.stdout, "  --approval ask|auto|yolo  ") {
 			t.Errorf("%q: %+v", args, r)
 		}
+		// The slash commands and @ references are found from the help.
+		if !strings.Contains(r.stdout, "reasonix run /help lists them") || !strings.Contains(r.stdout, "@path attaches a\nfile") {
+			t.Errorf("%q says nothing of slash commands and references:\n%s", args, r.stdout)
+		}
 	}
 	for _, args := range [][]string{{"mcp", "--help"}, {"mcp", "list", "--help"}, {"help", "mcp"}} {
 		r := runReasonix(t, dir, t.TempDir(), nil, args...)

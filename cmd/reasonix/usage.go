@@ -69,6 +69,14 @@ var commands = []command{
 	{"version", "version", "print the version", func(*flag.FlagSet) {}},
 }
 
+// runPrompts says what a prompt of `reasonix run` may hold besides words.
+const runPrompts = `The prompt may start with a slash command: reasonix run /help lists them,
+with your own commands (.reasonix/commands) and skills. @path attaches a
+file of the workspace, @dir/ a directory's listing:
+  reasonix run "/review @calc.go"
+  reasonix run --resume ID /cost
+`
+
 // exitCodes is the table the overview prints; docs/SPEC.md §1 and the
 // README say the same.
 const exitCodes = `Exit codes: 0 done, 1 error, 2 budget exceeded (run),
@@ -84,6 +92,7 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprint(w, "\nRun flags:\n")
 	printFlags(w, lookupCommand("run"))
+	fmt.Fprint(w, "\n"+runPrompts)
 	fmt.Fprint(w, "\n"+exitCodes)
 	fmt.Fprint(w, "`reasonix help COMMAND` or `reasonix COMMAND --help` describes one command.\n")
 }
@@ -95,6 +104,9 @@ func commandUsage(w io.Writer, name string) {
 	if strings.Contains(c.synopsis, "--") {
 		fmt.Fprint(w, "\nFlags:\n")
 		printFlags(w, c)
+	}
+	if name == "run" {
+		fmt.Fprint(w, "\n"+runPrompts)
 	}
 }
 
