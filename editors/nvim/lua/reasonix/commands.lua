@@ -199,8 +199,10 @@ function M.ask(prompt, opts)
         if err then
           chat().note('**Error:** ' .. error_text(err))
           notify(error_text(err), vim.log.levels.ERROR)
-        elseif type(result) == 'table' and result.stop == 'error' and result.error then
-          notify(result.error, vim.log.levels.ERROR)
+        elseif type(result) == 'table' and result.stop == 'error' then
+          -- The server has shown the turn's error (window/showMessage) and
+          -- the chat has it from the event stream: told once is enough.
+          return
         elseif type(result) == 'table' then
           performed(client, result)
         end

@@ -1,8 +1,8 @@
 -- Slash commands from Neovim: `:Reasonix ask /` and the prompt of
 -- vim.ui.input complete the server's commands (reasonix/listCommands), a
 -- custom command gets the selection after its expanded text, /help is
--- answered without the model, and /new and /clear (once confirmed) move
--- the chat to a new session.
+-- answered without the model, a typo is one error, and /new and /clear
+-- (once confirmed) move the chat to a new session.
 local H = require('helpers')
 
 local script = [[
@@ -40,6 +40,23 @@ describe('commands', function()
       local text = H.chat_text()
       return text:find('/review', 1, true) ~= nil and text:find('— answered without the model', 1, true) ~= nil
     end)
+
+    -- A typo is told once, by the server, and in the chat.
+    local before = #H.notifications
+    vim.cmd('Reasonix ask /reveiw calc.go')
+    H.wait('the error in the chat', function()
+      return H.chat_text():find('/reveiw: no such command; /help lists them', 1, true) ~= nil
+    end)
+    H.wait_turn_done()
+    vim.wait(200, function() return false end, 10)
+    local errors = {}
+    for i = before + 1, #H.notifications do
+      local n = H.notifications[i]
+      if n.level == vim.log.levels.ERROR then
+        table.insert(errors, n.msg)
+      end
+    end
+    H.eq(1, #errors, 'error notifications: ' .. table.concat(errors, ' | '))
 
     vim.cmd('Reasonix ask /new')
     H.wait('a new session', function()
