@@ -78,8 +78,9 @@ func (a *Agent) costText(s *Session) string {
 	if turns == 1 {
 		unit = "turn"
 	}
-	line := fmt.Sprintf("Session %s: %d %s · %d tokens in (%.1f%% cache hit: %d hit, %d miss) + %d out",
-		s.ID, turns, unit, u.PromptTokens, 100*u.HitRatio(), u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens)
+	line := fmt.Sprintf("Session %s: %d %s · %s tokens in (%.1f%% cache hit: %s hit, %s miss) + %s out",
+		s.ID, turns, unit, FormatTokens(u.PromptTokens), 100*u.HitRatio(),
+		FormatTokens(u.CacheHitTokens), FormatTokens(u.CacheMissTokens), FormatTokens(u.CompletionTokens))
 	if a.Price != nil {
 		return line + fmt.Sprintf(" · $%.4f", cost)
 	}

@@ -62,7 +62,9 @@ func TestCustomCommandTurn(t *testing.T) {
 // the agent answers /help, /cost and /mcp, and reports /new and /clear
 // for the front end to perform.
 func TestBuiltinCommands(t *testing.T) {
-	h := commandHarness(t, []provider.Response{answer("hi")}, map[string]string{"review.md": "Review $ARGUMENTS"})
+	hi := answer("hi")
+	hi.Usage = provider.Usage{PromptTokens: 13696, CacheHitTokens: 12800, CacheMissTokens: 896, CompletionTokens: 5}
+	h := commandHarness(t, []provider.Response{hi}, map[string]string{"review.md": "Review $ARGUMENTS"})
 	s, _ := h.a.NewSession()
 	if _, err := h.a.Run(t.Context(), s, "hello"); err != nil {
 		t.Fatal(err)
@@ -74,7 +76,8 @@ func TestBuiltinCommands(t *testing.T) {
 		text   []string
 	}{
 		{"/help", ActionHelp, []string{"/new", "/clear", "/model", "[REF [prompt]]", "/review", "(project)", "@server:uri", ".reasonix/commands"}},
-		{"/cost", ActionCost, []string{"Session " + s.ID + ": 1 turn · 100 tokens in (64.0% cache hit: 64 hit, 36 miss) + 10 out · $"}},
+		// Counted as the run's accounting line counts.
+		{"/cost", ActionCost, []string{"Session " + s.ID + ": 1 turn · 14k tokens in (93.5% cache hit: 13k hit, 896 miss) + 5 out · $"}},
 		{"/mcp", ActionMCP, []string{"No MCP servers are configured"}},
 		{"/model", ActionModel, []string{"Model: fake/m"}},
 		{"/new", ActionNew, nil},
