@@ -12,11 +12,15 @@ export const ACTIONS: readonly ApprovalAction[] = ['Allow once', 'Allow for sess
 export function renderApproval(e: ApprovalEntry, answer: (e: ApprovalEntry, action: ApprovalAction) => void): HTMLElement {
   const req = e.request;
   const answered = e.choice !== undefined;
-  const title = req.title || req.tool;
+  // A plan's question comes as exit_plan_mode's, whatever proposed it.
+  const title = req.tool === 'exit_plan_mode' ? 'Plan' : req.title || req.tool;
   const message = h('p', { class: 'approval-message' });
   message.appendChild(inline(req.message));
   const actions = h('div', { class: 'approval-actions' });
   const offered = req.actions?.length ? req.actions : ACTIONS;
+  // A question with answers of its own (a plan, /clear) is no permission:
+  // no answer refuses nothing.
+  const permission = offered.length === ACTIONS.length && offered.every((a, i) => a === ACTIONS[i]);
   for (const [i, action] of offered.entries()) {
     const b = button(action, () => answer(e, action), {
       class: i === 0 ? 'primary' : 'secondary',
@@ -28,7 +32,7 @@ export function renderApproval(e: ApprovalEntry, answer: (e: ApprovalEntry, acti
   const outcome = !answered
     ? null
     : e.choice === null
-      ? h('p', { class: 'approval-choice', attrs: { role: 'status' } }, 'No answer, which counts as Deny.')
+      ? h('p', { class: 'approval-choice', attrs: { role: 'status' } }, permission ? 'No answer, which counts as Deny.' : 'No answer.')
       : h('p', { class: 'approval-choice', attrs: { role: 'status' } }, `You chose: ${e.choice}`);
   return h(
     'section',

@@ -165,7 +165,23 @@ function endTurn(store: Store, turn: number, done: TurnResult): void {
 
 export function addApproval(store: Store, id: string, request: ApprovalEntry['request']): void {
   if (store.findLast((e): e is ApprovalEntry => isApproval(e) && e.approvalId === id)) return;
+  keepHeadingOnly(store, request.message);
   store.add<ApprovalEntry>({ kind: 'approval', approvalId: id, request });
+}
+
+/**
+ * The planner's plan comes twice: as a notice ("plan by …:" and the plan)
+ * and as the question about it, whose card renders the plan's Markdown.
+ * A notice just before the card that ends with the card's message keeps
+ * its heading alone, so the plan is shown once, rendered.
+ */
+function keepHeadingOnly(store: Store, message: string): void {
+  const entries = store.state.entries;
+  const last = entries[entries.length - 1];
+  const body = message.trim();
+  if (last?.kind !== 'notice' || last.level !== 'info' || body === '' || !last.text.endsWith('\n\n' + body)) return;
+  last.text = last.text.slice(0, -body.length).trim().replace(/:$/, '');
+  store.update(last);
 }
 
 /** Records an answer given elsewhere (a modal dialog), or null for a withdrawn question. */

@@ -610,6 +610,27 @@ describe('the composer', () => {
     await p.page.close();
   });
 
+  test("the planner's plan is shown once, on its card, rendered", async () => {
+    const p = await panel();
+    const plan = '1. Read calc.go.\n2. Run `go test ./...`.';
+    const request = { sessionId: 'S1', tool: 'exit_plan_mode', title: 'exit_plan_mode', scope: '', message: plan, actions: ['Approve plan', 'Keep planning'] };
+    await p.deliver(
+      ev('turn_start', { text: 'add Sub' }),
+      ev('notice', { text: `plan by scripted/planner-model (2 model requests, 13.6k tokens):\n\n${plan}` }),
+      { type: 'approval', id: 'p1', request },
+    );
+    // The notice keeps its heading; the card has the plan, its code rendered.
+    assert.equal(await p.text('.notice-info'), 'plan by scripted/planner-model (2 model requests, 13.6k tokens)');
+    const card = p.page.locator('.approval');
+    assert.equal(await card.locator('.approval-head code').innerText(), 'Plan');
+    assert.equal(await card.locator('.approval-message code').innerText(), 'go test ./...');
+    // Unanswered when the turn ends: no answer, which denies nothing.
+    await p.deliver(ev('turn_done', { done: { ...done, sessionId: 'S1', turn: 1, stop: 'done', steps: 0, toolCalls: 0 } }));
+    assert.equal(await card.locator('.approval-choice').innerText(), 'No answer.');
+    await p.expectClean();
+    await p.page.close();
+  });
+
   test('@ completes files from the extension', async () => {
     const p = await panel();
     const input = p.page.locator('.composer textarea');
