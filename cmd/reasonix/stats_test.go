@@ -176,3 +176,14 @@ text it says hello
 		t.Fatalf("stats: exit %d\n%s\n%s", r.exit, r.stdout, r.stderr)
 	}
 }
+
+// TestTraceToolError: a tool's error is said once, though its result
+// starts with "Error: " itself.
+func TestTraceToolError(t *testing.T) {
+	var b strings.Builder
+	printTrace(&b, []agent.StepRecord{{Kind: agent.StepTool, Turn: 1, Step: 3, Tool: "edit_file",
+		Arguments: []byte(`{"path":"calc.go"}`), Error: "Error: old_string occurs 2 times in calc.go"}})
+	if !strings.Contains(b.String(), " error: old_string occurs 2 times in calc.go\n") {
+		t.Errorf("trace:\n%s", b.String())
+	}
+}

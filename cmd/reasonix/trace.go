@@ -154,7 +154,8 @@ func printTrace(w io.Writer, steps []agent.StepRecord) {
 			case r.Denied:
 				outcome = "denied"
 			case r.Error != "":
-				outcome = "error: " + oneLine(r.Error)
+				// A tool's result often says "Error: " itself.
+				outcome = "error: " + oneLine(strings.TrimPrefix(r.Error, "Error: "))
 			default:
 				outcome = "ok"
 			}
