@@ -34,7 +34,10 @@ func TestControlFileDialogShowsTheChange(t *testing.T) {
 				t.Fatalf("%d dialogs, want 1", len(rec.Dialogs))
 			}
 			msg := rec.Dialogs[0].Message
-			for _, want := range []string{".git/hooks/pre-commit, one of Reasonix's control files", "echo planted", "this call only"} {
+			for _, want := range []string{
+				"It is asked each time, since it changes .git/hooks/pre-commit, one of Reasonix's control files: any answer but Deny allows this call only.",
+				"echo planted",
+			} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("dialog lacks %q:\n%s", want, msg)
 				}
@@ -44,5 +47,24 @@ func TestControlFileDialogShowsTheChange(t *testing.T) {
 				t.Errorf("answer %q: hook written = %v", answer, written)
 			}
 		})
+	}
+}
+
+// TestRememberDialogSaysWhyOnce: a note's dialog says once that it is
+// asked each time, and shows the note.
+func TestRememberDialogSaysWhyOnce(t *testing.T) {
+	root, _ := workspace(t, `call remember {"scope": "project", "name": "runner", "description": "How tests run", "content": "Run gotestsum."}`+"\n---\ntext done\n", "")
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+	ed.Answer("Deny")
+	q, _ := json.Marshal(map[string]any{"prompt": "remember the runner"})
+	execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{q}})
+	rec := ed.Snapshot()
+	if len(rec.Dialogs) != 1 {
+		t.Fatalf("%d dialogs, want 1", len(rec.Dialogs))
+	}
+	msg := rec.Dialogs[0].Message
+	want := "Reasonix wants to save a note in its memory. It is asked each time: any answer but Deny allows this call only.\n\nSave the note project/runner"
+	if !strings.HasPrefix(msg, want) || strings.Count(msg, "each time") != 1 {
+		t.Errorf("dialog:\n%s\nwant it to start\n%s", msg, want)
 	}
 }

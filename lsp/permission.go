@@ -143,13 +143,24 @@ func promptWords(p permission.Prompt, s *Server) string {
 	if p.AlwaysAsk {
 		// No answer is remembered, so the grant scope means nothing; the
 		// change itself is what the user approves.
-		msg := fmt.Sprintf("Reasonix wants to %s. It is asked each time (%s): any answer but %s allows this call only.", what, p.Why, titleDeny)
+		msg := fmt.Sprintf("Reasonix wants to %s. It is asked each time%s: any answer but %s allows this call only.", what, alwaysAskReason(p.Why), titleDeny)
 		if change := p.Change(); change != "" {
 			msg += "\n\n" + change
 		}
 		return msg
 	}
 	return fmt.Sprintf("Reasonix wants to %s. (%s covers %s.)", what, titleAllowSession, p.Scope)
+}
+
+// alwaysAskReason is what, beyond "it is asked each time", says why a
+// call is asked each time: ", since it changes reasonix.toml, …" for a
+// control file, nothing for a call asked by its nature (remember).
+func alwaysAskReason(why string) string {
+	why = strings.TrimSuffix(why, ", so it needs approval each time")
+	if why == "" || strings.HasSuffix(why, "needs approval each time") {
+		return ""
+	}
+	return ", since it " + why
 }
 
 // patchFiles lists the files a unified diff names.
