@@ -24,16 +24,7 @@ func TestControlFileDialogShowsTheChange(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			ed := lsptest.New(t, lsptest.Options{Root: root})
-			ed.Answer(answer)
-			q, _ := json.Marshal(map[string]any{"prompt": "add a hook"})
-			execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{q}})
-
-			rec := ed.Snapshot()
-			if len(rec.Dialogs) != 1 {
-				t.Fatalf("%d dialogs, want 1", len(rec.Dialogs))
-			}
-			msg := rec.Dialogs[0].Message
+			msg := onlyDialog(t, root, answer, "add a hook")
 			for _, want := range []string{
 				"It is asked each time, since it changes .git/hooks/pre-commit, one of Reasonix's control files: any answer but Deny allows this call only.",
 				"echo planted",
@@ -54,17 +45,24 @@ func TestControlFileDialogShowsTheChange(t *testing.T) {
 // asked each time, and shows the note.
 func TestRememberDialogSaysWhyOnce(t *testing.T) {
 	root, _ := workspace(t, `call remember {"scope": "project", "name": "runner", "description": "How tests run", "content": "Run gotestsum."}`+"\n---\ntext done\n", "")
+	msg := onlyDialog(t, root, "Deny", "remember the runner")
+	want := "Reasonix wants to save a note in its memory. It is asked each time: any answer but Deny allows this call only.\n\nSave the note project/runner"
+	if !strings.HasPrefix(msg, want) || strings.Count(msg, "each time") != 1 {
+		t.Errorf("dialog:\n%s\nwant it to start\n%s", msg, want)
+	}
+}
+
+// onlyDialog asks prompt in an editor of root that answers its one dialog
+// with answer, and returns the dialog's message.
+func onlyDialog(t *testing.T, root, answer, prompt string) string {
+	t.Helper()
 	ed := lsptest.New(t, lsptest.Options{Root: root})
-	ed.Answer("Deny")
-	q, _ := json.Marshal(map[string]any{"prompt": "remember the runner"})
+	ed.Answer(answer)
+	q, _ := json.Marshal(map[string]any{"prompt": prompt})
 	execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{q}})
 	rec := ed.Snapshot()
 	if len(rec.Dialogs) != 1 {
 		t.Fatalf("%d dialogs, want 1", len(rec.Dialogs))
 	}
-	msg := rec.Dialogs[0].Message
-	want := "Reasonix wants to save a note in its memory. It is asked each time: any answer but Deny allows this call only.\n\nSave the note project/runner"
-	if !strings.HasPrefix(msg, want) || strings.Count(msg, "each time") != 1 {
-		t.Errorf("dialog:\n%s\nwant it to start\n%s", msg, want)
-	}
+	return rec.Dialogs[0].Message
 }
