@@ -127,12 +127,15 @@ function endTurn(store: Store, turn: number, done: TurnResult): void {
   const s = store.state;
   s.running = false;
   if (done.action) {
-    // A built-in command ran no turn: its answer (a table, often) streamed
-    // as text is shown as a notice, without a turn's footer.
+    // A built-in command ran no turn: its answer streamed as text is shown
+    // as a notice, without a turn's footer. The tables (/help, /mcp) keep
+    // their columns in a fixed-width font; the lines of the others (/cost,
+    // /model) wrap, so a narrow panel shows all of them.
+    const table = done.action.kind === 'help' || done.action.kind === 'mcp';
     for (const e of [...s.entries]) {
       if (e.kind === 'text' && e.turn === turn) {
         store.remove(e);
-        store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: e.text, mono: true });
+        store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: e.text, mono: table });
       }
     }
     return;

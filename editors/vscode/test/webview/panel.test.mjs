@@ -524,6 +524,17 @@ describe('the composer', () => {
     assert.match(await notice.evaluate((el) => getComputedStyle(el).fontFamily), /mono/i);
     assert.equal(await p.count('.turn-done'), 0);
     assert.equal(await p.count('.answer'), 0);
+    // /cost's line is no table: it wraps in the panel's width.
+    const cost = 'Session S1: 1 turn · 14k tokens in (93.5% cache hit: 13k hit, 896 miss) + 5 out · $0.0219';
+    await p.deliver(
+      ev('turn_start', { turn: 0, text: '/cost' }),
+      ev('text', { turn: 0, text: cost }),
+      ev('turn_done', { turn: 0, done: { ...done, turn: 0, text: cost, steps: 0, toolCalls: 0, action: { kind: 'cost' } } }),
+    );
+    const costNotice = p.page.locator('.notice-info').last();
+    assert.equal(await costNotice.textContent(), cost);
+    assert.equal(await costNotice.evaluate((el) => el.classList.contains('notice-mono')), false);
+    assert.ok(await costNotice.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the /cost line is not cut');
 
     // /new goes to the server, which switches the chat to a new session.
     await p.page.keyboard.type('/new');
