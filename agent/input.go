@@ -111,6 +111,12 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 		if err != nil {
 			return p, fmt.Errorf("%s: %w", name, err)
 		}
+		if ref := c.custom.model; ref != "" {
+			// Said here, naming the file to fix, not once the turn starts.
+			if _, err := a.onModel(ref); err != nil {
+				return p, fmt.Errorf("%s: %s: %w", name, shortPath(c.custom.path, a.root()), err)
+			}
+		}
 		p.text, p.model = body, c.custom.model
 		p.fromCommand, p.typed = true, rest
 		return p, nil

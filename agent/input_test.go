@@ -245,3 +245,22 @@ func TestHelpIsOneTable(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandModelIsCheckedFirst: a command whose model reference names
+// no model fails before the turn, naming the file to fix, and the model
+// is asked nothing.
+func TestCommandModelIsCheckedFirst(t *testing.T) {
+	h := commandHarness(t, []provider.Response{answer("never")}, map[string]string{
+		"fast.md": "---\ndescription: Fast review\nmodel: nosuch\n---\nReview $1\n",
+	})
+	s, _ := h.a.NewSession()
+	_, err := h.a.Run(t.Context(), s, "/fast calc.go")
+	if err == nil || !strings.HasPrefix(err.Error(), "/fast: .reasonix/commands/fast.md: ") || strings.Count(err.Error(), `"nosuch"`) != 1 {
+		t.Fatalf("error %v", err)
+	}
+	h.prov.mu.Lock()
+	defer h.prov.mu.Unlock()
+	if n := len(h.prov.requests); n != 0 {
+		t.Errorf("%d requests reached the model", n)
+	}
+}
