@@ -372,7 +372,10 @@ func printStats(w io.Writer, rep *statsReport) {
 		fmt.Fprintf(tw, "%-*s\tREQUESTS\tRETRIES\tTIMEOUTS\tPROMPT\tCACHE HIT\tOUTPUT\tCOST\tLATENCY P50/P95/P99\tTTFT P50/P95\t\n", width, title)
 		for _, r := range append(rolls, rep.Total) {
 			cost := fmt.Sprintf("$%.4f", r.Cost)
-			if r.Unpriced > 0 {
+			switch {
+			case r.Unpriced > 0 && r.Cost == 0:
+				cost = "—*" // nothing here has a price: not free, unknown
+			case r.Unpriced > 0:
 				cost += "*"
 			}
 			lat, ttft := "—", "—"
