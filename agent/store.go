@@ -522,7 +522,20 @@ func (st *Store) Archive(id string) ([]provider.Message, error) {
 // (a file, a listing, the editor's selection, the planner's plan), which
 // says nothing the prompt did not.
 func title(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n\n")
+	s = strings.TrimSpace(s)
+	// A skill's turn starts with its instructions (skills.Render): the
+	// title is the command typed, /name and what followed it.
+	if rest, ok := strings.CutPrefix(s, `<skill name="`); ok {
+		if name, _, ok := strings.Cut(rest, `"`); ok {
+			typed := "/" + name
+			if i := strings.LastIndex(s, "\n\nARGUMENTS: "); i >= 0 {
+				args, _, _ := strings.Cut(s[i+len("\n\nARGUMENTS: "):], "\n")
+				typed += " " + args
+			}
+			s = typed
+		}
+	}
+	s, _, _ = strings.Cut(s, "\n\n")
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 72 {
 		s = string(r[:71]) + "…"

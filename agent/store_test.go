@@ -229,8 +229,10 @@ func TestRewriteFailureKeepsTheSession(t *testing.T) {
 func TestTitle(t *testing.T) {
 	for in, want := range map[string]string{
 		"first question": "first question",
-		"what is in @notes/\n\n<directory path=\"notes\">\na.txt\n</directory>":        "what is in @notes/",
-		"explain this\n\nThe user's selection in calc.go:\n\nLines 1-2:\n```go\n```\n": "explain this",
+		"what is in @notes/\n\n<directory path=\"notes\">\na.txt\n</directory>":                                                                                    "what is in @notes/",
+		"explain this\n\nThe user's selection in calc.go:\n\nLines 1-2:\n```go\n```\n":                                                                             "explain this",
+		"<skill name=\"deploy\" folder=\".reasonix/skills/deploy\">\nRun make deploy.\n\nThen check.\n</skill>\n\nARGUMENTS: now\n\n<file path=\"a.go\">\n</file>": "/deploy now",
+		"<skill name=\"deploy\" folder=\".reasonix/skills/deploy\">\nRun make deploy.\n</skill>":                                                                   "/deploy",
 		"fix the\ntest  please\n":   "fix the test please",
 		strings.Repeat("word ", 20): strings.Repeat("word ", 14) + "w…",
 	} {
