@@ -54,9 +54,10 @@ func vocabulary() []string {
 
 var benchStore string
 
-// BenchmarkHistorySearch searches about 100 MB of sessions, warm: the
-// index is built before the timer starts, and its build time and size
-// are reported beside the search time.
+// BenchmarkHistorySearch searches about 100 MB of sessions. cold-project
+// is a new index's first project-scope search; project and global are
+// warm: the index is built before the timer starts, and its build time
+// and size are reported beside the search time.
 func BenchmarkHistorySearch(b *testing.B) {
 	if benchStore == "" {
 		dir, err := os.MkdirTemp("", "reasonix-history-bench-")
@@ -92,6 +93,15 @@ func BenchmarkHistorySearch(b *testing.B) {
 	// A common and a rare word, three middling ones, one rare one.
 	v := vocabulary()
 	queries := []string{v[3] + " " + v[9000], v[200] + " " + v[700] + " " + v[1500], v[15000]}
+	// A new process's first project-scope search: no index yet.
+	b.Run("cold-project", func(b *testing.B) {
+		for b.Loop() {
+			x := New(benchStore, nil)
+			if _, err := x.Search(b.Context(), tools.HistoryQuery{Query: queries[0], Root: "/work/a"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	for _, scope := range []bool{false, true} {
 		name := "project"
 		if scope {
