@@ -58,7 +58,9 @@ func (x *Index) intern(terms []string) []uint32 {
 		id, ok := x.dict[t]
 		if !ok {
 			id = uint32(len(x.dict))
-			x.dict[t] = id
+			// A term may share the memory of the message it came
+			// from; the dictionary keeps only the term.
+			x.dict[strings.Clone(t)] = id
 		}
 		ids[i] = id
 	}
@@ -89,10 +91,9 @@ type indexed struct {
 	// lastUser is the position of the session's last user message: from
 	// there on is the turn in flight when the session is the one asking.
 	lastUser int
-	// terms locates each term's postings in postings (the messages
-	// holding it, in order, and how often), sorted by term number.
-	terms    []span
-	postings []posting
+	// index holds each term's postings (the messages holding it, in
+	// order, and how often), packed; see postings.
+	index postings
 	// post gathers the postings while the session is read; freeze
 	// moves them to terms and postings.
 	post map[string][]posting
@@ -109,17 +110,9 @@ type fileStamp struct {
 // message is one saved message: where its text is, not the text, so an
 // index of a large store stays a fraction of its size.
 type message struct {
-	role    string
-	archive bool
 	offset  int64 // of its line in the session file or the archive
 	length  int32 // in terms
-}
-
-type span struct{ term, off, n uint32 }
-
-type posting struct {
-	msg int32
-	tf  int32
+	archive bool
 }
 
 // record is the part of a session or archive line the index reads; the
@@ -307,42 +300,25 @@ func (s *indexed) truncate(n int) {
 	}
 }
 
-// freeze packs the postings into one array, located by term number,
-// which costs far less memory than a map and a slice per term.
+// freeze packs the postings, in the order of their terms' numbers, which
+// costs far less memory than a map and a slice per term.
 func (s *indexed) freeze(intern func([]string) []uint32) {
 	words := make([]string, 0, len(s.post))
-	total := 0
-	for t, ps := range s.post {
+	for t := range s.post {
 		words = append(words, t)
-		total += len(ps)
 	}
 	ids := intern(words)
-	s.terms = make([]span, len(words))
-	for i := range words {
-		s.terms[i] = span{term: ids[i]}
+	order := make([]int, len(words))
+	for i := range order {
+		order[i] = i
 	}
-	slices.SortFunc(s.terms, func(a, b span) int { return cmp.Compare(a.term, b.term) })
-	byID := make(map[uint32]string, len(words))
-	for i, id := range ids {
-		byID[id] = words[i]
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
+	for _, i := range order {
+		s.index.add(ids[i], s.post[words[i]])
 	}
-	s.postings = make([]posting, 0, total)
-	for i := range s.terms {
-		ps := s.post[byID[s.terms[i].term]]
-		s.terms[i].off, s.terms[i].n = uint32(len(s.postings)), uint32(len(ps))
-		s.postings = append(s.postings, ps...)
-	}
+	s.index.trim()
+	s.msgs = slices.Clone(s.msgs)
 	s.post = nil
-}
-
-// postingsOf returns the postings of term number id.
-func (s *indexed) postingsOf(id uint32) []posting {
-	i, ok := slices.BinarySearchFunc(s.terms, id, func(sp span, id uint32) int { return cmp.Compare(sp.term, id) })
-	if !ok {
-		return nil
-	}
-	sp := s.terms[i]
-	return s.postings[sp.off : sp.off+sp.n]
 }
 
 func (s *indexed) add(off int64, m *savedMessage, archive bool) {
@@ -359,7 +335,7 @@ func (s *indexed) add(off int64, m *savedMessage, archive bool) {
 	if m.Role == "user" {
 		s.lastUser = int(n)
 	}
-	s.msgs = append(s.msgs, message{role: m.Role, archive: archive, offset: off, length: length})
+	s.msgs = append(s.msgs, message{offset: off, length: length, archive: archive})
 }
 
 // scan calls fn with each well-formed line of path and its offset; a

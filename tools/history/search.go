@@ -73,25 +73,44 @@ func (x *Index) Rank(ctx context.Context, q tools.HistoryQuery) ([]Hit, error) {
 	for i, t := range ids {
 		df := 0
 		for _, s := range scope {
-			df += len(s.postingsOf(t))
+			df += s.index.find(t).count()
 		}
 		idf[i] = math.Log(1 + (docs-float64(df)+0.5)/(float64(df)+0.5))
 	}
 	var hits []Hit
-	scores := map[int32]float64{}
+	var (
+		scores  []float64 // by message of the session scored
+		seen    []bool    // whether a message has a score
+		touched []int32   // the messages scored, in the order first met
+		buf     []posting
+	)
 	for _, s := range scope {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		clear(scores)
+		if cap(scores) < len(s.msgs) {
+			scores, seen = make([]float64, len(s.msgs)), make([]bool, len(s.msgs))
+		}
+		scores, seen = scores[:len(s.msgs)], seen[:len(s.msgs)]
+		touched = touched[:0]
 		for i, t := range ids {
-			for _, p := range s.postingsOf(t) {
+			buf = s.index.find(t).decode(buf[:0])
+			for _, p := range buf {
+				if int(p.msg) >= len(s.msgs) {
+					continue
+				}
+				if !seen[p.msg] {
+					seen[p.msg] = true
+					touched = append(touched, p.msg)
+				}
 				dl := float64(s.msgs[p.msg].length)
 				tf := float64(p.tf)
 				scores[p.msg] += idf[i] * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avg))
 			}
 		}
-		for m, sc := range scores {
+		for _, m := range touched {
+			sc := scores[m]
+			scores[m], seen[m] = 0, false
 			// The asking session's last turn is in the model's
 			// context already.
 			if s.id == q.Current && s.lastUser >= 0 && int(m) >= s.lastUser {
