@@ -84,7 +84,7 @@ func BenchmarkHistorySearch(b *testing.B) {
 	}
 	before := heap()
 	start := time.Now()
-	if _, err := x.sessions(); err != nil {
+	if _, err := x.sessions(nil); err != nil {
 		b.Fatal(err)
 	}
 	build := time.Since(start)

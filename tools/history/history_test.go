@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -212,5 +213,71 @@ func TestForbiddenStore(t *testing.T) {
 	x.Check = func(string) error { return os.ErrPermission }
 	if _, err := x.Search(t.Context(), tools.HistoryQuery{Query: "deploy", Root: "/p"}); err == nil {
 		t.Error("a forbidden store was searched")
+	}
+}
+
+func TestProjectSearchIndexesOnlyItsSessions(t *testing.T) {
+	x, dir := corpus(t)
+	const other = "20261103-000000-cccccc"
+	if got := rank(t, x, tools.HistoryQuery{Query: "vault", Root: "/p"}); len(got) != 1 || got[0] != "20261101-000000-aaaaaa#1" {
+		t.Errorf("project vault: %v", got)
+	}
+	if s := x.files[other]; s == nil || s.ready || len(s.msgs) != 0 || s.root != "/q" {
+		t.Errorf("a project search indexed another workspace's session: %+v", s)
+	}
+	peeked := x.files[other]
+	rank(t, x, tools.HistoryQuery{Query: "vault", Root: "/p"})
+	if x.files[other] != peeked {
+		t.Error("an unchanged session of another workspace was read again")
+	}
+	// The first global search indexes it.
+	got := rank(t, x, tools.HistoryQuery{Query: "vault rotate", Global: true})
+	if len(got) == 0 || got[0] != other+"#1" {
+		t.Errorf("global after project: %v, want %s#1 first", got, other)
+	}
+	if s := x.files[other]; s == nil || !s.ready {
+		t.Error("a global search left a session unindexed")
+	}
+	// A session changed since it was indexed, or peeked at, is read again.
+	writeSession(t, dir, other, "/q", "user: the narwhal billing job", "assistant: fixed")
+	if got := rank(t, x, tools.HistoryQuery{Query: "narwhal", Global: true}); len(got) != 1 || got[0] != other+"#0" {
+		t.Errorf("changed after a global search: %v", got)
+	}
+	if got := rank(t, x, tools.HistoryQuery{Query: "vault rotate", Global: true}); slices.Contains(got, other+"#1") {
+		t.Errorf("the old text of a changed session is still found: %v", got)
+	}
+	writeSession(t, dir, other, "/q", "user: the okapi billing job")
+	rank(t, x, tools.HistoryQuery{Query: "okapi", Root: "/p"})
+	if got := rank(t, x, tools.HistoryQuery{Query: "okapi", Global: true}); len(got) != 1 {
+		t.Errorf("changed after a project search: %v", got)
+	}
+	// A session that moves into the project is indexed by its search.
+	writeSession(t, dir, other, "/p", "user: the okapi moved")
+	if got := rank(t, x, tools.HistoryQuery{Query: "okapi", Root: "/p"}); len(got) != 1 || got[0] != other+"#0" {
+		t.Errorf("a session now in the project: %v", got)
+	}
+	// Around reads a peeked session whole.
+	writeSession(t, dir, other, "/q", "user: first", "assistant: second")
+	rank(t, x, tools.HistoryQuery{Query: "okapi", Root: "/p"})
+	out, err := x.Around(t.Context(), other, 1, 1)
+	if err != nil || !strings.Contains(out, "second") {
+		t.Errorf("around a peeked session: %q, %v", out, err)
+	}
+	// A file that does not begin with its meta line is read whole to
+	// find its workspace.
+	writeSession(t, dir, other, "/q", "user: the quokka")
+	path := filepath.Join(dir, other+sessionSuffix)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append([]byte("{torn\n"), data...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := rank(t, x, tools.HistoryQuery{Query: "quokka", Root: "/p"}); len(got) != 0 {
+		t.Errorf("another workspace's session found by a project search: %v", got)
+	}
+	if got := rank(t, x, tools.HistoryQuery{Query: "quokka", Root: "/q"}); len(got) != 1 {
+		t.Errorf("a session whose meta line is not first: %v", got)
 	}
 }

@@ -87,7 +87,11 @@ type indexed struct {
 	root    string
 	created time.Time
 	stamp   [2]fileStamp // session file, archive
-	msgs    []message
+	// ready is false for a session of another workspace of which only
+	// the meta line was read: a project-scope search needs nothing more,
+	// and the first global one indexes it.
+	ready bool
+	msgs  []message
 	// lastUser is the position of the session's last user message: from
 	// there on is the turn in flight when the session is the one asking.
 	lastUser int
@@ -95,7 +99,7 @@ type indexed struct {
 	// order, and how often), packed; see postings.
 	index postings
 	// post gathers the postings while the session is read; freeze
-	// moves them to terms and postings.
+	// packs them into index.
 	post map[string][]posting
 	// blockStart is where each compaction block of the archive began,
 	// while the archive is read.
@@ -169,8 +173,9 @@ func stampOf(path string) (fileStamp, error) {
 }
 
 // sessions returns every session of the store, indexing those new or
-// changed since the last call, and dropping those gone.
-func (x *Index) sessions() ([]*indexed, error) {
+// changed since the last call whose workspace is in scope, and dropping
+// those gone. A nil scope is every workspace.
+func (x *Index) sessions(scope func(root string) bool) ([]*indexed, error) {
 	if x.Check != nil {
 		if err := x.Check(x.Dir); err != nil {
 			return nil, err
@@ -202,7 +207,7 @@ func (x *Index) sessions() ([]*indexed, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = x.session(ids[i], old[ids[i]])
+				out[i] = x.session(ids[i], old[ids[i]], scope)
 			}
 		}()
 	}
@@ -220,14 +225,22 @@ func (x *Index) sessions() ([]*indexed, error) {
 		}
 	}
 	x.mu.Lock()
+	// A search running beside this one may have indexed what this one
+	// only peeked at.
+	for i, s := range kept {
+		if cur := x.files[s.id]; !s.ready && cur != nil && cur.ready && cur.stamp == s.stamp {
+			kept[i], files[s.id] = cur, cur
+		}
+	}
 	x.files = files
 	x.mu.Unlock()
 	return kept, nil
 }
 
 // session returns the index of session id, reusing prev when neither of
-// its files changed; nil when it cannot be read.
-func (x *Index) session(id string, prev *indexed) *indexed {
+// its files changed; nil when it cannot be read. When scope is not nil
+// and the session's meta line puts it outside, only that line is read.
+func (x *Index) session(id string, prev *indexed, scope func(root string) bool) *indexed {
 	sp := filepath.Join(x.Dir, id+sessionSuffix)
 	ap := filepath.Join(x.Dir, id+archiveSuffix)
 	s1, err1 := stampOf(sp)
@@ -235,10 +248,17 @@ func (x *Index) session(id string, prev *indexed) *indexed {
 	if err1 != nil || err2 != nil {
 		return nil
 	}
-	if prev != nil && prev.stamp == [2]fileStamp{s1, s2} {
+	stamp := [2]fileStamp{s1, s2}
+	if prev != nil && prev.stamp == stamp && (prev.ready || scope != nil && !scope(prev.root)) {
 		return prev
 	}
-	s := &indexed{id: id, stamp: [2]fileStamp{s1, s2}, post: map[string][]posting{}, lastUser: -1}
+	if scope != nil {
+		if h := peek(sp); h != nil && !scope(h.root) {
+			h.id, h.stamp = id, stamp
+			return h
+		}
+	}
+	s := &indexed{id: id, stamp: stamp, ready: true, post: map[string][]posting{}, lastUser: -1}
 	if err := s.read(ap, true); err != nil {
 		return nil
 	}
@@ -248,6 +268,26 @@ func (x *Index) session(id string, prev *indexed) *indexed {
 	}
 	s.freeze(x.intern)
 	return s
+}
+
+// peek reads the meta line a session file begins with; nil when it does
+// not begin with one that has a creation time, which only reading the
+// whole file settles.
+func peek(path string) *indexed {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 4096).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return nil
+	}
+	var r record
+	if json.Unmarshal(bytes.TrimSpace(line), &r) != nil || r.Type != "meta" || r.Meta == nil || r.Meta.Created.IsZero() {
+		return nil
+	}
+	return &indexed{root: r.Meta.Root, created: r.Meta.Created, lastUser: -1}
 }
 
 // read indexes the messages of one file. In an archive, a compaction

@@ -34,7 +34,11 @@ type Hit struct {
 // Rank returns the messages matching q, best first, at most q.Limit
 // (default 8), without those scoring below floor times the best.
 func (x *Index) Rank(ctx context.Context, q tools.HistoryQuery) ([]Hit, error) {
-	all, err := x.sessions()
+	var inScope func(root string) bool
+	if !q.Global {
+		inScope = func(root string) bool { return root == q.Root }
+	}
+	all, err := x.sessions(inScope)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +54,7 @@ func (x *Index) Rank(ctx context.Context, q tools.HistoryQuery) ([]Hit, error) {
 	var scope []*indexed
 	var docs, total float64
 	for _, s := range all {
-		if q.Global || s.root == q.Root {
+		if s.ready && (q.Global || s.root == q.Root) {
 			scope = append(scope, s)
 			docs += float64(len(s.msgs))
 			for _, m := range s.msgs {
@@ -206,7 +210,7 @@ func (x *Index) Around(ctx context.Context, session string, index, radius int) (
 	x.mu.Lock()
 	prev := x.files[session]
 	x.mu.Unlock()
-	s := x.session(session, prev)
+	s := x.session(session, prev, nil)
 	if s == nil {
 		return "", fmt.Errorf("no saved session %q: use a session id from a search result", session)
 	}
