@@ -100,7 +100,7 @@ type indexed struct {
 	index postings
 	// post gathers the postings while the session is read; freeze
 	// packs them into index.
-	post map[string][]posting
+	post *gather
 	// blockStart is where each compaction block of the archive began,
 	// while the archive is read.
 	blockStart map[int]int
@@ -258,7 +258,7 @@ func (x *Index) session(id string, prev *indexed, scope func(root string) bool) 
 			return h
 		}
 	}
-	s := &indexed{id: id, stamp: stamp, ready: true, post: map[string][]posting{}, lastUser: -1}
+	s := &indexed{id: id, stamp: stamp, ready: true, post: &gather{local: map[string]int32{}}, lastUser: -1}
 	if err := s.read(ap, true); err != nil {
 		return nil
 	}
@@ -324,28 +324,42 @@ func (s *indexed) supersede(seq int) {
 	s.blockStart[seq] = len(s.msgs)
 }
 
+// gather collects a session's postings as it is read. Terms get
+// numbers local to the session, so a word costs one map lookup each
+// time it occurs.
+type gather struct {
+	local map[string]int32 // term -> local number
+	words []string         // by local number
+	lists [][]posting      // by local number
+	// tf counts the terms of the message being read, by local number;
+	// seen lists those counted.
+	tf   []int32
+	seen []int32
+}
+
 // truncate forgets the messages from position n on.
 func (s *indexed) truncate(n int) {
 	s.msgs = s.msgs[:n]
-	for t, ps := range s.post {
+	for t, ps := range s.post.lists {
 		i := len(ps)
 		for i > 0 && int(ps[i-1].msg) >= n {
 			i--
 		}
-		if i == 0 {
-			delete(s.post, t)
-		} else {
-			s.post[t] = ps[:i]
-		}
+		s.post.lists[t] = ps[:i]
 	}
 }
 
 // freeze packs the postings, in the order of their terms' numbers, which
 // costs far less memory than a map and a slice per term.
 func (s *indexed) freeze(intern func([]string) []uint32) {
-	words := make([]string, 0, len(s.post))
-	for t := range s.post {
-		words = append(words, t)
+	g := s.post
+	var words []string
+	var lists [][]posting
+	for t, ps := range g.lists {
+		if len(ps) > 0 {
+			words = append(words, g.words[t])
+			lists = append(lists, ps)
+		}
 	}
 	ids := intern(words)
 	order := make([]int, len(words))
@@ -354,7 +368,7 @@ func (s *indexed) freeze(intern func([]string) []uint32) {
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
 	for _, i := range order {
-		s.index.add(ids[i], s.post[words[i]])
+		s.index.add(ids[i], lists[i])
 	}
 	s.index.trim()
 	s.msgs = slices.Clone(s.msgs)
@@ -363,15 +377,28 @@ func (s *indexed) freeze(intern func([]string) []uint32) {
 
 func (s *indexed) add(off int64, m *savedMessage, archive bool) {
 	n := int32(len(s.msgs))
-	tf := map[string]int32{}
+	g := s.post
 	length := int32(0)
 	terms(m.text(), func(t string) {
-		tf[t]++
+		id, ok := g.local[t]
+		if !ok {
+			id = int32(len(g.words))
+			g.local[t] = id
+			g.words = append(g.words, t)
+			g.lists = append(g.lists, nil)
+			g.tf = append(g.tf, 0)
+		}
+		if g.tf[id] == 0 {
+			g.seen = append(g.seen, id)
+		}
+		g.tf[id]++
 		length++
 	})
-	for t, c := range tf {
-		s.post[t] = append(s.post[t], posting{n, c})
+	for _, id := range g.seen {
+		g.lists[id] = append(g.lists[id], posting{n, g.tf[id]})
+		g.tf[id] = 0
 	}
+	g.seen = g.seen[:0]
 	if m.Role == "user" {
 		s.lastUser = int(n)
 	}
