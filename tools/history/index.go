@@ -1,8 +1,16 @@
 // Package history searches the sessions Reasonix saved before: every
 // session file of the store and the archives of what compactions dropped
-// from them. Each file is indexed once, on the first search that needs it,
-// and its index is kept until the file's size or modification time
-// changes, so repeated searches only stat the directory.
+// from them. Each session is indexed on the first search that needs it:
+// a project-scope search reads only the first line of another
+// workspace's session, its meta record, and leaves the rest to the first
+// global search. An index is kept until the file's size or modification
+// time changes, so repeated searches only stat the directory.
+//
+// The index stays in memory for the life of the process, so it is kept
+// small: per message only where its line is and how many terms it has,
+// and per session its postings packed as varints (see postings), found
+// by term number in a dictionary the whole index shares. On the
+// generated 100 MB store of BenchmarkHistorySearch it holds about 24 MB.
 package history
 
 import (
