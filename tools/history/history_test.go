@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/reasonix/reasonix/tools"
 )
@@ -279,5 +280,31 @@ func TestProjectSearchIndexesOnlyItsSessions(t *testing.T) {
 	}
 	if got := rank(t, x, tools.HistoryQuery{Query: "quokka", Root: "/q"}); len(got) != 1 {
 		t.Errorf("a session whose meta line is not first: %v", got)
+	}
+}
+
+// TestTermsSplitsOnLettersAndDigits compares terms with the definition:
+// runs of Unicode letters and digits, lower-cased, two bytes or more.
+func TestTermsSplitsOnLettersAndDigits(t *testing.T) {
+	want := func(text string) []string {
+		var out []string
+		for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(w) >= 2 {
+				out = append(out, strings.ToLower(w))
+			}
+		}
+		return out
+	}
+	for _, text := range []string{
+		"", "a", "ab", "Go's TestCodeActionRace, x_y z9 42",
+		"naïve Ünïcode ÉCOLE é 日本語 ٣٤ x\u0301y",
+		"bad \xff\xfe utf8\xffword \xc3",
+		"tabs\tand\nnew-lines_under__scores",
+	} {
+		var got []string
+		terms(text, func(w string) { got = append(got, w) })
+		if !slices.Equal(got, want(text)) {
+			t.Errorf("terms(%q) = %q, want %q", text, got, want(text))
+		}
 	}
 }

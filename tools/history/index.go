@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // File names in the store: a session is <id>.jsonl, the messages its
@@ -334,49 +335,65 @@ func (s *indexed) supersede(seq int) {
 
 // gather collects a session's postings as it is read. Terms get
 // numbers local to the session, so a word costs one map lookup each
-// time it occurs.
+// time it occurs, and the postings of all terms go in one array in
+// message order, which freeze sorts by term in one pass.
 type gather struct {
 	local map[string]int32 // term -> local number
 	words []string         // by local number
-	lists [][]posting      // by local number
+	flat  []entry
 	// tf counts the terms of the message being read, by local number;
 	// seen lists those counted.
 	tf   []int32
 	seen []int32
 }
 
+// entry is one posting of the term with local number term.
+type entry struct{ term, msg, tf int32 }
+
 // truncate forgets the messages from position n on.
 func (s *indexed) truncate(n int) {
 	s.msgs = s.msgs[:n]
-	for t, ps := range s.post.lists {
-		i := len(ps)
-		for i > 0 && int(ps[i-1].msg) >= n {
-			i--
-		}
-		s.post.lists[t] = ps[:i]
-	}
+	g := s.post
+	i, _ := slices.BinarySearchFunc(g.flat, int32(n), func(e entry, n int32) int { return cmp.Compare(e.msg, n) })
+	g.flat = g.flat[:i]
 }
 
 // freeze packs the postings, in the order of their terms' numbers, which
 // costs far less memory than a map and a slice per term.
 func (s *indexed) freeze(intern func([]string) []uint32) {
 	g := s.post
+	// start[t] is where term t's postings begin in ps.
+	start := make([]int32, len(g.words)+1)
+	for _, e := range g.flat {
+		start[e.term+1]++
+	}
 	var words []string
-	var lists [][]posting
-	for t, ps := range g.lists {
-		if len(ps) > 0 {
+	var locals []int32
+	for t := range g.words {
+		if start[t+1] > 0 {
 			words = append(words, g.words[t])
-			lists = append(lists, ps)
+			locals = append(locals, int32(t))
 		}
+		start[t+1] += start[t]
+	}
+	ps := make([]posting, len(g.flat))
+	next := slices.Clone(start)
+	for _, e := range g.flat {
+		ps[next[e.term]] = posting{e.msg, e.tf}
+		next[e.term]++
 	}
 	ids := intern(words)
-	order := make([]int, len(words))
-	for i := range order {
-		order[i] = i
+	type pair struct {
+		id    uint32
+		local int32
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
-	for _, i := range order {
-		s.index.add(ids[i], lists[i])
+	order := make([]pair, len(ids))
+	for i, id := range ids {
+		order[i] = pair{id, locals[i]}
+	}
+	slices.SortFunc(order, func(a, b pair) int { return cmp.Compare(a.id, b.id) })
+	for _, o := range order {
+		s.index.add(o.id, ps[start[o.local]:start[o.local+1]])
 	}
 	s.index.trim()
 	s.msgs = slices.Clone(s.msgs)
@@ -393,7 +410,6 @@ func (s *indexed) add(off int64, m *savedMessage, archive bool) {
 			id = int32(len(g.words))
 			g.local[t] = id
 			g.words = append(g.words, t)
-			g.lists = append(g.lists, nil)
 			g.tf = append(g.tf, 0)
 		}
 		if g.tf[id] == 0 {
@@ -403,7 +419,7 @@ func (s *indexed) add(off int64, m *savedMessage, archive bool) {
 		length++
 	})
 	for _, id := range g.seen {
-		g.lists[id] = append(g.lists[id], posting{n, g.tf[id]})
+		g.flat = append(g.flat, entry{id, n, g.tf[id]})
 		g.tf[id] = 0
 	}
 	g.seen = g.seen[:0]
@@ -473,16 +489,33 @@ func terms(text string, fn func(string)) {
 		}
 		start = -1
 	}
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+	for i := 0; i < len(text); {
+		// Sessions are mostly ASCII: look those bytes up in a table.
+		c, size := text[i], 1
+		word := asciiWord[c&0x7f]
+		if c >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			word = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
+		if word {
 			if start < 0 {
 				start = i
 			}
 		} else if start >= 0 {
 			emit(i)
 		}
+		i += size
 	}
 	if start >= 0 {
 		emit(len(text))
 	}
 }
+
+// asciiWord tells the ASCII letters and digits.
+var asciiWord = func() (t [128]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
