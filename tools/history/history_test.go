@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -306,5 +307,35 @@ func TestTermsSplitsOnLettersAndDigits(t *testing.T) {
 		if !slices.Equal(got, want(text)) {
 			t.Errorf("terms(%q) = %q, want %q", text, got, want(text))
 		}
+	}
+}
+
+// TestConcurrentScopes runs project and global searches side by side:
+// whichever finishes last, every search sees what its scope holds.
+func TestConcurrentScopes(t *testing.T) {
+	x, _ := corpus(t)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := tools.HistoryQuery{Query: "deploy token", Root: "/p", Global: i%2 == 1}
+			hits, err := x.Rank(t.Context(), q)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			found := false
+			for _, h := range hits {
+				found = found || h.Session == "20261103-000000-cccccc"
+			}
+			if found != q.Global {
+				t.Errorf("global %v: /q session found %v", q.Global, found)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := rank(t, x, tools.HistoryQuery{Query: "rotation", Global: true}); len(got) != 1 {
+		t.Errorf("global after concurrent searches: %v", got)
 	}
 }
