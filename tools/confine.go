@@ -38,6 +38,21 @@ func (e *Env) ReadDisk(abs string, buf []byte, limit int) ([]byte, error) {
 	return walk.ReadAll(f, buf, limit)
 }
 
+// OpenDisk opens the file at abs on disk for reading as ReadDisk does —
+// judged by its real path, and only if it is a regular file — for a
+// reader that streams it instead of holding it whole.
+func (e *Env) OpenDisk(abs string) (*os.File, error) {
+	f, err := walk.Open(abs, e.CheckRead)
+	if err != nil {
+		return nil, err
+	}
+	if err := Regular(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // ErrNotRegular refuses to read what is not a regular file.
 var ErrNotRegular = errors.New("not a regular file")
 
