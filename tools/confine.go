@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"slices"
@@ -74,12 +75,23 @@ func Regular(f *os.File) error {
 // real path. The tools that change files read what they change this way
 // too: an edit's complaint ("old_string appears at line 3") must not
 // become an oracle on a file no tool may read.
+//
+// A file over MaxEditBytes on disk is refused (walk.ErrTooLarge) rather
+// than held whole: a change to it is a job for a stream editor.
 func (e *Env) ReadConfined(abs string) ([]byte, error) {
 	if data, held, err := e.Held(abs); held {
 		return data, err
 	}
-	return e.ReadDisk(abs, nil, 0)
+	data, err := e.ReadDisk(abs, nil, MaxEditBytes)
+	if errors.Is(err, walk.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: it is over %d MiB; change it with a command (sed, a script) instead", err, MaxEditBytes>>20)
+	}
+	return data, err
 }
+
+// MaxEditBytes bounds the size of a file the tools that change files
+// read whole.
+const MaxEditBytes = 64 << 20
 
 // ListDir lists the directory at abs, sorted by name, and returns its
 // real path with it: from the disk, judged by that real path, when the

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/reasonix/reasonix/tools"
 )
 
 // lineSource is an endless text source, one numbered line after another;
@@ -96,5 +100,24 @@ func TestReadFileLongLines(t *testing.T) {
 	want := "1\tfirst\n2\t" + strings.Repeat("x", readMaxLineLen) + "… [line cut]\n3\tthird\n4\t"
 	if !strings.HasPrefix(res.Content, want) || !strings.Contains(res.Content, "(2 long lines were cut") {
 		t.Fatalf("content:\n%.300s", res.Content)
+	}
+}
+
+// TestEditRefusesHugeFiles: the tools that change a file read it whole,
+// so a file too large for that is refused with what to do instead, and
+// left as it was.
+func TestEditRefusesHugeFiles(t *testing.T) {
+	env := testEnv(t, map[string]string{"huge.log": ""})
+	path := filepath.Join(env.Root, "huge.log")
+	// Sparse: the size is there without the disk space.
+	if err := os.Truncate(path, tools.MaxEditBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, env, "edit_file", map[string]any{"path": "huge.log", "old_string": "a", "new_string": "b"})
+	if !res.IsError || !strings.Contains(res.Content, "file too large") || !strings.Contains(res.Content, "with a command") {
+		t.Fatalf("edit_file: %+v", res)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() != tools.MaxEditBytes+1 {
+		t.Fatalf("the file changed: %v, %v", fi, err)
 	}
 }
