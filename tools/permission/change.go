@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // MaxChangeRunes bounds the change a prompt shows; past it the middle is
@@ -81,19 +82,59 @@ func (p Prompt) wholeChange() string {
 
 // Visible escapes the characters that would make a change, or a call put
 // to the user, look other than it is: control characters (an escape
-// sequence can erase a terminal's line, hide text or set the window's
-// title, a carriage return overwrite it) and bidirectional overrides.
-// Line breaks and tabs stay.
+// sequence can erase a terminal's line, hide text, set the window's title
+// or write the clipboard, a carriage return overwrite the line), DEL,
+// bidirectional overrides and isolates, and bytes that are not UTF-8 (a
+// terminal in an 8-bit mode reads a lone 0x9b as the start of a control
+// sequence). Line breaks and tabs stay, and text with nothing to escape is
+// returned as it is, byte for byte. Each character is judged alone, so
+// text that arrives in pieces (a streamed answer) is escaped the same
+// however it is cut: an escape sequence split across pieces loses its ESC
+// in the piece that holds it.
 func Visible(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) {
-			fmt.Fprintf(&b, "\\u%04x", r)
+	i := 0
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				break
+			}
+			i++
 			continue
 		}
-		b.WriteRune(r)
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if hidden(r, size) {
+			break
+		}
+		i += size
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case hidden(r, size):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
 	}
 	return b.String()
+}
+
+// hidden reports whether the rune r, of size bytes, is one Visible
+// escapes.
+func hidden(r rune, size int) bool {
+	if r == utf8.RuneError && size == 1 {
+		return true
+	}
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
 }
 
 // fence sets text off between lines of dashes, so where it starts and ends
