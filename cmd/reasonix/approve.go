@@ -162,9 +162,10 @@ func (t *termApprover) Ask(ctx context.Context, q tools.Question) (string, error
 		t.br = bufio.NewReader(t.in)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "? %s", strings.TrimSpace(q.Question))
+	// The model wrote the question and its options: shown, not obeyed.
+	fmt.Fprintf(&b, "? %s", shown(strings.TrimSpace(q.Question)))
 	for i, o := range q.Options {
-		fmt.Fprintf(&b, "\n  [%d] %s", i+1, o)
+		fmt.Fprintf(&b, "\n  [%d] %s", i+1, shown(o))
 	}
 	t.r.mu.Lock()
 	t.r.line(b.String())

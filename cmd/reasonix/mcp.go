@@ -51,7 +51,7 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 	// reason; the same failure as a warning would say it twice.
 	for _, w := range warnings {
 		if !slices.Contains(m.Warnings(), w) {
-			fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
+			fmt.Fprintf(stderr, "reasonix: warning: %s\n", shown(w))
 		}
 	}
 	st := m.Status()
@@ -63,10 +63,12 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		enc.Encode(map[string]any{"servers": st})
 	} else {
-		fmt.Fprintln(stdout, agent.PluginStatus(m))
+		// The servers' names for themselves, their tools and their
+		// errors are theirs: shown, not obeyed.
+		fmt.Fprintln(stdout, shown(agent.PluginStatus(m)))
 		if *f.verbose {
 			if d := agent.PluginDetails(m); d != "" {
-				fmt.Fprintln(stdout, d)
+				fmt.Fprintln(stdout, shown(d))
 			}
 		}
 	}

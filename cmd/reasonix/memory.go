@@ -9,7 +9,6 @@ import (
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/tools/memory"
-	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // memoryOptions are the flags of `reasonix memory`.
@@ -82,7 +81,7 @@ func memoryCmd(args []string, stdout, stderr io.Writer) int {
 			}
 			// A note a repository committed may hold escape sequences:
 			// shown, not sent to the terminal.
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", id, ago(e.Updated), permission.Visible(e.Description))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", shown(id), ago(e.Updated), shown(e.Description))
 		}
 		tw.Flush()
 	}

@@ -7,11 +7,21 @@ import (
 	"sync"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // renderer shows a headless run: the answer streams to stdout, everything
 // else (tool activity, notices, the final accounting) goes to stderr, so
 // `reasonix run ... > answer.md` captures just the answer.
+//
+// Everything it writes that came from the model, a tool, a file or an MCP
+// server — the answer, the reasoning, tool titles, summaries and progress,
+// notices — goes through shown first: a hostile model or file must not
+// send the terminal escape sequences (set its title, write the clipboard,
+// erase or forge lines) nor reorder text with bidirectional controls.
+// The answer is escaped on stdout too when stdout is a file or a pipe:
+// a later cat of the file would replay the sequences. Clean text is
+// written byte for byte.
 type renderer struct {
 	mu      sync.Mutex // guards the fields below and the writers
 	out     io.Writer
@@ -44,6 +54,12 @@ type renderer struct {
 func newRenderer(out, err io.Writer, tty, outTTY, verbose bool) *renderer {
 	return &renderer{out: out, err: err, tty: tty, outTTY: outTTY, verbose: verbose, atLineStart: true}
 }
+
+// shown is text from the model, a tool, a file or an MCP server as it may
+// reach a terminal: control characters (but line breaks and tabs) and
+// bidirectional controls escaped, each alone, so text streamed in pieces
+// is escaped however it is cut.
+func shown(text string) string { return permission.Visible(text) }
 
 // write sends answer text to stdout, or holds it until the step's response
 // is complete; callers hold mu.
@@ -120,7 +136,7 @@ func (r *renderer) event(e agent.Event) {
 	case agent.EventText:
 		r.clearTransient()
 		r.endReasoning()
-		r.write(e.Text)
+		r.write(shown(e.Text))
 	case agent.EventReasoning:
 		if !r.verbose {
 			if r.tty && !r.transient {
@@ -134,13 +150,13 @@ func (r *renderer) event(e agent.Event) {
 			fmt.Fprint(r.err, r.color(dim, ""))
 			r.reasoning = true
 		}
-		fmt.Fprint(r.err, e.Text)
+		fmt.Fprint(r.err, shown(e.Text))
 	case agent.EventRetry:
 		if r.outTTY {
-			r.line(r.color(dim, "! "+e.Text+" (the answer starts over)"))
+			r.line(r.color(dim, "! "+shown(e.Text)+" (the answer starts over)"))
 		} else {
 			r.pending.Reset()
-			r.line(r.color(dim, "! "+e.Text))
+			r.line(r.color(dim, "! "+shown(e.Text)))
 		}
 	case agent.EventUsage:
 		// The model's response is complete.
@@ -152,7 +168,7 @@ func (r *renderer) event(e agent.Event) {
 			r.endReasoning()
 			r.endAnswerLine()
 			r.flush()
-			fmt.Fprint(r.err, r.color(dim, nested(e)+"… "+e.Tool.Title))
+			fmt.Fprint(r.err, r.color(dim, nested(e)+"… "+shown(e.Tool.Title)))
 			r.transient = true
 		}
 	case agent.EventToolProgress:
@@ -160,7 +176,7 @@ func (r *renderer) event(e agent.Event) {
 		// along it is; elsewhere the result line is enough.
 		if r.tty && r.transient {
 			r.clearTransient()
-			fmt.Fprint(r.err, r.color(dim, nested(e)+"… "+e.Tool.Title+" — "+e.Text))
+			fmt.Fprint(r.err, r.color(dim, nested(e)+"… "+shown(e.Tool.Title)+" — "+shown(e.Text)))
 			r.transient = true
 		}
 	case agent.EventToolResult:
@@ -169,20 +185,20 @@ func (r *renderer) event(e agent.Event) {
 		if t.IsError {
 			mark, c = "✗", red
 		}
-		s := nested(e) + r.color(c, mark) + " " + t.Title
+		s := nested(e) + r.color(c, mark) + " " + shown(t.Title)
 		if t.Summary != "" {
-			s += r.color(dim, " — "+t.Summary)
+			s += r.color(dim, " — "+shown(t.Summary))
 		}
 		if t.DurationMs >= 1000 {
 			s += r.color(dim, fmt.Sprintf(" (%.1fs)", float64(t.DurationMs)/1000))
 		}
 		r.line(s)
 	case agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck:
-		r.line(r.color(dim, "note: "+e.Text))
+		r.line(r.color(dim, "note: "+shown(e.Text)))
 		r.lastNotice = e.Text
 	case agent.EventFileChanged:
 		if e.File.Source == agent.SourceShell {
-			r.line(r.color(dim, "  "+string(e.File.Status)+" "+e.File.Path))
+			r.line(r.color(dim, "  "+string(e.File.Status)+" "+shown(e.File.Path)))
 		}
 	case agent.EventError:
 		// The command reports the error itself, with advice; the text of
@@ -206,7 +222,7 @@ func nested(e agent.Event) string {
 func (r *renderer) notice(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.line(r.color(dim, "note: "+msg))
+	r.line(r.color(dim, "note: "+shown(msg)))
 }
 
 // warning prints a problem that does not stop the run, such as an MCP
@@ -214,7 +230,7 @@ func (r *renderer) notice(msg string) {
 func (r *renderer) warning(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.line(r.color(red, "warning: ") + msg)
+	r.line(r.color(red, "warning: ") + shown(msg))
 }
 
 // finish ends the answer and prints the accounting line.

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/provider"
@@ -136,5 +139,84 @@ func TestRenderNested(t *testing.T) {
 		"✓ task locate Add — done: 2 requests, 1 tool call\n"
 	if errb.String() != want {
 		t.Errorf("stderr:\n%s\nwant\n%s", errb.String(), want)
+	}
+}
+
+// hostileText holds what a hostile model or file sends a terminal: OSC 52
+// (write the clipboard), OSC 0 (set the title), CSI sequences that erase
+// and move up to forge a line, a C1 CSI, DEL, a carriage return and a
+// right-to-left override.
+const hostileText = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;pwned\x1b\\\x1b[2K\x1b[1A\r✓ approved\u009b2J\x7f\u202eexe.txt"
+
+// rawControls reports the first control byte or bidirectional control in
+// s that a renderer must not have written, after taking out its own
+// colours and status-line erasure.
+func rawControls(s string) string {
+	for _, own := range []string{dim, red, green, reset, "\r\x1b[K"} {
+		s = strings.ReplaceAll(s, own, "")
+	}
+	for _, r := range s {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) {
+			return fmt.Sprintf("%U in %q", r, s)
+		}
+	}
+	return ""
+}
+
+// TestRenderEscapes: whatever the model, a tool or a file sends — answer
+// text cut anywhere across deltas, reasoning, tool titles, summaries and
+// progress, notices, retries, changed paths, warnings — reaches neither
+// stream as a control sequence, on a terminal or not; a clean answer is
+// written byte for byte.
+func TestRenderEscapes(t *testing.T) {
+	tool := &agent.ToolEvent{Title: "read_file " + hostileText, Summary: hostileText}
+	var events []agent.Event
+	for _, r := range hostileText {
+		// One delta a character: every sequence is split.
+		events = append(events, agent.Event{Kind: agent.EventText, Text: string(r)})
+	}
+	events = append(events,
+		agent.Event{Kind: agent.EventReasoning, Text: hostileText},
+		agent.Event{Kind: agent.EventUsage},
+		agent.Event{Kind: agent.EventToolStart, Tool: tool},
+		agent.Event{Kind: agent.EventToolProgress, Tool: tool, Text: hostileText},
+		agent.Event{Kind: agent.EventToolResult, Tool: tool},
+		agent.Event{Kind: agent.EventNotice, Text: hostileText},
+		agent.Event{Kind: agent.EventRetry, Text: hostileText},
+		agent.Event{Kind: agent.EventFileChanged, File: &agent.FileChange{Source: agent.SourceShell, Status: "modified", Path: hostileText}},
+		agent.Event{Kind: agent.EventText, Text: hostileText},
+		agent.Event{Kind: agent.EventUsage},
+	)
+	for _, tty := range []bool{false, true} {
+		var out, errb bytes.Buffer
+		r := newRenderer(&out, &errb, tty, tty, true)
+		for _, e := range events {
+			r.event(e)
+		}
+		r.notice(hostileText)
+		r.warning(hostileText)
+		r.finish(agent.TurnResult{})
+		if bad := rawControls(out.String()); bad != "" {
+			t.Errorf("tty %v: stdout has %s", tty, bad)
+		}
+		if bad := rawControls(errb.String()); bad != "" {
+			t.Errorf("tty %v: stderr has %s", tty, bad)
+		}
+		if !strings.Contains(out.String(), `\u001b]52;c;cm0gLXJmIH4=\u0007`) || !strings.Contains(errb.String(), `\u202eexe.txt`) {
+			t.Errorf("tty %v: the escapes are not shown:\n%q\n%q", tty, out.String(), errb.String())
+		}
+	}
+
+	clean := "Tabs\tand lines\nstay; ünïcode ✓, `code` and \"quotes\" too.\n"
+	for _, tty := range []bool{false, true} {
+		var out, errb bytes.Buffer
+		r := newRenderer(&out, &errb, tty, tty, false)
+		r.event(agent.Event{Kind: agent.EventText, Text: clean[:9]})
+		r.event(agent.Event{Kind: agent.EventText, Text: clean[9:]})
+		r.event(agent.Event{Kind: agent.EventUsage})
+		r.finish(agent.TurnResult{})
+		if out.String() != clean {
+			t.Errorf("tty %v: a clean answer became %q", tty, out.String())
+		}
 	}
 }

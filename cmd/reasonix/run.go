@@ -164,10 +164,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reasonix: interrupted; resume with: reasonix run --resume %s \"…\"\n", s.ID)
 		return exitInterrupted
 	case errors.Is(err, agent.ErrMaxSteps):
-		fmt.Fprintf(stderr, "reasonix: %v; continue with: reasonix run --resume %s \"continue\"\n", err, s.ID)
+		fmt.Fprintf(stderr, "reasonix: %s; continue with: reasonix run --resume %s \"continue\"\n", shown(err.Error()), s.ID)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "reasonix: %s\n", explain(err, a))
+	// The error may quote the provider, a tool or the model.
+	fmt.Fprintf(stderr, "reasonix: %s\n", shown(explain(err, a)))
 	return exitError
 }
 
@@ -252,6 +253,7 @@ func loadConfig(file string, stderr io.Writer) (dir string, cfg *config.Config, 
 
 func printWarnings(stderr io.Writer, warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(stderr, "reasonix: warning: %s\n", w)
+		// A repository's reasonix.toml is quoted in them.
+		fmt.Fprintf(stderr, "reasonix: warning: %s\n", shown(w))
 	}
 }

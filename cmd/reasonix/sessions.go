@@ -49,7 +49,8 @@ func sessionsCmd(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tCOST\tDIRECTORY\tFIRST PROMPT")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t$%.4f\t%s\t%s\n", s.ID, ago(s.Updated), s.Turns, s.Cost, s.Root, s.Title)
+		// A session file is text anyone could have written.
+		fmt.Fprint(tw, shown(fmt.Sprintf("%s\t%s\t%d\t$%.4f\t%s\t%s\n", s.ID, ago(s.Updated), s.Turns, s.Cost, s.Root, s.Title)))
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "\nResume one with: reasonix run --resume ID \"next instruction\"")

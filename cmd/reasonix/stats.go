@@ -386,7 +386,8 @@ func printStats(w io.Writer, rep *statsReport) {
 				ttft = millis(r.TTFTMs.P50) + "/" + millis(r.TTFTMs.P95)
 			}
 			hit := provider.Usage{CacheHitTokens: r.CacheHitTokens, CacheMissTokens: r.CacheMissTokens}.HitRatio()
-			fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%s\t%.1f%%\t%s\t%s\t%s\t%s\t\n", width, r.Key, r.Requests, r.Retries, r.Timeouts,
+			// Model names come from session files.
+			fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%s\t%.1f%%\t%s\t%s\t%s\t%s\t\n", width, shown(r.Key), r.Requests, r.Retries, r.Timeouts,
 				agent.FormatTokens(r.PromptTokens), 100*hit, agent.FormatTokens(r.CompletionTokens), cost, lat, ttft)
 		}
 		tw.Flush()

@@ -160,8 +160,9 @@ func printTrace(w io.Writer, steps []agent.StepRecord) {
 				outcome = "ok"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("01-02 15:04:05"),
-			where, what, size, toks, cost, latency, ttft, outcome)
+		// The session file holds what the model and the tools wrote.
+		fmt.Fprint(tw, shown(fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("01-02 15:04:05"),
+			where, what, size, toks, cost, latency, ttft, outcome)))
 	}
 	tw.Flush()
 }
