@@ -58,7 +58,7 @@ func memoryCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	notes, err := store.List(*f.archived)
 	if err != nil {
-		fmt.Fprintf(stderr, "reasonix: warning: %v\n", err)
+		fmt.Fprintf(stderr, "reasonix: warning: %s\n", shown(err.Error())) // it may quote a note file
 	}
 	if *f.asJSON {
 		if notes == nil {
