@@ -264,3 +264,30 @@ func TestCommandModelIsCheckedFirst(t *testing.T) {
 		t.Errorf("%d requests reached the model", n)
 	}
 }
+
+// TestReferenceNotices: a reference the model does not get is told the
+// user as a notice of the turn, after the turn starts and before the
+// model answers; an "@" word of prose is not.
+func TestReferenceNotices(t *testing.T) {
+	h := commandHarness(t, []provider.Response{answer("ok")}, nil)
+	writeFiles(t, h.a.Env.Root, map[string]string{"blob.bin": "\x00\x01binary"})
+	s, _ := h.a.NewSession()
+	if _, err := h.a.Run(t.Context(), s, "look at @calc.go, @blob.bin and @src/gone.go, thanks @alice"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range h.events {
+		if e.Kind == EventTurnStart || e.Kind == EventNotice || e.Kind == EventText {
+			got = append(got, string(e.Kind)+" "+e.Text)
+		}
+	}
+	want := []string{
+		"turn_start look at @calc.go, @blob.bin and @src/gone.go, thanks @alice",
+		"notice @blob.bin not attached: it is a binary file (8 bytes)",
+		"notice @src/gone.go not attached: there is no such file in the workspace",
+		"text ok",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/tools"
@@ -22,8 +23,16 @@ import (
 // turn, after the prompt — never into the cached prefix — and every file
 // is read as the read tools read it: refused under forbid_read or /proc,
 // judged again by the real path of what was opened, binary files
-// described rather than pasted. An "@" word that names nothing (an
-// e-mail address, a mention) stays as written.
+// described rather than pasted. An "@" word that names nothing (a
+// mention, a decorator in pasted code) stays as written; an e-mail address
+// is no reference at all, its "@" not starting the word.
+//
+// The user is told (a notice, as the turn starts) of every reference the
+// model gets less of than the user meant: one the guard forbids, one
+// outside the workspace, a binary file, a file cut at the size limit, a
+// selection in a forbidden file, and a missing path — a word with a slash
+// or a file extension, so that an "@" word of prose or code that was
+// never meant as a path makes no noise.
 //
 // An MCP resource is read only when the user typed its reference: not
 // when the text of a command file, a skill or an MCP prompt names it. A
@@ -73,37 +82,43 @@ type Attachment struct {
 func (a *Agent) attach(ctx context.Context, text, typed string, attachments []Attachment) (attached string, notices []string) {
 	var b strings.Builder
 	for _, at := range attachments {
-		b.WriteString("\n\n" + a.attachment(at))
+		block, notice := a.attachment(at)
+		b.WriteString("\n\n" + block)
+		notices = appendNonEmpty(notices, notice)
 	}
-	blocks, notices := a.references(ctx, text, typed)
+	blocks, refNotices := a.references(ctx, text, typed)
+	notices = append(notices, refNotices...)
 	if len(blocks) > 0 {
 		b.WriteString("\n\n" + strings.Join(blocks, "\n"))
 	}
 	return b.String(), notices
 }
 
-// attachment renders an editor's attachment.
-func (a *Agent) attachment(at Attachment) string {
+// attachment renders an editor's attachment; notice tells the user one
+// that is not attached.
+func (a *Agent) attachment(at Attachment) (block, notice string) {
 	shown := at.Path
 	if a.Env != nil {
 		shown = a.Env.Rel(at.Path)
 	}
 	if at.Kind == AttachNote {
-		return at.Text
+		return at.Text, ""
 	}
 	if at.Kind != AttachSelection {
-		return fmt.Sprintf("(The user is looking at %s.)", shown)
+		return fmt.Sprintf("(The user is looking at %s.)", shown), ""
 	}
 	if a.Env != nil {
 		if err := a.Env.CheckRead(at.Path); err != nil {
-			return fmt.Sprintf("(The user's selection in %s is not attached: %s.)", shown, readRefusal(err))
+			why := readRefusal(err)
+			return fmt.Sprintf("(The user's selection in %s is not attached: %s.)", shown, why),
+				fmt.Sprintf("the selection in %s not attached: %s", shown, why)
 		}
 	}
 	text := strings.TrimRight(at.Text, "\n")
 	if len(text) > maxReferenceBytes {
 		text = cutText(text, maxReferenceBytes) + "\n[… cut at 64 KiB]"
 	}
-	return fmt.Sprintf("The user's selection in %s:\n\nLines %d-%d:\n```%s\n%s\n```\n", shown, at.StartLine, at.EndLine, at.Language, text)
+	return fmt.Sprintf("The user's selection in %s:\n\nLines %d-%d:\n```%s\n%s\n```\n", shown, at.StartLine, at.EndLine, at.Language, text), ""
 }
 
 // references renders the references of text; of its MCP resources,
@@ -180,8 +195,10 @@ func (a *Agent) resourceReference(ctx context.Context, server, uri string) (bloc
 }
 
 // pathReference renders a file or directory of the workspace. key is the
-// path it names, "" when it names nothing there (the word stays as
-// written); a path the guard refuses is named, not read.
+// path it names, "" when it names nothing there and does not look like a
+// path (the word stays as written, silently); a path the guard refuses is
+// named, not read. notice tells the user a reference the model does not
+// get whole.
 func (a *Agent) pathReference(ref string) (block, key, notice string) {
 	env := a.Env
 	if env == nil || env.FS == nil || ref == "" {
@@ -193,23 +210,33 @@ func (a *Agent) pathReference(ref string) (block, key, notice string) {
 		abs = filepath.Join(env.Root, filepath.FromSlash(ref))
 	}
 	abs = filepath.Clean(abs)
+	// notAttached is the notice of a path-like reference the model does
+	// not get, and nothing for any other word.
+	notAttached := func(why string) (string, string, string) {
+		if !pathLike(ref) {
+			return "", "", ""
+		}
+		return "", abs, fmt.Sprintf("@%s not attached: %s", ref, why)
+	}
 	if abs != env.Root && !strings.HasPrefix(abs, env.Root+string(filepath.Separator)) {
-		return "", "", "" // only the workspace is attached
+		return notAttached("it is outside the workspace") // only the workspace is attached
 	}
 	shown := env.Rel(abs)
 	if err := env.CheckRead(abs); err != nil {
 		// Secrets stay secret: the reference is named, not read.
-		return fmt.Sprintf("<file path=%q>(not attached: %s)</file>", shown, readRefusal(err)), abs, ""
+		why := readRefusal(err)
+		return fmt.Sprintf("<file path=%q>(not attached: %s)</file>", shown, why), abs, fmt.Sprintf("@%s not attached: %s", ref, why)
 	}
 	fi, err := env.FS.Stat(abs)
-	if err != nil {
-		return "", "", ""
-	}
-	if fi.IsDir() {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return notAttached("there is no such file in the workspace")
+	case err != nil:
+		return notAttached(err.Error())
+	case fi.IsDir():
 		return fmt.Sprintf("<directory path=%q>\n%s</directory>", shown, listing(env, abs)), abs, ""
-	}
-	if wantDir {
-		return "", "", ""
+	case wantDir:
+		return notAttached("it is a file, not a directory")
 	}
 	data, held, err := env.Held(abs)
 	if !held {
@@ -221,17 +248,49 @@ func (a *Agent) pathReference(ref string) (block, key, notice string) {
 	switch {
 	case refused(err):
 		// A link swapped in after the check: judged by what was opened.
-		return fmt.Sprintf("<file path=%q>(not attached: %s)</file>", shown, readRefusal(err)), abs, ""
+		why := readRefusal(err)
+		return fmt.Sprintf("<file path=%q>(not attached: %s)</file>", shown, why), abs, fmt.Sprintf("@%s not attached: %s", ref, why)
 	case err != nil:
 		return "", abs, fmt.Sprintf("@%s not attached: %v", ref, err)
 	case tools.IsBinary(data):
-		return fmt.Sprintf("<file path=%q>(binary, %d bytes, not shown)</file>", shown, max(fi.Size(), int64(len(data)))), abs, ""
+		size := max(fi.Size(), int64(len(data)))
+		return fmt.Sprintf("<file path=%q>(binary, %d bytes, not shown)</file>", shown, size), abs,
+			fmt.Sprintf("@%s not attached: it is a binary file (%d bytes)", ref, size)
 	}
 	text := string(data)
 	if len(text) > maxReferenceBytes {
-		text = cutText(text, maxReferenceBytes) + fmt.Sprintf("\n[… cut: %d bytes in all; read_file shows the rest]", max(fi.Size(), int64(len(data))))
+		size := max(fi.Size(), int64(len(data)))
+		text = cutText(text, maxReferenceBytes) + fmt.Sprintf("\n[… cut: %d bytes in all; read_file shows the rest]", size)
+		notice = fmt.Sprintf("@%s attached in part: its first 64 KiB of %d bytes (the model can read the rest)", ref, size)
 	}
-	return fmt.Sprintf("<file path=%q>\n%s\n</file>", shown, strings.TrimRight(text, "\n")), abs, ""
+	return fmt.Sprintf("<file path=%q>\n%s\n</file>", shown, strings.TrimRight(text, "\n")), abs, notice
+}
+
+// pathLike reports whether an "@" word that names nothing in the
+// workspace was still meant as a path, so the user is told it was not
+// attached: it is made of the characters of paths and has a slash or a
+// short file extension (@src/missing.go, @notes.md). A mention
+// (@someone), a decorator (@pytest.fixture, @app.route("/")) or an
+// annotation (@Override) is not.
+func pathLike(ref string) bool {
+	for _, r := range ref {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("/._-~+", r) {
+			return false
+		}
+	}
+	if strings.Contains(ref, "/") {
+		return true
+	}
+	ext := strings.TrimPrefix(filepath.Ext(ref), ".")
+	if ext == "" || len(ext) > 6 {
+		return false // no extension, or a method's name
+	}
+	for _, r := range ext {
+		if r > unicode.MaxASCII || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // listing lists a directory one level deep, directories first, as the

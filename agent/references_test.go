@@ -44,14 +44,29 @@ func referenceAgent(t *testing.T) (*Agent, string, string) {
 // workspace, each once; what the guard forbids — directly, or through a
 // link into ~/.aws or /proc — is named, never read; binary files are
 // described; large files are cut; words that name nothing stay as
-// written.
+// written. The user is told of each reference the model does not get
+// whole, once; not of words that were never meant as paths.
 func TestReferences(t *testing.T) {
 	a, _, _ := referenceAgent(t)
 	prompt := "compare @calc.go with @notes/ and @notes, see @link-aws, @link-proc and @bin.dat; " +
-		"then @big.txt, @secrets/token.txt, @nobody, me@example.com, @../outside.txt, (@calc.go) and @calc.go/."
+		"then @big.txt, @secrets/token.txt, @nobody, me@example.com, @../outside.txt, (@calc.go) and @calc.go/. " +
+		"Also @notes/gone.md, @missing.json, @todo.md/, @notes/todo.md/ and @missing.json again; " +
+		"and in this code @pytest.fixture, @app.route(\"/\"), @Override, @functools.cache(maxsize=2) and @user:name."
 	attached, notices := a.attach(t.Context(), prompt, prompt, nil)
-	if len(notices) != 0 {
-		t.Errorf("notices %q", notices)
+	wantNotices := []string{
+		"@link-aws not attached: reading it is forbidden by [sandbox] forbid_read",
+		"@link-proc not attached: the files of processes under /proc are not for the tools to read",
+		"@bin.dat not attached: it is a binary file (4 bytes)",
+		"@big.txt attached in part: its first 64 KiB of 81920 bytes (the model can read the rest)",
+		"@secrets/token.txt not attached: reading it is forbidden by [sandbox] forbid_read",
+		"@../outside.txt not attached: it is outside the workspace",
+		"@notes/gone.md not attached: there is no such file in the workspace",
+		"@missing.json not attached: there is no such file in the workspace",
+		"@todo.md/ not attached: there is no such file in the workspace",
+		"@notes/todo.md/ not attached: it is a file, not a directory",
+	}
+	if strings.Join(notices, "\n") != strings.Join(wantNotices, "\n") {
+		t.Errorf("notices\n%s\nwant\n%s", strings.Join(notices, "\n"), strings.Join(wantNotices, "\n"))
 	}
 	big := strings.Repeat("0123456789abcdef", 5<<10)[:maxReferenceBytes]
 	want := "\n\n" + strings.Join([]string{
@@ -82,7 +97,7 @@ func TestReferences(t *testing.T) {
 // file named; a selection in a forbidden file is not attached.
 func TestAttachments(t *testing.T) {
 	a, root, _ := referenceAgent(t)
-	attached, _ := a.attach(t.Context(), "explain", "explain", []Attachment{
+	attached, notices := a.attach(t.Context(), "explain", "explain", []Attachment{
 		{Kind: AttachSelection, Path: filepath.Join(root, "calc.go"), Text: "func Add(a, b int) int {\n\treturn a - b\n}\n", StartLine: 3, EndLine: 5, Language: "go"},
 		{Kind: AttachFile, Path: filepath.Join(root, "calc.go")},
 		{Kind: AttachSelection, Path: filepath.Join(root, "secrets/token.txt"), Text: "sk-project-secret", StartLine: 1, EndLine: 1},
@@ -92,5 +107,8 @@ func TestAttachments(t *testing.T) {
 		"\n\n(The user's selection in secrets/token.txt is not attached: reading it is forbidden by [sandbox] forbid_read.)"
 	if attached != want {
 		t.Errorf("attached\n%q\nwant\n%q", attached, want)
+	}
+	if len(notices) != 1 || notices[0] != "the selection in secrets/token.txt not attached: reading it is forbidden by [sandbox] forbid_read" {
+		t.Errorf("notices %q", notices)
 	}
 }

@@ -64,7 +64,8 @@ func TestRunBuiltins(t *testing.T) {
 // references to a file, a directory, a binary file, a forbidden file and
 // a link to the user's AWS credentials — sent by `reasonix run` and by an
 // editor's reasonix.ask reaches the model as the same user message: both
-// front ends go through the agent's prompt pipeline.
+// front ends go through the agent's prompt pipeline. `reasonix run` notes
+// on stderr the references the model does not get.
 func TestSameInputFromRunAndEditor(t *testing.T) {
 	t.Setenv("DEEPSEEK_API_KEY", "")
 	srv, url := startServer(t, "expect user <file path=\"calc.go\">\ntext first\n---\nexpect user <file path=\"calc.go\">\ntext second\n")
@@ -88,6 +89,19 @@ func TestSameInputFromRunAndEditor(t *testing.T) {
 	r := runReasonix(t, work, home, env, "run", prompt)
 	if r.exit != 0 || !strings.Contains(r.stdout, "first") {
 		t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
+	}
+	// The user is told what the model does not get.
+	for _, note := range []string{
+		"note: @bin.dat not attached: it is a binary file (8 bytes)\n",
+		"note: @secrets/token.txt not attached: reading it is forbidden by [sandbox] forbid_read\n",
+		"note: @creds not attached: reading it is forbidden by [sandbox] forbid_read\n",
+	} {
+		if !strings.Contains(r.stderr, note) {
+			t.Errorf("stderr lacks %q:\n%s", note, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "@calc.go") || strings.Contains(r.stderr, "@notes/") {
+		t.Errorf("stderr notes what was attached:\n%s", r.stderr)
 	}
 
 	t.Setenv("REASONIX_HOME", home)
