@@ -267,9 +267,12 @@ func TestCommandModelIsCheckedFirst(t *testing.T) {
 
 // TestReferenceNotices: a reference the model does not get is told the
 // user as a notice of the turn, after the turn starts and before the
-// model answers; an "@" word of prose is not.
+// model answers; an "@" word of prose is not, nor a missing path that
+// only a command's text names.
 func TestReferenceNotices(t *testing.T) {
-	h := commandHarness(t, []provider.Response{answer("ok")}, nil)
+	h := commandHarness(t, []provider.Response{answer("ok"), answer("linted")}, map[string]string{
+		"lint.md": "Lint $ARGUMENTS as @docs/style.md says; the types come from @types/node. Skip @blob.bin.",
+	})
 	writeFiles(t, h.a.Env.Root, map[string]string{"blob.bin": "\x00\x01binary"})
 	s, _ := h.a.NewSession()
 	if _, err := h.a.Run(t.Context(), s, "look at @calc.go, @blob.bin and @src/gone.go, thanks @alice"); err != nil {
@@ -289,5 +292,23 @@ func TestReferenceNotices(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	h.mu.Lock()
+	h.events = nil
+	h.mu.Unlock()
+	if _, err := h.a.Run(t.Context(), s, "/lint @src/gone.go"); err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	for _, e := range h.kinds(EventNotice) {
+		notices = append(notices, e.Text)
+	}
+	want = []string{
+		"@src/gone.go not attached: there is no such file in the workspace",
+		"@blob.bin not attached: it is a binary file (8 bytes)",
+	}
+	if strings.Join(notices, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notices of the command\n%s\nwant\n%s", strings.Join(notices, "\n"), strings.Join(want, "\n"))
 	}
 }

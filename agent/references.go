@@ -30,9 +30,9 @@ import (
 // The user is told (a notice, as the turn starts) of every reference the
 // model gets less of than the user meant: one the guard forbids, one
 // outside the workspace, a binary file, a file cut at the size limit, a
-// selection in a forbidden file, and a missing path — a word with a slash
-// or a file extension, so that an "@" word of prose or code that was
-// never meant as a path makes no noise.
+// selection in a forbidden file, and a missing path the user typed — a
+// word with a slash or a file extension, so that an "@" word of prose or
+// code that was never meant as a path makes no noise.
 //
 // An MCP resource is read only when the user typed its reference: not
 // when the text of a command file, a skill or an MCP prompt names it. A
@@ -150,7 +150,7 @@ func (a *Agent) references(ctx context.Context, text, typed string) (blocks, not
 			blocks, notices = appendNonEmpty(blocks, block), appendNonEmpty(notices, notice)
 			continue
 		}
-		block, key, notice := a.pathReference(strings.TrimRight(ref, ":"))
+		block, key, notice := a.pathReference(strings.TrimRight(ref, ":"), strings.Contains(typed, "@"+ref))
 		if key == "" || seen[key] {
 			continue
 		}
@@ -198,8 +198,10 @@ func (a *Agent) resourceReference(ctx context.Context, server, uri string) (bloc
 // path it names, "" when it names nothing there and does not look like a
 // path (the word stays as written, silently); a path the guard refuses is
 // named, not read. notice tells the user a reference the model does not
-// get whole.
-func (a *Agent) pathReference(ref string) (block, key, notice string) {
+// get whole; of a missing path or one outside the workspace, only when
+// the user typed it: the text of a command or a skill may name packages
+// (@types/node) or examples that were never meant for this workspace.
+func (a *Agent) pathReference(ref string, typed bool) (block, key, notice string) {
 	env := a.Env
 	if env == nil || env.FS == nil || ref == "" {
 		return "", "", ""
@@ -213,7 +215,7 @@ func (a *Agent) pathReference(ref string) (block, key, notice string) {
 	// notAttached is the notice of a path-like reference the model does
 	// not get, and nothing for any other word.
 	notAttached := func(why string) (string, string, string) {
-		if !pathLike(ref) {
+		if !typed || !pathLike(ref) {
 			return "", "", ""
 		}
 		return "", abs, fmt.Sprintf("@%s not attached: %s", ref, why)
