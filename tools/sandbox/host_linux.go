@@ -138,6 +138,7 @@ func (h *Host) supervisorCmd(cmd *exec.Cmd, self string, spec unitSpec, ns bool)
 		spec.Proc = true
 		spec.Loopback = !h.Jail.Network
 		spec.ReadOnly = h.Jail.readOnly()
+		spec.Hide = true
 		attr.Pdeathsig = syscall.SIGKILL
 		attr.Cloneflags = syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
 		if !h.Jail.Network {

@@ -44,6 +44,9 @@ type unitSpec struct {
 	Loopback bool `json:"lo,omitempty"`
 	// ReadOnly are paths to bind read-only over themselves.
 	ReadOnly []string `json:"ro,omitempty"`
+	// Hide asks that the jail's forbidden paths be hidden by mounts
+	// rather than kept out by Landlock alone (see hideForbidden).
+	Hide bool `json:"hide,omitempty"`
 	// Outside, when set, is the unprivileged user this supervisor runs
 	// as, outside the namespaces it is to set up: it starts the real
 	// supervisor in them, inside a user namespace whose root is this
@@ -86,7 +89,7 @@ func supervise(raw, path string, argv []string) int {
 		s = unitSpec{Jail: s.Jail}
 	}
 	pid1 := os.Getpid() == 1
-	setUp(s, note)
+	setUp(&s, note)
 	if !pid1 {
 		// Orphans of the command become our children rather than
 		// init's, so that endChildren can find them.
@@ -223,11 +226,13 @@ func detachStdio() {
 	unix.Close(null)
 }
 
-// setUp prepares the namespaces the supervisor was started in. What fails
-// is reported through note and left out: the command still runs, in its
+// setUp prepares the namespaces the supervisor was started in, and leaves
+// in s.Jail.Forbid only the paths it could not hide. What fails is
+// reported through note and left out: the command still runs, in its
 // jail, with the isolation that could be had.
-func setUp(s unitSpec, note func(string, ...any)) {
-	if s.Proc || len(s.ReadOnly) > 0 {
+func setUp(s *unitSpec, note func(string, ...any)) {
+	hide := s.Hide && s.Jail != nil && len(s.Jail.Forbid) > 0
+	if s.Proc || len(s.ReadOnly) > 0 || hide {
 		// Our mounts must not propagate back to the parent namespace.
 		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 			note("Note: commands see every process of the user and may change Reasonix's control files while they run (cannot set up a mount namespace: %v).", err)
@@ -244,12 +249,26 @@ func setUp(s unitSpec, note func(string, ...any)) {
 			note("Note: %s is not read-only to commands (%v); Reasonix undoes changes to it after each command.", p, err)
 		}
 	}
+	// After the read-only binds, which a hidden directory may hold.
+	if hide {
+		jail := *s.Jail
+		var err error
+		jail.Forbid, err = hideForbidden(s.Jail.Forbid)
+		if err != nil {
+			note(notHiddenNote, err)
+		}
+		s.Jail = &jail
+	}
 	if s.Loopback {
 		if err := loopbackUp(); err != nil {
 			note("Note: the loopback interface is down in the command's network namespace (%v); localhost is unreachable.", err)
 		}
 	}
 }
+
+// notHiddenNote says that a forbidden path is kept out of commands by
+// Landlock alone, and what that costs; %v says why.
+const notHiddenNote = "Note: a forbid_read path could not be hidden from commands (%v); in a directory on the way to it, a file a command creates cannot be read back by that same command."
 
 // bindReadOnly mounts path read-only over itself, if it exists and is not
 // a symbolic link (a control path is stored resolved; a link there now

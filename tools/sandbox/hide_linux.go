@@ -1,0 +1,128 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// hideForbidden hides the forbidden paths that exist from everything
+// started in the supervisor's mount namespace, which must be its own, by
+// mounting over each something that reveals nothing: an empty read-only
+// tmpfs of mode 0 over a directory, and over anything else /dev/null on a
+// read-only mount without devices, which cannot even be opened. It returns
+// the paths the jail must still keep out with Landlock: those that could
+// not be hidden, with the first reason why, and those that do not exist
+// (a path created while the command runs stays forbidden as before).
+//
+// Hiding is what lets the jail grant a forbidden path's parents whole:
+// Landlock can only allow, so keeping a path out with it alone means
+// granting its siblings one by one, and an entry created beside it later
+// gets nothing (see plan). A mount point cannot be renamed or removed, and
+// a jailed command can neither unmount nor mount, so the hiding holds for
+// the whole command.
+func hideForbidden(paths []string) (rest []string, err error) {
+	for _, p := range paths {
+		hidden, herr := hide(p)
+		if herr != nil && err == nil {
+			err = fmt.Errorf("%s: %w", p, herr)
+		}
+		if !hidden {
+			rest = append(rest, p)
+		}
+	}
+	return rest, err
+}
+
+// hide mounts over path as hideForbidden says and reports whether it did.
+// A path that does not exist is left alone without error. A symbolic link
+// is left alone too: the paths are stored resolved, so a link there now
+// was put there since, and its target may be anything; Landlock keeps it
+// out as before.
+func hide(path string) (bool, error) {
+	target, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer unix.Close(target)
+	var st unix.Stat_t
+	if err := unix.Fstat(target, &st); err != nil {
+		return false, err
+	}
+	var cover int
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return false, nil
+	case unix.S_IFDIR:
+		cover, err = emptyDirMount()
+	default:
+		cover, err = deviceNullMount()
+	}
+	if err != nil {
+		return false, err
+	}
+	defer unix.Close(cover)
+	var want unix.Stat_t
+	if err := unix.Fstat(cover, &want); err != nil {
+		return false, err
+	}
+	// Mounting on the open descriptor mounts on what was opened, not on
+	// whatever the name leads to by now.
+	if err := unix.MoveMount(cover, "", target, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return false, fmt.Errorf("mount: %w", err)
+	}
+	// The name must now lead to the cover: if it was replaced meanwhile,
+	// the mount went on the old entry and the new one is not hidden.
+	var got unix.Stat_t
+	if err := unix.Lstat(path, &got); err != nil {
+		return false, err
+	}
+	if got.Dev != want.Dev || got.Ino != want.Ino {
+		return false, errors.New("it was replaced while being hidden")
+	}
+	return true, nil
+}
+
+// hiddenAttrs are the attributes of the mounts that hide a path.
+const hiddenAttrs = unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOEXEC
+
+// emptyDirMount returns a new detached mount of an empty, read-only tmpfs
+// whose root has mode 0.
+func emptyDirMount() (int, error) {
+	fs, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return -1, fmt.Errorf("fsopen tmpfs: %w", err)
+	}
+	defer unix.Close(fs)
+	for _, kv := range [][2]string{{"mode", "0"}, {"size", "4k"}, {"nr_inodes", "1"}} {
+		if err := unix.FsconfigSetString(fs, kv[0], kv[1]); err != nil {
+			return -1, fmt.Errorf("tmpfs %s: %w", kv[0], err)
+		}
+	}
+	if err := unix.FsconfigCreate(fs); err != nil {
+		return -1, fmt.Errorf("tmpfs: %w", err)
+	}
+	m, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, hiddenAttrs)
+	if err != nil {
+		return -1, fmt.Errorf("fsmount: %w", err)
+	}
+	return m, nil
+}
+
+// deviceNullMount returns a new detached bind mount of /dev/null, read-only
+// and without devices, so that opening it fails with EACCES.
+func deviceNullMount() (int, error) {
+	m, err := unix.OpenTree(unix.AT_FDCWD, "/dev/null", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return -1, fmt.Errorf("bind /dev/null: %w", err)
+	}
+	if err := unix.MountSetattr(m, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: hiddenAttrs}); err != nil {
+		unix.Close(m)
+		return -1, fmt.Errorf("mount_setattr: %w", err)
+	}
+	return m, nil
+}
