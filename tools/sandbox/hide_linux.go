@@ -3,6 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,9 +24,16 @@ import (
 // gets nothing (see plan). A mount point cannot be renamed or removed, and
 // a jailed command can neither unmount nor mount, so the hiding holds for
 // the whole command.
-func hideForbidden(paths []string) (rest []string, err error) {
+//
+// A command that runs as root, with CAP_DAC_OVERRIDE, can look inside a
+// directory of mode 0 and would find a name in it missing rather than
+// refused. For it (asRoot), the cover of a directory holds the
+// directory's names, at most mirrorLimit of them, each file one that
+// cannot be opened: a refusal the command and the model recognise, and
+// no more than Landlock's keeping out showed (the names).
+func hideForbidden(paths []string, asRoot bool) (rest []string, err error) {
 	for _, p := range paths {
-		hidden, herr := hide(p)
+		hidden, herr := hide(p, asRoot)
 		if herr != nil && err == nil {
 			err = fmt.Errorf("%s: %w", p, herr)
 		}
@@ -40,7 +49,7 @@ func hideForbidden(paths []string) (rest []string, err error) {
 // is left alone too: the paths are stored resolved, so a link there now
 // was put there since, and its target may be anything; Landlock keeps it
 // out as before.
-func hide(path string) (bool, error) {
+func hide(path string, asRoot bool) (bool, error) {
 	target, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENOENT) {
 		return false, nil
@@ -54,11 +63,17 @@ func hide(path string) (bool, error) {
 		return false, err
 	}
 	var cover int
+	var names []mirrored
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFLNK:
 		return false, nil
 	case unix.S_IFDIR:
-		cover, err = emptyDirMount()
+		if asRoot {
+			names = namesBelow(path)
+		}
+		// The names are made in the cover once it is in place, then
+		// it becomes read-only.
+		cover, err = emptyDirMount(len(names) == 0)
 	default:
 		cover, err = deviceNullMount()
 	}
@@ -84,21 +99,99 @@ func hide(path string) (bool, error) {
 	if got.Dev != want.Dev || got.Ino != want.Ino {
 		return false, errors.New("it was replaced while being hidden")
 	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR && len(names) > 0 {
+		if err := mirror(cover, names); err != nil {
+			// Hidden still, with fewer names; read-only all the same.
+			_ = unix.MountSetattr(cover, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+			return true, err
+		}
+		if err := unix.MountSetattr(cover, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			// A writable empty cover hides as well; the command
+			// cannot change it into anything that reveals the path.
+			return true, fmt.Errorf("read-only: %w", err)
+		}
+	}
 	return true, nil
+}
+
+// mirrorLimit bounds the names a root command's cover holds, and so the
+// mounts made for one forbidden directory.
+const mirrorLimit = 256
+
+// A mirrored is a name below a forbidden directory, relative to it.
+type mirrored struct {
+	rel string
+	dir bool
+}
+
+// namesBelow returns the names below dir, parents before children, at
+// most mirrorLimit. Links are not followed: a link is a name like any
+// other file's.
+func namesBelow(dir string) []mirrored {
+	var out []mirrored
+	queue := []string{""}
+	for len(queue) > 0 && len(out) < mirrorLimit {
+		rel := queue[0]
+		queue = queue[1:]
+		ents, err := os.ReadDir(filepath.Join(dir, rel))
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if len(out) == mirrorLimit {
+				break
+			}
+			m := mirrored{rel: filepath.Join(rel, e.Name()), dir: e.IsDir()}
+			out = append(out, m)
+			if m.dir {
+				queue = append(queue, m.rel)
+			}
+		}
+	}
+	return out
+}
+
+// mirror makes names in the cover, attached and still writable: each
+// directory of mode 0, each file an empty one with an unopenable
+// /dev/null mounted over it (see deviceNullMount).
+func mirror(cover int, names []mirrored) error {
+	for _, m := range names {
+		if m.dir {
+			if err := unix.Mkdirat(cover, m.rel, 0); err != nil {
+				return fmt.Errorf("mirroring %s: %w", m.rel, err)
+			}
+			continue
+		}
+		fd, err := unix.Openat(cover, m.rel, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			return fmt.Errorf("mirroring %s: %w", m.rel, err)
+		}
+		unix.Close(fd)
+		null, err := deviceNullMount()
+		if err != nil {
+			return err
+		}
+		err = unix.MoveMount(null, "", cover, m.rel, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		unix.Close(null)
+		if err != nil {
+			return fmt.Errorf("mirroring %s: %w", m.rel, err)
+		}
+	}
+	return nil
 }
 
 // hiddenAttrs are the attributes of the mounts that hide a path.
 const hiddenAttrs = unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOEXEC
 
-// emptyDirMount returns a new detached mount of an empty, read-only tmpfs
-// whose root has mode 0.
-func emptyDirMount() (int, error) {
+// emptyDirMount returns a new detached mount of an empty tmpfs whose root
+// has mode 0, read-only unless it is to be filled first.
+func emptyDirMount(readOnly bool) (int, error) {
 	fs, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
 	if err != nil {
 		return -1, fmt.Errorf("fsopen tmpfs: %w", err)
 	}
 	defer unix.Close(fs)
-	for _, kv := range [][2]string{{"mode", "0"}, {"size", "4k"}, {"nr_inodes", "1"}} {
+	for _, kv := range [][2]string{{"mode", "0"}, {"size", "64k"}, {"nr_inodes", fmt.Sprint(mirrorLimit + 1)}} {
 		if err := unix.FsconfigSetString(fs, kv[0], kv[1]); err != nil {
 			return -1, fmt.Errorf("tmpfs %s: %w", kv[0], err)
 		}
@@ -106,7 +199,11 @@ func emptyDirMount() (int, error) {
 	if err := unix.FsconfigCreate(fs); err != nil {
 		return -1, fmt.Errorf("tmpfs: %w", err)
 	}
-	m, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, hiddenAttrs)
+	attrs := hiddenAttrs
+	if !readOnly {
+		attrs &^= unix.MOUNT_ATTR_RDONLY
+	}
+	m, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, attrs)
 	if err != nil {
 		return -1, fmt.Errorf("fsmount: %w", err)
 	}
