@@ -88,6 +88,9 @@ func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
 			}
 			return nil, err
 		}
+		if spec.Jail != nil {
+			h.Jail.hides.Store(ns)
+		}
 		u := &supUnit{
 			h: h, cmd: sup, ns: ns, confined: spec.Jail != nil, notes: notes,
 			exited: make(chan struct{}), finished: make(chan struct{}),

@@ -37,6 +37,10 @@ type Jail struct {
 
 	// told records that the "sandbox unavailable" note was given.
 	told atomic.Bool
+	// hides records that the last command started in namespaces where
+	// the forbidden paths are hidden by mounts (see hideForbidden), so
+	// that entries created beside them are not split off (see plan).
+	hides atomic.Bool
 }
 
 // NewJail returns a jail for policy with the default scratch directories.
@@ -219,7 +223,7 @@ func (j *Jail) denialNote() string {
 	if len(blocked) > 0 {
 		fmt.Fprintf(&b, "Blocked: %s. ", strings.Join(blocked, "; "))
 	}
-	if dirs := splitDirs(s.Write, s.Forbid); len(dirs) > 0 {
+	if dirs := splitDirs(s.Write, s.Forbid); len(dirs) > 0 && !j.hides.Load() {
 		fmt.Fprintf(&b, "A file created directly in %s cannot be read back until the next command, because those directories hold a forbid_read path. ", strings.Join(dirs, ", "))
 	}
 	b.WriteString("Work inside the writable directories if you can; otherwise ask the user to allow it: a directory added to [sandbox] allow_write becomes writable")
@@ -232,7 +236,8 @@ func (j *Jail) denialNote() string {
 
 // splitDirs returns the writable directories that lie on the way to a
 // forbidden path, in which the jail can grant no read access to entries
-// created after it started (see plan).
+// created after it started when that path is not hidden by a mount (see
+// plan and hideForbidden).
 func splitDirs(write, forbid []string) []string {
 	var out []string
 	for _, f := range forbid {

@@ -14,6 +14,9 @@ type rule struct {
 }
 
 // plan turns grants into Landlock rules that leave out the forbidden paths.
+// In a unit's mount namespace the supervisor hides what it can by mounts
+// first (see hideForbidden) and hands only the rest here, so the
+// splitting below is for paths that could not be hidden.
 //
 // Landlock only allows; it cannot take a subtree back out of a grant. So a
 // grant whose subtree holds a forbidden path is split: along the way from
