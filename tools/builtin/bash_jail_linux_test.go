@@ -30,11 +30,16 @@ const sandboxNote = "Sandbox: this command ran in Reasonix's shell sandbox"
 // directories: t.TempDir is below /tmp, which would otherwise be writable.
 func jailEnv(t *testing.T, network bool, writeRoots, forbid []string) *tools.Env {
 	t.Helper()
+	return jailEnvAt(t, testEnv(t, nil), network, forbid, writeRoots...)
+}
+
+// jailEnvAt confines env's commands as jailEnv does.
+func jailEnvAt(t *testing.T, env *tools.Env, network bool, forbid []string, writeRoots ...string) *tools.Env {
+	t.Helper()
 	needBash(t)
 	if err := sandbox.Available(); err != nil {
 		t.Skipf("the shell sandbox is unavailable here: %v", err)
 	}
-	env := testEnv(t, nil)
 	policy := sandbox.New(append([]string{env.Root}, writeRoots...), forbid)
 	env.Guard = policy
 	env.Jail = &sandbox.Jail{Policy: policy, Network: network}
@@ -315,4 +320,29 @@ func TestBashJailBackgroundServer(t *testing.T) {
 	}
 	host.Close()
 	waitNoSleep(t, tag)
+}
+
+// A workspace that holds a forbidden directory: what a command creates
+// beside it while it runs (a build's output directory) is usable by that
+// same command, and the forbidden directory stays refused.
+func TestBashJailForbiddenInWorkspace(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, nil)
+	keys := filepath.Join(env.Root, "keys")
+	if err := os.Mkdir(keys, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(keys, "prod.pem"), []byte("hunter2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env = jailEnvAt(t, env, false, []string{keys})
+	res := call(t, env, "bash", map[string]any{"command": "mkdir -p build/out && echo made > build/out/f && cat build/out/f && echo top > top.txt && cat top.txt"})
+	if res.IsError || !strings.HasPrefix(res.Content, "made\ntop\nExit code: 0") {
+		t.Errorf("beside the forbidden directory: %q", res.Content)
+	}
+	res = call(t, env, "bash", map[string]any{"command": "cat $(echo ke)ys/prod.pem"})
+	wantBlocked(t, res)
+	if strings.Contains(res.Content, "hunter2") {
+		t.Errorf("the secret leaked: %q", res.Content)
+	}
 }
