@@ -88,6 +88,12 @@ rm -r new copied top.txt`
 			os.RemoveAll(filepath.Join(tmp, "copy"))
 		}
 	}
+	// A command started inside a forbidden directory cannot read it
+	// through its working directory either.
+	out, st = hostRun(t, h, filepath.Join(ws, "keys"), "cat prod.pem; cat ./prod.pem", true)
+	if st.Code == 0 || strings.Contains(out, "workspace key") {
+		t.Errorf("from inside: exit %d: %q", st.Code, out)
+	}
 	// The forbidden paths cannot be moved, removed, replaced or unhidden.
 	for _, command := range []string{
 		"mv " + filepath.Join(home, ".ssh") + " " + filepath.Join(home, "ssh") + "; cat " + filepath.Join(home, "ssh", "id_ed25519") + "; mv " + filepath.Join(home, "ssh") + " " + filepath.Join(home, ".ssh"),

@@ -31,8 +31,17 @@ import (
 // directory's names, at most mirrorLimit of them, each file one that
 // cannot be opened: a refusal the command and the model recognise, and
 // no more than Landlock's keeping out showed (the names).
+//
+// A path that holds the working directory is not hidden: the directory
+// stays open below the cover, and names relative to it would reach what
+// the cover hides. Landlock, which judges the path, keeps it out instead.
 func hideForbidden(paths []string, asRoot bool) (rest []string, err error) {
+	cwd, cwdErr := os.Getwd()
 	for _, p := range paths {
+		if cwdErr != nil || within(cwd, p) {
+			rest = append(rest, p)
+			continue
+		}
 		hidden, herr := hide(p, asRoot)
 		if herr != nil && err == nil {
 			err = fmt.Errorf("%s: %w", p, herr)
