@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,5 +118,54 @@ rm -r new copied top.txt`
 		if b, err := os.ReadFile(p); err != nil || string(b) != content {
 			t.Errorf("%s is now %q, %v", p, b, err)
 		}
+	}
+}
+
+// BenchmarkHostStartForbidden measures what hiding forbidden paths adds
+// to starting a confined command: compare none with the defaults, and
+// with directories of many files (which a command run as root mirrors).
+func BenchmarkHostStartForbidden(b *testing.B) {
+	if _, err := landlockABI(); err != nil {
+		b.Skip(err)
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("bash not in PATH")
+	}
+	for _, files := range []int{-1, 0, 50} {
+		name := "none"
+		if files >= 0 {
+			name = fmt.Sprintf("defaults,%d-files-each", files)
+		}
+		b.Run(name, func(b *testing.B) {
+			root := b.TempDir()
+			var forbid []string
+			if files >= 0 {
+				forbid = HomeDefaults(root)
+				for _, f := range forbid {
+					if err := os.MkdirAll(f, 0o755); err != nil {
+						b.Fatal(err)
+					}
+					for i := range files {
+						if err := os.WriteFile(filepath.Join(f, fmt.Sprint(i)), nil, 0o600); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+			h := NewHost(&Jail{Policy: New([]string{root}, forbid)})
+			defer h.Close()
+			for b.Loop() {
+				cmd := exec.Command(bash, "-c", "true")
+				cmd.Dir = root
+				p, err := h.Start(cmd, true)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st := p.Wait(); st.Code != 0 {
+					b.Fatalf("exit %d", st.Code)
+				}
+			}
+		})
 	}
 }
