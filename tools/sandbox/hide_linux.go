@@ -108,17 +108,12 @@ func hide(path string, asRoot bool) (bool, error) {
 	if got.Dev != want.Dev || got.Ino != want.Ino {
 		return false, errors.New("it was replaced while being hidden")
 	}
-	if st.Mode&unix.S_IFMT == unix.S_IFDIR && len(names) > 0 {
-		if err := mirror(cover, names); err != nil {
-			// Hidden still, with fewer names; read-only all the same.
-			_ = unix.MountSetattr(cover, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
-			return true, err
-		}
-		if err := unix.MountSetattr(cover, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-			// A writable empty cover hides as well; the command
-			// cannot change it into anything that reveals the path.
-			return true, fmt.Errorf("read-only: %w", err)
-		}
+	if len(names) > 0 {
+		// Best effort: the path is hidden whatever the cover holds. A
+		// name not mirrored is missing rather than refused, and a
+		// cover left writable holds nothing of the path's.
+		_ = mirror(cover, names)
+		_ = unix.MountSetattr(cover, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
 	}
 	return true, nil
 }
