@@ -168,7 +168,8 @@ before(async () => {
   fs.writeFileSync(path.join(ws, 'calc.json'), BROKEN_JSON);
   fs.writeFileSync(
     path.join(ws, 'reasonix.toml'),
-    // editor_theme is not a Reasonix setting: the server warns about it on stderr.
+    // editor_theme is not a Reasonix setting: the server warns about it on
+    // stderr (the output channel) and in a notification.
     `editor_theme = "dark"\ndefault_model = "scripted"\n[[providers]]\nname = "scripted"\nbase_url = ${JSON.stringify(modelUrl)}\nmodel = "deepseek-flash"\noptions = { retry_base_ms = 10 }\n`,
   );
   fs.writeFileSync(
