@@ -22,14 +22,8 @@ func TestPermissionShowsTheWholeCommand(t *testing.T) {
 	ed := &editor{answer: func(acpsdk.RequestPermissionRequest) acpsdk.RequestPermissionResponse {
 		return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected("reject_once")}
 	}}
-	conn := connect(t, ed)
-	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: []acpsdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Prompt(testCtx(t), acpsdk.PromptRequest{SessionId: sess.SessionId, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock("go")}}); err != nil {
-		t.Fatal(err)
-	}
+	conn, id := newSession(t, ed, root)
+	prompt(t, conn, id, "go")
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
 	if len(ed.permissions) != 1 {
