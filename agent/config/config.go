@@ -34,6 +34,8 @@ type Config struct {
 	Graph        GraphConfig      `toml:"graph"`
 	Skills       SkillsConfig     `toml:"skills"`
 	Plugins      []PluginConfig   `toml:"plugins"`
+	// TrustSettings is [trust], taken from the user's own files only.
+	TrustSettings TrustConfig `toml:"trust"`
 
 	// Review says what becomes of the agent's file changes in an editor:
 	// "apply" sends them into the buffers at once, "propose" keeps them
@@ -47,6 +49,16 @@ type Config struct {
 	// Warnings collects problems worth telling the user that do not stop
 	// Reasonix from running, such as unknown keys.
 	Warnings []string `toml:"-"`
+	// Workspace says what the workspace's own files bring that needs the
+	// user's trust, and whether it is in force (see WorkspaceTrust).
+	Workspace WorkspaceTrust `toml:"-"`
+	// wsFiles are the workspace's own config files (workspaceFiles);
+	// withhold leaves out of them what needs trust.
+	wsFiles  []string
+	withhold bool
+	// withheldKeys, in a layer being merged, are the settings withheld
+	// for want of trust (withholdFrom).
+	withheldKeys map[string]bool
 	// defaultModelAt, permModeAt and approvalAt record where those values
 	// were set.
 	defaultModelAt, permModeAt, approvalAt, reviewAt Pos
@@ -133,7 +145,7 @@ type AgentConfig struct {
 	// wherever a language server is configured for the file.
 	CheckEdits *bool `toml:"check_edits"`
 
-	compactRatioAt, summaryModelAt, escalationModelAt Pos
+	compactRatioAt, summaryModelAt, escalationModelAt, systemPromptFileAt Pos
 }
 
 // ToolsConfig is the [tools] table.

@@ -31,6 +31,26 @@ func isolate(t *testing.T) string {
 	return home
 }
 
+// trust records that the user trusts what the workspace dir's own files
+// bring, as they are now. A configuration that does not load has nothing
+// to trust.
+func trust(t *testing.T, dir string) {
+	t.Helper()
+	loadTrusted(t, Options{Dir: dir})
+}
+
+// loadTrusted loads opts once the user trusts what the workspace's own
+// files bring.
+func loadTrusted(t *testing.T, opts Options) (*Config, error) {
+	t.Helper()
+	if c, err := Load(opts); err == nil && len(c.Workspace.Items) > 0 {
+		if err := Trust(c.Workspace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Load(opts)
+}
+
 func TestLayering(t *testing.T) {
 	home := isolate(t)
 	writeFile(t, home, "config.toml", `
@@ -54,6 +74,7 @@ max_steps = 9
 [permissions]
 allow = ["Bash(go test:*)"]
 `)
+	trust(t, project)
 	flagFile := writeFile(t, t.TempDir(), "flag.toml", `default_model = "deepseek"`)
 
 	c, err := Load(Options{Dir: project})
@@ -96,6 +117,7 @@ name = "router"
 base_url = "http://127.0.0.1:2/v1"
 models = ["vendor/model-a", "model-b"]
 `)
+	trust(t, dir)
 	c, err := Load(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +169,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, dir, "reasonix.toml", tt.src)
+			trust(t, dir)
 			_, err := Load(Options{Dir: dir})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
@@ -203,6 +226,7 @@ func TestMissingKeyNamesTheVariable(t *testing.T) {
 	isolate(t)
 	dir := t.TempDir()
 	writeFile(t, dir, "reasonix.toml", "[[providers]]\nname = \"x\"\nbase_url = \"u\"\nmodel = \"m\"\napi_key_env = \"REASONIX_TEST_KEY_UNSET\"\n")
+	trust(t, dir)
 	c, err := Load(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +267,7 @@ func TestErrorsCarryTheWarnings(t *testing.T) {
 	isolate(t)
 	dir := t.TempDir()
 	writeFile(t, dir, "reasonix.toml", "[[providers]]\nname = \"x\"\nbase_url = \"u\"\nmodell = \"m\"\n")
-	_, err := Load(Options{Dir: dir})
+	_, err := loadTrusted(t, Options{Dir: dir})
 	var ce *Error
 	if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "declares no model") {
 		t.Fatalf("err = %v", err)

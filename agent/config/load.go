@@ -24,19 +24,56 @@ type Options struct {
 	File string
 	// SkipUser leaves out the user file (tests, --no-user-config).
 	SkipUser bool
+	// TrustHash, when set, accepts the workspace's configuration if what
+	// in it needs trust has this digest (WorkspaceTrust.Hash, or a prefix
+	// of at least 12 hex digits): `reasonix run --trust`. A value that
+	// does not match is an error, so that a changed repository fails a
+	// script rather than running without what it expected.
+	TrustHash string
 }
 
-// Load reads and merges every layer. A configuration error carries the
-// warnings gathered before it (see Error.Warnings).
+// Load reads and merges every layer. What the workspace's own files bring
+// that needs trust (see WorkspaceTrust) is left out unless the user
+// trusted it; Config.Workspace says what and why. A configuration error
+// carries the warnings gathered before it (see Error.Warnings).
 func Load(opts Options) (*Config, error) {
-	c := Defaults()
-	if err := c.load(opts); err != nil {
+	full := Defaults()
+	if err := full.load(opts); err != nil {
+		return nil, full.withWarnings(err)
+	}
+	t := full.workspaceTrust(opts.Dir)
+	if len(t.Items) > 0 {
+		switch {
+		case opts.TrustHash != "" && t.matches(opts.TrustHash):
+			t.Trusted, t.By = true, "flag"
+		case opts.TrustHash != "":
+			return nil, &Error{Msg: fmt.Sprintf("--trust %s does not match the configuration of %s, whose digest is %s: review it with `reasonix trust`",
+				opts.TrustHash, t.Dir, t.ShortHash()), Warnings: slices.Clone(full.Warnings)}
+		case trustedByRecord(t):
+			t.Trusted, t.By = true, "record"
+		}
+	}
+	c := full
+	if t.Untrusted() {
+		// Load again, leaving out of the workspace's files what needs
+		// trust: entries they replaced by name come back as the user's
+		// files had them.
+		c = Defaults()
+		c.withhold = true
+		if err := c.load(opts); err != nil {
+			return nil, c.withWarnings(err)
+		}
+	}
+	if err := c.validate(); err != nil {
 		return nil, c.withWarnings(err)
 	}
+	c.Workspace = t
 	return c, nil
 }
 
+// load merges the layers of opts into c, without validating the result.
 func (c *Config) load(opts Options) error {
+	c.wsFiles = workspaceFiles(opts.Dir)
 	if !opts.SkipUser {
 		user, err := UserFile()
 		if err != nil {
@@ -56,10 +93,10 @@ func (c *Config) load(opts Options) error {
 			return err
 		}
 	}
-	if opts.Dir != "" {
+	if opts.Dir != "" && !c.withhold {
 		c.loadMCPJSON(opts.Dir)
 	}
-	return c.validate()
+	return nil
 }
 
 // loadFile overlays one file. A missing file is skipped when optional.
@@ -84,7 +121,17 @@ func (c *Config) OverlayTOML(name, src string) error {
 	if err := c.overlaySource(name, src); err != nil {
 		return c.withWarnings(err)
 	}
-	return c.withWarnings(c.validate())
+	if err := c.withWarnings(c.validate()); err != nil {
+		return err
+	}
+	// The editor's settings are the user's word: a workspace's entry they
+	// replace no longer needs trust, and one they add needs none.
+	if c.Workspace.Dir != "" && !c.withhold {
+		t := c.workspaceTrust(c.Workspace.Dir)
+		t.Trusted, t.By = c.Workspace.Trusted, c.Workspace.By
+		c.Workspace = t
+	}
+	return nil
 }
 
 // withWarnings attaches c's warnings to a configuration error.
@@ -204,6 +251,16 @@ func splitKey(k toml.Key) (string, string) {
 // replace entries of the same name and add new ones.
 func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator) {
 	set := func(key ...string) bool { return md.IsDefined(key...) }
+	ws := c.fromWorkspace(Pos{File: path})
+	if ws && set("trust") {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: [trust] is read only from your own configuration (ignored)", Pos{File: path, Line: loc.find("trust", 0, "")}))
+	} else if set("trust", "env") {
+		c.TrustSettings.Env = append(c.TrustSettings.Env, l.TrustSettings.Env...)
+	}
+	if ws && c.withhold {
+		c.withholdFrom(l, path)
+		set = func(key ...string) bool { return md.IsDefined(key...) && !l.withheldKey(key...) }
+	}
 	if set("default_model") {
 		c.DefaultModel = l.DefaultModel
 		c.defaultModelAt = Pos{File: path, Line: loc.find("", 0, "default_model")}
@@ -231,6 +288,7 @@ func (c *Config) overlay(l *Config, md toml.MetaData, path string, loc *locator)
 		if a.SystemPromptFile != "" && !filepath.IsAbs(a.SystemPromptFile) {
 			a.SystemPromptFile = filepath.Join(filepath.Dir(path), a.SystemPromptFile)
 		}
+		a.systemPromptFileAt = Pos{File: path, Line: loc.find("agent", 0, "system_prompt_file")}
 	}
 	if set("agent", "planner_model") {
 		a.PlannerModel = l.Agent.PlannerModel

@@ -17,7 +17,9 @@ import (
 // in root (so a token can live beside the project without being
 // exported). A provider's API key variable is never expanded into a
 // plugin's settings: a project's .mcp.json could otherwise send the key
-// to any server. Each refusal is a warning.
+// to any server. A plugin of the workspace's own files takes from the
+// environment only the variables the user named in [trust] env. Each
+// refusal is a warning.
 func (c *Config) ExpandedPlugins(root string) ([]PluginConfig, []string) {
 	dotenv, err := readDotEnv(filepath.Join(root, ".env"))
 	var warnings []string
@@ -32,16 +34,20 @@ func (c *Config) ExpandedPlugins(root string) ([]PluginConfig, []string) {
 	}
 	out := make([]PluginConfig, 0, len(c.Plugins))
 	for _, p := range c.Plugins {
-		refused := map[string]bool{}
+		refused, unnamed := map[string]bool{}, map[string]bool{}
+		env := c.lookupFor(p.At, unnamed)
 		lookup := func(name string) (string, bool) {
 			if keys[name] {
 				refused[name] = true
 				return "", false
 			}
-			if v, ok := os.LookupEnv(name); ok {
+			if v, ok := env(name); ok {
 				return v, true
 			}
 			v, ok := dotenv[name]
+			if ok {
+				delete(unnamed, name)
+			}
 			return v, ok
 		}
 		x := func(s string) string { return ExpandWith(s, lookup) }
@@ -56,6 +62,11 @@ func (c *Config) ExpandedPlugins(root string) ([]PluginConfig, []string) {
 		q.Headers = expandMap(p.Headers, x)
 		for _, name := range slices.Sorted(maps.Keys(refused)) {
 			warnings = append(warnings, fmt.Sprintf("%s: plugin %q: ${%s} is a model provider's API key and is not passed to plugins", p.At, p.Name, name))
+		}
+		for _, name := range slices.Sorted(maps.Keys(unnamed)) {
+			if _, set := os.LookupEnv(name); set {
+				warnings = append(warnings, fmt.Sprintf("%s: plugin %q: ${%s} is not expanded in the workspace's configuration; to pass it, name it in [trust] env of your own config", p.At, p.Name, name))
+			}
 		}
 		out = append(out, q)
 	}

@@ -33,7 +33,7 @@ command = "from-toml"
     "bare": { "url": "http://127.0.0.1:1/mcp" }
   }
 }`)
-	c, err := Load(Options{Dir: dir})
+	c, err := loadTrusted(t, Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestMCPJSONProblemsWarn(t *testing.T) {
 	isolate(t)
 	dir := t.TempDir()
 	writeFile(t, dir, ".mcp.json", "{\n  \"mcpServers\": {\n    \"a\": { \"command\": \"x\" },\n  }\n}\n")
-	c, err := Load(Options{Dir: dir})
+	c, err := loadTrusted(t, Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestMCPJSONProblemsWarn(t *testing.T) {
 	}
 
 	writeFile(t, dir, ".mcp.json", `{"mcpServers": {"ok": {"command": "x"}, "odd": {"type": "websocket", "url": "ws://x"}}}`)
-	c, err = Load(Options{Dir: dir})
+	c, err = loadTrusted(t, Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestDisableAnMCPJSONServer(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, ".mcp.json", `{"mcpServers": {"files": {"command": "npx"}, "docs": {"url": "https://x/mcp"}}}`)
 	writeFile(t, dir, "reasonix.toml", "[[plugins]]\nname = \"files\"\nenabled = false\n")
-	c, err := Load(Options{Dir: dir})
+	c, err := loadTrusted(t, Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,19 +116,23 @@ func TestPluginErrorsNameTheirLine(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		writeFile(t, dir, "reasonix.toml", tt.src)
-		if _, err := Load(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := loadTrusted(t, Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("err = %v, want %q", err, tt.want)
 		}
 	}
 }
 
 // TestExpandedPlugins expands variables from the environment and the
-// project's .env, and refuses to hand a provider's key to a plugin.
+// project's .env, refuses to hand a provider's key to a plugin, and takes
+// from the environment into a workspace's plugin only the variables the
+// user named in [trust] env.
 func TestExpandedPlugins(t *testing.T) {
-	isolate(t)
+	home := isolate(t)
 	dir := t.TempDir()
 	t.Setenv("RX_FROM_ENV", "env-value")
 	t.Setenv("RX_PROVIDER_KEY", "sk-secret")
+	t.Setenv("RX_UNNAMED_TOKEN", "ghp-secret")
+	writeFile(t, home, "config.toml", "[trust]\nenv = [\"RX_FROM_ENV\", \"RX_PROVIDER_KEY\"]\n")
 	writeFile(t, dir, ".env", "# tokens\nexport RX_FROM_DOTENV=\"dot value\"\nRX_FROM_ENV=loses\nRX_SINGLE='a b' \nRX_TRAIL=x # comment\n")
 	writeFile(t, dir, "reasonix.toml", `
 [[providers]]
@@ -143,9 +147,9 @@ command = "${RX_FROM_ENV}/bin"
 args    = ["${RX_FROM_DOTENV}", "${RX_MISSING:-fallback}", "${RX_SINGLE}", "${RX_TRAIL}"]
 env     = { LEAK = "${RX_PROVIDER_KEY}" }
 url     = ""
-headers = { Authorization = "Bearer ${RX_FROM_DOTENV}" }
+headers = { Authorization = "Bearer ${RX_FROM_DOTENV}", X-Token = "${RX_UNNAMED_TOKEN:-none}" }
 `)
-	c, err := Load(Options{Dir: dir})
+	c, err := loadTrusted(t, Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,10 +161,11 @@ headers = { Authorization = "Bearer ${RX_FROM_DOTENV}" }
 	if want := []string{"dot value", "fallback", "a b", "x"}; !slices.Equal(p.Args, want) {
 		t.Errorf("args %q, want %q", p.Args, want)
 	}
-	if p.Headers["Authorization"] != "Bearer dot value" {
+	if p.Headers["Authorization"] != "Bearer dot value" || p.Headers["X-Token"] != "none" {
 		t.Errorf("headers %v", p.Headers)
 	}
-	if p.Env["LEAK"] != "" || len(warnings) != 1 || !strings.Contains(warnings[0], "${RX_PROVIDER_KEY} is a model provider's API key") {
+	if p.Env["LEAK"] != "" || len(warnings) != 2 || !strings.Contains(warnings[0], "${RX_PROVIDER_KEY} is a model provider's API key") ||
+		!strings.Contains(warnings[1], "${RX_UNNAMED_TOKEN} is not expanded in the workspace's configuration") {
 		t.Errorf("env %v, warnings %q", p.Env, warnings)
 	}
 	if c.Plugins[0].Args[0] != "${RX_FROM_DOTENV}" {

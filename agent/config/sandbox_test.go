@@ -23,7 +23,7 @@ func TestSandboxShellSettings(t *testing.T) {
 	writeFile(t, home, "config.toml", "[sandbox]\nnetwork = true\n")
 	dir := t.TempDir()
 	writeFile(t, dir, "reasonix.toml", "[sandbox]\nbash = \"off\"\n")
-	c, err = Load(Options{Dir: dir})
+	c, err = loadTrusted(t, Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestSandboxShellSettings(t *testing.T) {
 	}
 
 	writeFile(t, dir, "reasonix.toml", "[sandbox]\n\nbash = \"sometimes\"\n")
-	_, err = Load(Options{Dir: dir})
+	_, err = loadTrusted(t, Options{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), `reasonix.toml:3: [sandbox] bash must be enforce or off, not "sometimes"`) {
 		t.Errorf("err = %v", err)
 	}
@@ -52,7 +52,7 @@ func TestControlPaths(t *testing.T) {
 	if err := os.WriteFile(extra, []byte("[agent]\nmax_steps = 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(Options{Dir: dir, File: extra})
+	c, err := loadTrusted(t, Options{Dir: dir, File: extra})
 	if err != nil {
 		t.Fatal(err)
 	}

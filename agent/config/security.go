@@ -91,7 +91,7 @@ func (c *Config) Security(dir string) Security {
 			Bash:           cmp.Or(c.Sandbox.Bash, "enforce"),
 			Network:        c.Sandbox.Network,
 			ClientTerminal: c.Sandbox.ClientTerminal,
-			WorkspaceRoot:  workspaceRoot(dir, c.Sandbox.WorkspaceRoot),
+			WorkspaceRoot:  workspaceRoot(dir, c.WorkspaceRootSetting()),
 			AllowWrite:     c.items("sandbox", "allow_write", c.Sandbox.AllowWrite),
 			ForbidRead:     c.items("sandbox", "forbid_read", c.Sandbox.ForbidRead),
 			bashAt:         c.Sandbox.bashAt,
@@ -151,12 +151,12 @@ func (c *Config) items(table, key string, list []string) map[string]Pos {
 	return out
 }
 
-// workspaceRoot resolves [sandbox] workspace_root against dir as the
-// agent does.
+// workspaceRoot resolves [sandbox] workspace_root, expanded, against dir
+// as the agent does.
 func workspaceRoot(dir, setting string) string {
 	root := dir
 	if setting != "" {
-		root = Expand(setting)
+		root = setting
 		if !filepath.IsAbs(root) {
 			root = filepath.Join(dir, root)
 		}

@@ -17,7 +17,7 @@ func securityOf(t *testing.T, dir, project, mcp string) Security {
 	if mcp == "" {
 		writeFile(t, dir, MCPFileName, "{}")
 	}
-	c, err := Load(Options{Dir: dir, SkipUser: true})
+	c, err := loadTrusted(t, Options{Dir: dir, SkipUser: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestLoosenedFromDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, ProjectFileName, "[sandbox]\nbash = \"off\"\n")
-	c, err := Load(Options{Dir: dir})
+	c, err := loadTrusted(t, Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

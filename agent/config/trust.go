@@ -1,0 +1,431 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Workspace trust.
+//
+// Opening a folder in an editor starts Reasonix, and cloning a repository
+// gives it the repository's reasonix.toml and .mcp.json. Whatever in those
+// files can run a program, reach the network or receive a secret — an MCP
+// server, a language server, a provider and the key it is sent, a looser
+// sandbox or permission — is therefore inert until the user trusts that
+// exact content. Load leaves such entries out of the configuration it
+// returns unless the user has trusted every one of them (a record in
+// Reasonix's directory, written by `reasonix trust` or an editor's trust
+// dialog) or the caller accepts their digest (`reasonix run --trust`).
+// Everything else a workspace sets applies as before.
+//
+// What the user's own files say (the user config, --config, an editor's
+// settings) is the user's word and needs no trust.
+
+// TrustConfig is [trust], read only from the user's own configuration.
+type TrustConfig struct {
+	// Env names the environment variables a workspace's configuration
+	// may expand with ${VAR}. Any other ${VAR} in a workspace's file
+	// expands to nothing (or its default): a repository must not be able
+	// to send a token it found in the environment to a server it chose.
+	Env []string `toml:"env"`
+}
+
+// A TrustItem is one entry of a workspace's own configuration that needs
+// the user's trust before it takes effect.
+type TrustItem struct {
+	// At is where the entry is set.
+	At Pos `json:"at"`
+	// What says, for the user, what the entry would do.
+	What string `json:"what"`
+	// Digest identifies the entry's content: a changed command, URL,
+	// header, rule or key makes another digest.
+	Digest string `json:"digest"`
+}
+
+// WorkspaceTrust is what a workspace's own configuration brings that
+// needs trust, and whether it is in force.
+type WorkspaceTrust struct {
+	// Dir is the workspace, absolute and free of links.
+	Dir string
+	// Items are the entries that need trust, in a stable order; none
+	// when the workspace's files bring nothing of the kind.
+	Items []TrustItem
+	// Hash is the digest of Items as a whole, shown to the user and
+	// accepted by `reasonix run --trust`; empty when there are no items.
+	Hash string
+	// Trusted reports whether Items are in force.
+	Trusted bool
+	// By says how they came to be trusted: "record" or "flag".
+	By string
+}
+
+// Untrusted reports whether some of the workspace's configuration was
+// left out for want of trust.
+func (t WorkspaceTrust) Untrusted() bool { return len(t.Items) > 0 && !t.Trusted }
+
+// ShortHash is the form of Hash the user reads and types.
+func (t WorkspaceTrust) ShortHash() string {
+	if len(t.Hash) > shortHash {
+		return t.Hash[:shortHash]
+	}
+	return t.Hash
+}
+
+// shortHash is how many hex digits of a workspace's hash are shown; a
+// --trust value must give at least minHash of them.
+const (
+	shortHash = 16
+	minHash   = 12
+)
+
+// Describe lists the items one a line, each indented, with where it is
+// set: the text of a trust question.
+func (t WorkspaceTrust) Describe() string {
+	var b strings.Builder
+	for _, it := range t.Items {
+		fmt.Fprintf(&b, "  • %s (%s)\n", it.What, t.rel(it.At))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Question words what the items would do once trusted, for a trust
+// question and the notice of an untrusted workspace.
+func (t WorkspaceTrust) Question() string {
+	return fmt.Sprintf("The workspace %s comes with configuration that takes effect only once you trust it:\n%s\nUntil then it is off, and everything else works without it.", t.Dir, t.Describe())
+}
+
+// rel names at relative to the workspace when it is inside it.
+func (t WorkspaceTrust) rel(at Pos) string {
+	if r, err := filepath.Rel(t.Dir, at.File); err == nil && !strings.HasPrefix(r, "..") {
+		at.File = r
+	}
+	return at.String()
+}
+
+// matches reports whether a --trust value names this hash.
+func (t WorkspaceTrust) matches(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return len(v) >= minHash && t.Hash != "" && strings.HasPrefix(t.Hash, v)
+}
+
+// workspaceFiles are the files of the workspace dir whose content needs
+// trust: its reasonix.toml and .mcp.json.
+func workspaceFiles(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return []string{filepath.Join(abs, ProjectFileName), filepath.Join(abs, MCPFileName)}
+}
+
+// fromWorkspace reports whether a value set at at comes from the
+// workspace's own files.
+func (c *Config) fromWorkspace(at Pos) bool {
+	return at.File != "" && slices.Contains(c.wsFiles, at.File)
+}
+
+// workspaceTrust lists what c, merged from every layer, takes from the
+// workspace's own files that needs trust. Entries a later layer (the
+// user's --config) overrides are not listed: they are not in force.
+func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
+	t := WorkspaceTrust{Dir: canonical(dir)}
+	add := func(at Pos, what string, content ...any) {
+		t.Items = append(t.Items, newItem(at, what, content...))
+	}
+	keyOwners := map[string][]string{}
+	for _, p := range c.Providers {
+		if p.APIKeyEnv != "" && !c.fromWorkspace(p.At) {
+			keyOwners[p.APIKeyEnv] = append(keyOwners[p.APIKeyEnv], p.Name)
+		}
+	}
+	for _, p := range c.Providers {
+		if !c.fromWorkspace(p.At) {
+			continue
+		}
+		q := p
+		q.At, q.keyAt, q.kindAt = Pos{}, Pos{}, Pos{}
+		what := fmt.Sprintf("provider %q: sends your prompts and the files the agent reads to %s", p.Name, clip(word(p.BaseURL)))
+		if p.APIKeyEnv != "" {
+			what += fmt.Sprintf(", with the key in $%s", p.APIKeyEnv)
+			if owners := keyOwners[p.APIKeyEnv]; len(owners) > 0 {
+				what += fmt.Sprintf(" (your key for %s)", strings.Join(owners, ", "))
+			}
+		}
+		add(p.At, what, "provider", q)
+	}
+	for _, p := range c.Plugins {
+		if !c.fromWorkspace(p.At) || !p.On() {
+			continue
+		}
+		q := p
+		q.At = Pos{}
+		add(p.At, fmt.Sprintf("MCP server %q: %s", p.Name, c.pluginTarget(p)), "plugin", q)
+	}
+	for _, g := range c.Graph.Servers {
+		if !c.fromWorkspace(g.At) {
+			continue
+		}
+		q := g
+		q.At = Pos{}
+		add(g.At, fmt.Sprintf("language server %q: %s", g.Name, Program{Command: g.Command}.target()), "graph server", q)
+	}
+	s := &c.Sandbox
+	if s.Bash == "off" && c.fromWorkspace(s.bashAt) {
+		add(s.bashAt, `[sandbox] bash = "off": shell commands run unconfined`, "sandbox.bash", s.Bash)
+	}
+	if s.Network && c.fromWorkspace(s.networkAt) {
+		add(s.networkAt, "[sandbox] network = true: shell commands may use the network", "sandbox.network", true)
+	}
+	if s.ClientTerminal && c.fromWorkspace(s.terminalAt) {
+		add(s.terminalAt, "[sandbox] client_terminal = true: an ACP client's terminal runs shell commands, without the namespaces that isolate them", "sandbox.client_terminal", true)
+	}
+	if s.WorkspaceRoot != "" && c.fromWorkspace(s.rootAt) && !within(c.workspaceRootOf(dir), t.Dir) {
+		add(s.rootAt, fmt.Sprintf("[sandbox] workspace_root = %q: the agent works and writes there", s.WorkspaceRoot), "sandbox.workspace_root", s.WorkspaceRoot)
+	}
+	for _, d := range s.AllowWrite {
+		if at := c.itemAt[itemKey("sandbox", "allow_write", d)]; c.fromWorkspace(at) {
+			add(at, fmt.Sprintf("[sandbox] allow_write %q: the agent may write there", d), "sandbox.allow_write", d)
+		}
+	}
+	p := &c.Permissions
+	if p.Mode == "allow" && c.fromWorkspace(c.permModeAt) {
+		add(c.permModeAt, `[permissions] mode = "allow": tools run without asking`, "permissions.mode", p.Mode)
+	}
+	if (p.Approval == "auto" || p.Approval == "yolo") && c.fromWorkspace(c.approvalAt) {
+		add(c.approvalAt, fmt.Sprintf("[permissions] approval = %q: edits and commands run without asking", p.Approval), "permissions.approval", p.Approval)
+	}
+	for _, r := range p.Allow {
+		if at := c.itemAt[itemKey("permissions", "allow", r)]; c.fromWorkspace(at) {
+			t.Items = append(t.Items, ruleItem(at, r))
+		}
+	}
+	if f := c.Agent.SystemPromptFile; f != "" && c.fromWorkspace(c.Agent.systemPromptFileAt) && !within(canonical(f), t.Dir) {
+		add(c.Agent.systemPromptFileAt, fmt.Sprintf("[agent] system_prompt_file = %q: a file outside the workspace goes to the model", f), "agent.system_prompt_file", f)
+	}
+	if len(t.Items) > 0 {
+		h := sha256.New()
+		for _, it := range t.Items {
+			h.Write([]byte(it.Digest))
+		}
+		t.Hash = hex.EncodeToString(h.Sum(nil))
+	}
+	return t
+}
+
+// newItem is an item whose digest is that of content.
+func newItem(at Pos, what string, content ...any) TrustItem {
+	h := sha256.New()
+	for _, v := range content {
+		b, _ := json.Marshal(v)
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	return TrustItem{At: at, What: what, Digest: hex.EncodeToString(h.Sum(nil))}
+}
+
+// ruleItem is the item of an allow rule.
+func ruleItem(at Pos, rule string) TrustItem {
+	return newItem(at, fmt.Sprintf("[permissions] allow %q: runs without asking", rule), "permissions.allow", rule)
+}
+
+// pluginTarget says what an MCP server entry starts or where it
+// connects, with the headers and variables it is given as written, and
+// the ${VAR}s in them that will stay empty because the user did not name
+// them in [trust] env.
+func (c *Config) pluginTarget(p PluginConfig) string {
+	prog := Program{URL: p.URL}
+	if p.Transport() == "stdio" {
+		prog = Program{Command: append([]string{p.Command}, p.Args...)}
+	}
+	what := prog.target()
+	pairs := func(m map[string]string) string {
+		var out []string
+		for _, k := range sortedKeys(m) {
+			out = append(out, k+"="+word(m[k]))
+		}
+		return clip(strings.Join(out, " "))
+	}
+	if len(p.Headers) > 0 {
+		what += ", headers " + pairs(p.Headers)
+	}
+	if len(p.Env) > 0 {
+		what += ", environment " + pairs(p.Env)
+	}
+	unnamed := map[string]bool{}
+	lookup := c.lookupFor(p.At, unnamed)
+	for _, v := range append(append([]string{p.Command, p.URL}, p.Args...), slices.Collect(maps.Values(p.Headers))...) {
+		ExpandWith(v, lookup)
+	}
+	for _, v := range p.Env {
+		ExpandWith(v, lookup)
+	}
+	if len(unnamed) > 0 {
+		var names []string
+		for _, n := range slices.Sorted(maps.Keys(unnamed)) {
+			names = append(names, "${"+n+"}")
+		}
+		verb := " stay"
+		if len(names) == 1 {
+			verb = " stays"
+		}
+		what += "; " + strings.Join(names, ", ") + verb + " empty (not in your [trust] env)"
+	}
+	return what
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// withheld is what a layer of the workspace's own files offers that is
+// left out with its providers: their names and models, which a model
+// reference of the layer may name.
+type withheld struct {
+	providers []string
+	models    []string
+}
+
+func newWithheld(l *Config) *withheld {
+	w := &withheld{}
+	for _, p := range l.Providers {
+		w.providers = append(w.providers, p.Name)
+		w.models = append(w.models, p.ModelList()...)
+	}
+	return w
+}
+
+// namesWithheld reports whether a model reference resolves through one
+// of the withheld providers.
+func (w *withheld) namesWithheld(ref string) bool {
+	if ref == "" {
+		return false
+	}
+	name, _, _ := strings.Cut(ref, "/")
+	return slices.Contains(w.providers, name) || slices.Contains(w.models, ref)
+}
+
+// canonical makes p absolute and free of symbolic links, as far as it
+// exists.
+func canonical(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return p
+}
+
+// workspaceRootOf resolves [sandbox] workspace_root against dir, as the
+// agent does.
+func (c *Config) workspaceRootOf(dir string) string {
+	return workspaceRoot(dir, c.ExpandSetting(c.Sandbox.WorkspaceRoot, c.Sandbox.rootAt))
+}
+
+// ExpandSetting expands ~ and ${VAR} in a value set at at (see Expand).
+// A value of the workspace's own files expands only the variables the
+// user named in [trust] env; any other ${VAR} there expands to nothing,
+// or to its default.
+func (c *Config) ExpandSetting(v string, at Pos) string {
+	return ExpandWith(v, c.lookupFor(at, nil))
+}
+
+// lookupFor returns how ${VAR} is looked up in a value set at at, with
+// refused collecting the variables a workspace's value may not expand
+// (nil: not collected).
+func (c *Config) lookupFor(at Pos, refused map[string]bool) func(string) (string, bool) {
+	if !c.fromWorkspace(at) {
+		return os.LookupEnv
+	}
+	return func(name string) (string, bool) {
+		if !slices.Contains(c.TrustSettings.Env, name) {
+			if refused != nil {
+				refused[name] = true
+			}
+			return "", false
+		}
+		return os.LookupEnv(name)
+	}
+}
+
+// ItemAt is where an entry of a list that adds up across layers
+// (allow_write, forbid_read, skills paths, rules) was first set.
+func (c *Config) ItemAt(table, key, value string) Pos {
+	return c.itemAt[itemKey(table, key, value)]
+}
+
+// WorkspaceRootSetting is [sandbox] workspace_root expanded, "" when it
+// is not set.
+func (c *Config) WorkspaceRootSetting() string {
+	if c.Sandbox.WorkspaceRoot == "" {
+		return ""
+	}
+	return c.ExpandSetting(c.Sandbox.WorkspaceRoot, c.Sandbox.rootAt)
+}
+
+// ExpandItem expands an entry of a list that adds up across layers
+// (allow_write, forbid_read, skills paths), by where it was set.
+func (c *Config) ExpandItem(table, key, value string) string {
+	return c.ExpandSetting(value, c.ItemAt(table, key, value))
+}
+
+// withholdFrom takes out of l, a layer of the workspace's own files read
+// at path, what needs trust and has not got it: the entries workspaceTrust
+// lists, and the model references that lead to the providers taken out.
+// Scalars taken out are recorded for withheldKey. Turning an MCP server
+// off needs no trust and stays.
+func (c *Config) withholdFrom(l *Config, path string) {
+	dir := canonical(filepath.Dir(path))
+	keys := map[string]bool{}
+	w := newWithheld(l)
+	l.Providers = nil
+	l.Graph.Servers = nil
+	l.Permissions.Allow = nil
+	l.Sandbox.AllowWrite = nil
+	l.Plugins = slices.DeleteFunc(l.Plugins, func(p PluginConfig) bool { return p.On() })
+	for key, ref := range map[string]string{
+		"default_model":          l.DefaultModel,
+		"agent.planner_model":    l.Agent.PlannerModel,
+		"agent.summary_model":    l.Agent.SummaryModel,
+		"agent.escalation_model": l.Agent.EscalationModel,
+	} {
+		keys[key] = w.namesWithheld(ref)
+	}
+	s := l.Sandbox
+	keys["sandbox.bash"] = s.Bash == "off"
+	keys["sandbox.network"] = s.Network
+	keys["sandbox.client_terminal"] = s.ClientTerminal
+	if s.WorkspaceRoot != "" {
+		keys["sandbox.workspace_root"] = !within(workspaceRoot(dir, c.ExpandSetting(s.WorkspaceRoot, Pos{File: path})), dir)
+	}
+	keys["permissions.mode"] = l.Permissions.Mode == "allow"
+	keys["permissions.approval"] = l.Permissions.Approval == "auto" || l.Permissions.Approval == "yolo"
+	if f := l.Agent.SystemPromptFile; f != "" {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(filepath.Dir(path), f)
+		}
+		keys["agent.system_prompt_file"] = !within(canonical(f), dir)
+	}
+	l.withheldKeys = keys
+}
+
+// withheldKey reports whether withholdFrom took the setting key (a
+// table's name and the key) out of l.
+func (l *Config) withheldKey(key ...string) bool {
+	return l.withheldKeys[strings.Join(key, ".")]
+}
