@@ -56,6 +56,9 @@ type Config struct {
 	// withhold leaves out of them what needs trust.
 	wsFiles  []string
 	withhold bool
+	// trusted holds the digests of the entries the user trusted, which
+	// withhold keeps.
+	trusted map[string]bool
 	// withheldKeys, in a layer being merged, are the settings withheld
 	// for want of trust (withholdFrom).
 	withheldKeys map[string]bool

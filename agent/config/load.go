@@ -42,24 +42,31 @@ func Load(opts Options) (*Config, error) {
 		return nil, full.withWarnings(err)
 	}
 	t := full.workspaceTrust(opts.Dir)
+	var trusted map[string]bool
 	if len(t.Items) > 0 {
+		trusted = trustedDigests(t.Dir)
+		all := true
+		for i := range t.Items {
+			t.Items[i].Trusted = trusted[t.Items[i].Digest]
+			all = all && t.Items[i].Trusted
+		}
 		switch {
 		case opts.TrustHash != "" && t.matches(opts.TrustHash):
 			t.Trusted, t.By = true, "flag"
 		case opts.TrustHash != "":
 			return nil, &Error{Msg: fmt.Sprintf("--trust %s does not match the configuration of %s, whose digest is %s: review it with `reasonix trust`",
 				opts.TrustHash, t.Dir, t.ShortHash()), Warnings: slices.Clone(full.Warnings)}
-		case trustedByRecord(t):
+		case all:
 			t.Trusted, t.By = true, "record"
 		}
 	}
 	c := full
 	if t.Untrusted() {
-		// Load again, leaving out of the workspace's files what needs
-		// trust: entries they replaced by name come back as the user's
-		// files had them.
+		// Load again, leaving out of the workspace's files what the user
+		// has not trusted: entries they replaced by name come back as
+		// the user's files had them.
 		c = Defaults()
-		c.withhold = true
+		c.withhold, c.trusted = true, trusted
 		if err := c.load(opts); err != nil {
 			return nil, c.withWarnings(err)
 		}
@@ -93,7 +100,7 @@ func (c *Config) load(opts Options) error {
 			return err
 		}
 	}
-	if opts.Dir != "" && !c.withhold {
+	if opts.Dir != "" {
 		c.loadMCPJSON(opts.Dir)
 	}
 	return nil

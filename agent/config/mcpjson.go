@@ -79,6 +79,9 @@ func (c *Config) loadMCPJSON(dir string) {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: MCP server %q: %v (not used)", p.At, name, err))
 			continue
 		}
+		if c.withhold && !c.trusted[digest(pluginContent(p)...)] {
+			continue // not trusted: see WorkspaceTrust
+		}
 		c.Plugins = append(c.Plugins, p)
 	}
 }

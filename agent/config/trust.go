@@ -19,10 +19,12 @@ import (
 // files can run a program, reach the network or receive a secret — an MCP
 // server, a language server, a provider and the key it is sent, a looser
 // sandbox or permission — is therefore inert until the user trusts that
-// exact content. Load leaves such entries out of the configuration it
-// returns unless the user has trusted every one of them (a record in
-// Reasonix's directory, written by `reasonix trust` or an editor's trust
-// dialog) or the caller accepts their digest (`reasonix run --trust`).
+// exact content. Each such entry has a digest of its content; Load leaves
+// out of the configuration it returns every entry whose digest the user
+// has not trusted (a record in Reasonix's directory, written by
+// `reasonix trust` or an editor's trust dialog), unless the caller
+// accepts the digest of them all (`reasonix run --trust`). An entry that
+// changes is asked about again; one trusted before stays in force.
 // Everything else a workspace sets applies as before.
 //
 // What the user's own files say (the user config, --config, an editor's
@@ -47,6 +49,8 @@ type TrustItem struct {
 	// Digest identifies the entry's content: a changed command, URL,
 	// header, rule or key makes another digest.
 	Digest string `json:"digest"`
+	// Trusted reports whether the user trusted this content.
+	Trusted bool `json:"-"`
 }
 
 // WorkspaceTrust is what a workspace's own configuration brings that
@@ -60,7 +64,7 @@ type WorkspaceTrust struct {
 	// Hash is the digest of Items as a whole, shown to the user and
 	// accepted by `reasonix run --trust`; empty when there are no items.
 	Hash string
-	// Trusted reports whether Items are in force.
+	// Trusted reports whether every item is in force.
 	Trusted bool
 	// By says how they came to be trusted: "record" or "flag".
 	By string
@@ -68,7 +72,21 @@ type WorkspaceTrust struct {
 
 // Untrusted reports whether some of the workspace's configuration was
 // left out for want of trust.
-func (t WorkspaceTrust) Untrusted() bool { return len(t.Items) > 0 && !t.Trusted }
+func (t WorkspaceTrust) Untrusted() bool { return len(t.Pending()) > 0 }
+
+// Pending lists the items not in force for want of trust.
+func (t WorkspaceTrust) Pending() []TrustItem {
+	if t.Trusted {
+		return nil
+	}
+	var out []TrustItem
+	for _, it := range t.Items {
+		if !it.Trusted {
+			out = append(out, it)
+		}
+	}
+	return out
+}
 
 // ShortHash is the form of Hash the user reads and types.
 func (t WorkspaceTrust) ShortHash() string {
@@ -86,19 +104,28 @@ const (
 )
 
 // Describe lists the items one a line, each indented, with where it is
-// set: the text of a trust question.
-func (t WorkspaceTrust) Describe() string {
+// set.
+func (t WorkspaceTrust) Describe() string { return t.describe(t.Items) }
+
+func (t WorkspaceTrust) describe(items []TrustItem) string {
 	var b strings.Builder
-	for _, it := range t.Items {
+	for _, it := range items {
 		fmt.Fprintf(&b, "  • %s (%s)\n", it.What, t.rel(it.At))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// Question words what the items would do once trusted, for a trust
-// question and the notice of an untrusted workspace.
+// Question words what the pending items would do once trusted, for a
+// trust question and the notice of an untrusted workspace.
 func (t WorkspaceTrust) Question() string {
-	return fmt.Sprintf("The workspace %s comes with configuration that takes effect only once you trust it:\n%s\nUntil then it is off, and everything else works without it.", t.Dir, t.Describe())
+	q := fmt.Sprintf("The workspace %s comes with configuration that takes effect only once you trust it:\n%s\nUntil then it is off, and everything else works without it.",
+		t.Dir, t.describe(t.Pending()))
+	if n := len(t.Items) - len(t.Pending()); n == 1 {
+		q += " (One more entry, trusted before, is in force.)"
+	} else if n > 1 {
+		q += fmt.Sprintf(" (%d more entries, trusted before, are in force.)", n)
+	}
+	return q
 }
 
 // rel names at relative to the workspace when it is inside it.
@@ -140,7 +167,7 @@ func (c *Config) fromWorkspace(at Pos) bool {
 func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 	t := WorkspaceTrust{Dir: canonical(dir)}
 	add := func(at Pos, what string, content ...any) {
-		t.Items = append(t.Items, newItem(at, what, content...))
+		t.Items = append(t.Items, TrustItem{At: at, What: what, Digest: digest(content...)})
 	}
 	keyOwners := map[string][]string{}
 	for _, p := range c.Providers {
@@ -152,8 +179,6 @@ func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 		if !c.fromWorkspace(p.At) {
 			continue
 		}
-		q := p
-		q.At, q.keyAt, q.kindAt = Pos{}, Pos{}, Pos{}
 		what := fmt.Sprintf("provider %q: sends your prompts and the files the agent reads to %s", p.Name, clip(word(p.BaseURL)))
 		if p.APIKeyEnv != "" {
 			what += fmt.Sprintf(", with the key in $%s", p.APIKeyEnv)
@@ -161,23 +186,17 @@ func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 				what += fmt.Sprintf(" (your key for %s)", strings.Join(owners, ", "))
 			}
 		}
-		add(p.At, what, "provider", q)
+		add(p.At, what, providerContent(p)...)
 	}
 	for _, p := range c.Plugins {
-		if !c.fromWorkspace(p.At) || !p.On() {
-			continue
+		if c.fromWorkspace(p.At) && p.On() {
+			add(p.At, fmt.Sprintf("MCP server %q: %s", p.Name, c.pluginTarget(p)), pluginContent(p)...)
 		}
-		q := p
-		q.At = Pos{}
-		add(p.At, fmt.Sprintf("MCP server %q: %s", p.Name, c.pluginTarget(p)), "plugin", q)
 	}
 	for _, g := range c.Graph.Servers {
-		if !c.fromWorkspace(g.At) {
-			continue
+		if c.fromWorkspace(g.At) {
+			add(g.At, fmt.Sprintf("language server %q: %s", g.Name, Program{Command: g.Command}.target()), graphContent(g)...)
 		}
-		q := g
-		q.At = Pos{}
-		add(g.At, fmt.Sprintf("language server %q: %s", g.Name, Program{Command: g.Command}.target()), "graph server", q)
 	}
 	s := &c.Sandbox
 	if s.Bash == "off" && c.fromWorkspace(s.bashAt) {
@@ -222,20 +241,42 @@ func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 	return t
 }
 
-// newItem is an item whose digest is that of content.
-func newItem(at Pos, what string, content ...any) TrustItem {
+// digest identifies an entry by its content: what kind of entry it is,
+// and its settings, as JSON.
+func digest(content ...any) string {
 	h := sha256.New()
 	for _, v := range content {
 		b, _ := json.Marshal(v)
 		h.Write(b)
 		h.Write([]byte{0})
 	}
-	return TrustItem{At: at, What: what, Digest: hex.EncodeToString(h.Sum(nil))}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// The contents of entries, for their digests: the settings without
+// where they are set, the same whether a layer holds them or the merged
+// configuration does.
+func providerContent(p ProviderConfig) []any {
+	p.At, p.keyAt, p.kindAt = Pos{}, Pos{}, Pos{}
+	if p.Kind == "" {
+		p.Kind = "openai" // as validate makes it
+	}
+	return []any{"provider", p}
+}
+
+func pluginContent(p PluginConfig) []any {
+	p.At = Pos{}
+	return []any{"plugin", p}
+}
+
+func graphContent(g GraphServer) []any {
+	g.At = Pos{}
+	return []any{"graph server", g}
 }
 
 // ruleItem is the item of an allow rule.
 func ruleItem(at Pos, rule string) TrustItem {
-	return newItem(at, fmt.Sprintf("[permissions] allow %q: runs without asking", rule), "permissions.allow", rule)
+	return TrustItem{At: at, What: fmt.Sprintf("[permissions] allow %q: runs without asking", rule), Digest: digest("permissions.allow", rule)}
 }
 
 // pluginTarget says what an MCP server entry starts or where it
@@ -290,33 +331,6 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// withheld is what a layer of the workspace's own files offers that is
-// left out with its providers: their names and models, which a model
-// reference of the layer may name.
-type withheld struct {
-	providers []string
-	models    []string
-}
-
-func newWithheld(l *Config) *withheld {
-	w := &withheld{}
-	for _, p := range l.Providers {
-		w.providers = append(w.providers, p.Name)
-		w.models = append(w.models, p.ModelList()...)
-	}
-	return w
-}
-
-// namesWithheld reports whether a model reference resolves through one
-// of the withheld providers.
-func (w *withheld) namesWithheld(ref string) bool {
-	if ref == "" {
-		return false
-	}
-	name, _, _ := strings.Cut(ref, "/")
-	return slices.Contains(w.providers, name) || slices.Contains(w.models, ref)
 }
 
 // canonical makes p absolute and free of symbolic links, as far as it
@@ -385,41 +399,53 @@ func (c *Config) ExpandItem(table, key, value string) string {
 }
 
 // withholdFrom takes out of l, a layer of the workspace's own files read
-// at path, what needs trust and has not got it: the entries workspaceTrust
-// lists, and the model references that lead to the providers taken out.
-// Scalars taken out are recorded for withheldKey. Turning an MCP server
-// off needs no trust and stays.
+// at path, what needs trust and has not got it — the entries
+// workspaceTrust lists, whose digests are not among c.trusted — and the
+// model references that lead to the providers taken out. Scalars taken
+// out are recorded for withheldKey. Turning an MCP server off needs no
+// trust and stays.
 func (c *Config) withholdFrom(l *Config, path string) {
 	dir := canonical(filepath.Dir(path))
+	untrusted := func(content ...any) bool { return !c.trusted[digest(content...)] }
+	var gone []string // the providers taken out, and their models
+	l.Providers = slices.DeleteFunc(l.Providers, func(p ProviderConfig) bool {
+		if untrusted(providerContent(p)...) {
+			gone = append(append(gone, p.Name), p.ModelList()...)
+			return true
+		}
+		return false
+	})
+	l.Plugins = slices.DeleteFunc(l.Plugins, func(p PluginConfig) bool { return p.On() && untrusted(pluginContent(p)...) })
+	l.Graph.Servers = slices.DeleteFunc(l.Graph.Servers, func(g GraphServer) bool { return untrusted(graphContent(g)...) })
+	l.Permissions.Allow = slices.DeleteFunc(l.Permissions.Allow, func(r string) bool { return untrusted("permissions.allow", r) })
+	l.Sandbox.AllowWrite = slices.DeleteFunc(l.Sandbox.AllowWrite, func(d string) bool { return untrusted("sandbox.allow_write", d) })
+
 	keys := map[string]bool{}
-	w := newWithheld(l)
-	l.Providers = nil
-	l.Graph.Servers = nil
-	l.Permissions.Allow = nil
-	l.Sandbox.AllowWrite = nil
-	l.Plugins = slices.DeleteFunc(l.Plugins, func(p PluginConfig) bool { return p.On() })
 	for key, ref := range map[string]string{
 		"default_model":          l.DefaultModel,
 		"agent.planner_model":    l.Agent.PlannerModel,
 		"agent.summary_model":    l.Agent.SummaryModel,
 		"agent.escalation_model": l.Agent.EscalationModel,
 	} {
-		keys[key] = w.namesWithheld(ref)
+		name, _, _ := strings.Cut(ref, "/")
+		keys[key] = ref != "" && (slices.Contains(gone, name) || slices.Contains(gone, ref))
 	}
 	s := l.Sandbox
-	keys["sandbox.bash"] = s.Bash == "off"
-	keys["sandbox.network"] = s.Network
-	keys["sandbox.client_terminal"] = s.ClientTerminal
+	keys["sandbox.bash"] = s.Bash == "off" && untrusted("sandbox.bash", s.Bash)
+	keys["sandbox.network"] = s.Network && untrusted("sandbox.network", true)
+	keys["sandbox.client_terminal"] = s.ClientTerminal && untrusted("sandbox.client_terminal", true)
 	if s.WorkspaceRoot != "" {
-		keys["sandbox.workspace_root"] = !within(workspaceRoot(dir, c.ExpandSetting(s.WorkspaceRoot, Pos{File: path})), dir)
+		outside := !within(workspaceRoot(dir, c.ExpandSetting(s.WorkspaceRoot, Pos{File: path})), dir)
+		keys["sandbox.workspace_root"] = outside && untrusted("sandbox.workspace_root", s.WorkspaceRoot)
 	}
-	keys["permissions.mode"] = l.Permissions.Mode == "allow"
-	keys["permissions.approval"] = l.Permissions.Approval == "auto" || l.Permissions.Approval == "yolo"
+	perm := l.Permissions
+	keys["permissions.mode"] = perm.Mode == "allow" && untrusted("permissions.mode", perm.Mode)
+	keys["permissions.approval"] = (perm.Approval == "auto" || perm.Approval == "yolo") && untrusted("permissions.approval", perm.Approval)
 	if f := l.Agent.SystemPromptFile; f != "" {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(filepath.Dir(path), f)
 		}
-		keys["agent.system_prompt_file"] = !within(canonical(f), dir)
+		keys["agent.system_prompt_file"] = !within(canonical(f), dir) && untrusted("agent.system_prompt_file", f)
 	}
 	l.withheldKeys = keys
 }

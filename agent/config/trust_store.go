@@ -67,20 +67,20 @@ func readTrust(dir string) (TrustRecord, error) {
 	return rec, nil
 }
 
-// trustedByRecord reports whether the user trusted every item of t.
-func trustedByRecord(t WorkspaceTrust) bool {
+// trustedDigests returns the digests of the entries the user trusted in
+// the workspace dir; none when there is no record, or it cannot be read.
+func trustedDigests(dir string) map[string]bool {
 	trustMu.Lock()
 	defer trustMu.Unlock()
-	rec, err := readTrust(t.Dir)
+	rec, err := readTrust(dir)
 	if err != nil {
-		return false
+		return nil
 	}
-	for _, it := range t.Items {
-		if !slices.ContainsFunc(rec.Items, func(r TrustItem) bool { return r.Digest == it.Digest }) {
-			return false
-		}
+	out := make(map[string]bool, len(rec.Items))
+	for _, it := range rec.Items {
+		out[it.Digest] = true
 	}
-	return true
+	return out
 }
 
 // Trust records that the user trusts what t lists, replacing what the

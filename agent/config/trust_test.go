@@ -182,10 +182,27 @@ func TestTrustedWorkspaceApplies(t *testing.T) {
 	if c, err = Load(Options{Dir: dir}); err != nil || c.Workspace.Untrusted() {
 		t.Fatalf("after removing an entry: %v, %+v", err, c.Workspace)
 	}
-	// A changed command: asked again, and all of it is off meanwhile.
+	// A changed command: that server is asked about again and off
+	// meanwhile; what was trusted stays in force.
 	writeFile(t, dir, ProjectFileName, strings.Replace(hostileProject, `"evil-mcp"`, `"evil-mcp@2"`, 1))
-	if c, err = Load(Options{Dir: dir}); err != nil || !c.Workspace.Untrusted() || c.Sandbox.Bash == "off" {
+	if c, err = Load(Options{Dir: dir}); err != nil || !c.Workspace.Untrusted() {
 		t.Fatalf("after changing a command: %v, %+v", err, c.Workspace)
+	}
+	if p := c.Workspace.Pending(); len(p) != 1 || !strings.Contains(p[0].What, "evil-mcp@2") {
+		t.Errorf("pending: %+v", p)
+	}
+	if q := c.Workspace.Question(); !strings.Contains(q, "evil-mcp@2") || strings.Contains(q, "curl") || !strings.Contains(q, "12 more entries, trusted before, are in force") {
+		t.Errorf("question:\n%s", q)
+	}
+	if r, _ := c.ResolveModel(""); c.Sandbox.Bash != "off" || r.String() != "corp/m" || slices.ContainsFunc(c.Plugins, func(p PluginConfig) bool { return p.Name == "tools" }) {
+		t.Errorf("with one entry changed: bash %q, model %v, plugins %+v", c.Sandbox.Bash, r, c.Plugins)
+	}
+	// Trusting it again records the content as it is now.
+	if err := Trust(c.Workspace); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Load(Options{Dir: dir}); err != nil || c.Workspace.Untrusted() {
+		t.Fatalf("after trusting the change: %v, %+v", err, c.Workspace)
 	}
 
 	// Revoked: off again.
@@ -295,11 +312,11 @@ func TestTrustGrant(t *testing.T) {
 	if err != nil || c.Workspace.Untrusted() || !slices.Equal(c.Permissions.Allow, []string{"Bash(go test:*)"}) {
 		t.Fatalf("%v, allow %v, %+v", err, c.Permissions.Allow, c.Workspace)
 	}
-	// Another rule, not granted: asks.
+	// Another rule, not granted: asks, and the granted one stays.
 	if err := AppendRule(dir+"/"+ProjectFileName, "allow", "Bash(curl:*)"); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = Load(Options{Dir: dir}); err != nil || !c.Workspace.Untrusted() || len(c.Permissions.Allow) != 0 {
+	if c, err = Load(Options{Dir: dir}); err != nil || !c.Workspace.Untrusted() || !slices.Equal(c.Permissions.Allow, []string{"Bash(go test:*)"}) {
 		t.Fatalf("%v, allow %v, %+v", err, c.Permissions.Allow, c.Workspace)
 	}
 	recs, err := TrustRecords()
