@@ -232,8 +232,8 @@ func newSummarizer(cfg *config.Config, session config.Resolved) (*Summarizer, er
 // absolute path with symbolic links resolved.
 func workspaceRoot(cfg *config.Config, dir string) (string, error) {
 	root := dir
-	if cfg.Sandbox.WorkspaceRoot != "" {
-		root = config.Expand(cfg.Sandbox.WorkspaceRoot)
+	if setting := cfg.WorkspaceRootSetting(); setting != "" {
+		root = setting
 		if !filepath.IsAbs(root) {
 			root = filepath.Join(dir, root)
 		}
@@ -306,14 +306,14 @@ func offeredTools(cfg *config.Config) (*tools.Registry, error) {
 func newSandbox(cfg *config.Config, dir, root, home string) (*sandbox.Policy, *sandbox.Jail) {
 	writeRoots := []string{root, home}
 	for _, d := range cfg.Sandbox.AllowWrite {
-		writeRoots = append(writeRoots, absUnder(root, config.Expand(d)))
+		writeRoots = append(writeRoots, absUnder(root, cfg.ExpandItem("sandbox", "allow_write", d)))
 	}
 	userHome, _ := os.UserHomeDir()
 	forbid := sandbox.HomeDefaults(userHome)
 	// Reasonix's own key file, where a key may be saved.
 	forbid = append(forbid, filepath.Join(home, ".env"))
 	for _, d := range cfg.Sandbox.ForbidRead {
-		forbid = append(forbid, absUnder(root, config.Expand(d)))
+		forbid = append(forbid, absUnder(root, cfg.ExpandItem("sandbox", "forbid_read", d)))
 	}
 	guard := sandbox.New(writeRoots, forbid)
 	// The workspace's and the user's Reasonix files, wherever Reasonix
@@ -377,7 +377,7 @@ func newGate(cfg *config.Config, opts Options, env *tools.Env, fsys tools.FS) (*
 	}
 	// A grant written to reasonix.toml is the user's word: the record of
 	// the configuration, and the watch over control files, take it in.
-	persist := recordingGrants(gate.Persist, opts.Dir, projectFile)
+	persist := recordingGrants(gate.Persist, env.Root)
 	gate.Persist = func(rule string) error {
 		err := persist(rule)
 		env.Control.Accept(projectFile)

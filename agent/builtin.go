@@ -22,6 +22,7 @@ const (
 	ActionModel   ActionKind = "model"
 	ActionCost    ActionKind = "cost"
 	ActionMCP     ActionKind = "mcp"
+	ActionTrust   ActionKind = "trust"
 )
 
 // Action is the outcome of a built-in command, in TurnResult.Action. The
@@ -35,6 +36,26 @@ type Action struct {
 	Model string `json:"model,omitempty"`
 	// Cancelled is set by a front end whose user declined to /clear.
 	Cancelled bool `json:"cancelled,omitempty"`
+	// Revoke is /trust revoke: forget what was trusted of the
+	// workspace's configuration.
+	Revoke bool `json:"revoke,omitempty"`
+}
+
+// trustText is /trust's answer: what the workspace's own configuration
+// brings that needs the user's trust, and whether it is in force. Asking
+// and recording are the front end's: it has someone to ask.
+func (a *Agent) trustText() string {
+	if a.config == nil {
+		return "Nothing in this workspace's configuration needs trust."
+	}
+	t := a.config.Workspace
+	switch {
+	case len(t.Items) == 0:
+		return "Nothing in this workspace's configuration needs trust: it starts no server, sends no key and loosens nothing."
+	case t.Trusted:
+		return fmt.Sprintf("You trust the configuration of %s, which brings:\n%s\n/trust revoke turns it off.", t.Dir, t.Describe())
+	}
+	return t.Question()
 }
 
 // runBuiltin answers a built-in command without the model: it emits the

@@ -73,6 +73,7 @@ func TestCheckEditsConfig(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(root, config.ProjectFileName), []byte(toml), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		trustProject(t, root)
 		cfg, err := config.Load(config.Options{Dir: root, SkipUser: true})
 		if err != nil {
 			t.Fatal(err)

@@ -152,6 +152,15 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 		p.local = a.costText(s)
 	case ActionMCP:
 		p.local = a.PluginStatus()
+	case ActionTrust:
+		switch rest {
+		case "":
+			p.local = a.trustText()
+		case "revoke":
+			p.action.Revoke = true
+		default:
+			return p, fmt.Errorf("/trust takes nothing, or revoke, not %q", rest)
+		}
 	case ActionModel:
 		return a.switchModel(ctx, s, p, rest, nested)
 	}

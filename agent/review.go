@@ -46,10 +46,14 @@ type securityRecord struct {
 // of the workspace dir as loaded from its files, with those recorded at
 // the workspace's last session, records the new ones and returns what to
 // show the user: a notice of every change that lets the agent do more,
-// and notes on a record that could not be read or written. A workspace
-// without a record is compared with the built-in defaults, and only what
-// its own reasonix.toml and .mcp.json loosen is told: the user's file and
-// --config are the user's word.
+// and notes on a record that could not be read or written. What the
+// workspace's own reasonix.toml and .mcp.json loosen is not told here:
+// it needs the user's trust before it takes effect (config.WorkspaceTrust),
+// and a trusted one was shown to the user when they trusted it. So the
+// review is of the user's own files, which a command cannot write (they
+// are in Reasonix's directory) but another program or a synced dotfile
+// repository can. A workspace without a record is compared with nothing:
+// its first session sets the base.
 //
 // Nothing here stops a session: problems become notes.
 func ReviewConfig(cfg *config.Config, dir string) []string {
@@ -61,25 +65,26 @@ func ReviewConfig(cfg *config.Config, dir string) []string {
 		return []string{"cannot compare the configuration with the last session: " + err.Error()}
 	}
 	cur := cfg.Security(dir)
+	ownOnly := func(changes []config.Change) []config.Change {
+		var out []config.Change
+		for _, c := range changes {
+			if !isWorkspaceFile(dir, c.At.File) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
 	var msgs []string
 	old, err := readRecord(path, dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		var own []config.Change
-		for _, c := range config.Loosened(config.Defaults().Security(dir), cur) {
-			if isWorkspaceFile(dir, c.At.File) {
-				own = append(own, c)
-			}
-		}
-		msgs = appendNotice(msgs, own, "the workspace "+dir+" comes with configuration that lets the agent do more than the defaults:",
-			"Remove these settings unless you trust where the workspace came from.")
 	case err != nil:
 		msgs = append(msgs, fmt.Sprintf("cannot read the record of the last session (%v); comparing the configuration with the defaults", err))
-		msgs = appendNotice(msgs, config.Loosened(config.Defaults().Security(dir), cur),
+		msgs = appendNotice(msgs, ownOnly(config.Loosened(config.Defaults().Security(dir), cur)),
 			"the configuration of "+dir+" lets the agent do more than the defaults:",
 			"If you did not choose these settings, undo them.")
 	default:
-		msgs = appendNotice(msgs, config.Loosened(old, cur),
+		msgs = appendNotice(msgs, ownOnly(config.Loosened(old, cur)),
 			"the configuration of "+dir+" lets the agent do more than in the last session:",
 			"If you did not make these changes, undo them.")
 	}
@@ -104,42 +109,16 @@ func appendNotice(msgs []string, changes []config.Change, head, tail string) []s
 }
 
 // recordingGrants wraps persist, which writes an "Always allow" grant to
-// the project file, so that the grant goes into the workspace's record
-// too: it is the user's own word, not a change to announce.
-func recordingGrants(persist func(rule string) error, dir, file string) func(rule string) error {
+// the workspace's reasonix.toml, so that the grant is trusted: it is the
+// user's own word, and must not be withheld from the next session as an
+// untrusted entry of the workspace's configuration.
+func recordingGrants(persist func(rule string) error, dir string) func(rule string) error {
 	return func(rule string) error {
 		if err := persist(rule); err != nil {
 			return err
 		}
-		noteGrant(dir, file, rule)
-		return nil
+		return config.TrustGrant(dir, rule)
 	}
-}
-
-// noteGrant adds an allow rule the user granted for good ("Always
-// allow", written to the project file) to the workspace's record, so that
-// the next session does not announce it as a change. Without a readable
-// record there is nothing to add to.
-func noteGrant(dir, file, rule string) {
-	reviewMu.Lock()
-	defer reviewMu.Unlock()
-	dir = canonicalDir(dir)
-	path, err := recordPath(dir)
-	if err != nil {
-		return
-	}
-	rec, err := readRecord(path, dir)
-	if err != nil {
-		return
-	}
-	if _, ok := rec.Permissions.Allow[rule]; ok {
-		return
-	}
-	if rec.Permissions.Allow == nil {
-		rec.Permissions.Allow = map[string]config.Pos{}
-	}
-	rec.Permissions.Allow[rule] = config.Pos{File: file}
-	writeRecord(path, securityRecord{Workspace: dir, Security: rec})
 }
 
 // canonicalDir makes dir absolute and free of symbolic links, so that a

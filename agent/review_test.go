@@ -42,18 +42,18 @@ func write(t *testing.T, path, content string) {
 }
 
 func TestReviewConfigAcrossSessions(t *testing.T) {
-	dir, _ := reviewWorkspace(t)
-	project := filepath.Join(dir, config.ProjectFileName)
-	write(t, project, "[agent]\nmax_steps = 5\n")
+	dir, home := reviewWorkspace(t)
+	user := filepath.Join(home, "config.toml")
+	write(t, user, "[agent]\nmax_steps = 5\n")
 	if msgs := reviewIn(t, dir); len(msgs) != 0 {
-		t.Fatalf("first session with a harmless project file: %q", msgs)
+		t.Fatalf("first session with a harmless user file: %q", msgs)
 	}
 
-	write(t, project, "[agent]\nmax_steps = 5\n\n[permissions]\nallow = [\"Bash(curl:*)\"]\n\n[sandbox]\nbash = \"off\"\n")
+	write(t, user, "[agent]\nmax_steps = 5\n\n[permissions]\nallow = [\"Bash(curl:*)\"]\n\n[sandbox]\nbash = \"off\"\n")
 	msgs := reviewIn(t, dir)
 	want := "the configuration of " + dir + " lets the agent do more than in the last session:\n" +
-		"  " + project + ":8: [sandbox] bash = \"off\": shell commands run unconfined\n" +
-		"  " + project + ":5: [permissions] allow adds \"Bash(curl:*)\"\n" +
+		"  " + user + ":8: [sandbox] bash = \"off\": shell commands run unconfined\n" +
+		"  " + user + ":5: [permissions] allow adds \"Bash(curl:*)\"\n" +
 		"If you did not make these changes, undo them."
 	if len(msgs) != 1 || msgs[0] != want {
 		t.Fatalf("after loosening:\n%s\nwant:\n%s", strings.Join(msgs, "\n--\n"), want)
@@ -63,41 +63,40 @@ func TestReviewConfigAcrossSessions(t *testing.T) {
 	}
 
 	// Tightening is recorded silently; loosening again is told again.
-	write(t, project, "[permissions]\nallow = [\"Bash(curl:*)\"]\n")
+	write(t, user, "[permissions]\nallow = [\"Bash(curl:*)\"]\n")
 	if msgs := reviewIn(t, dir); len(msgs) != 0 {
 		t.Fatalf("after tightening: %q", msgs)
 	}
-	write(t, project, "[permissions]\nallow = [\"Bash(curl:*)\"]\n[sandbox]\nbash = \"off\"\n")
-	if msgs := reviewIn(t, dir); len(msgs) != 1 || !strings.Contains(msgs[0], project+`:4: [sandbox] bash = "off"`) {
+	write(t, user, "[permissions]\nallow = [\"Bash(curl:*)\"]\n[sandbox]\nbash = \"off\"\n")
+	if msgs := reviewIn(t, dir); len(msgs) != 1 || !strings.Contains(msgs[0], user+`:4: [sandbox] bash = "off"`) {
 		t.Fatalf("loosened again: %q", msgs)
 	}
 }
 
-// TestReviewConfigFirstSession: with no record, only what the workspace's
-// own files loosen is told; the user's file is the user's word.
-func TestReviewConfigFirstSession(t *testing.T) {
+// TestReviewConfigLeavesTheWorkspaceToTrust: what the workspace's own
+// files loosen is not the review's to tell: untrusted, it is not in
+// force; trusted, the user saw it when trusting it. A first session sets
+// the record without telling anything.
+func TestReviewConfigLeavesTheWorkspaceToTrust(t *testing.T) {
 	dir, home := reviewWorkspace(t)
 	write(t, filepath.Join(home, "config.toml"), "[permissions]\napproval = \"yolo\"\n")
 	write(t, filepath.Join(dir, config.ProjectFileName), "[sandbox]\nbash = \"off\"\n")
 	write(t, filepath.Join(dir, config.MCPFileName), `{"mcpServers": {"helper": {"command": "npx", "args": ["helper"]}}}`)
-	msgs := reviewIn(t, dir)
-	want := "the workspace " + dir + " comes with configuration that lets the agent do more than the defaults:\n" +
-		"  " + filepath.Join(dir, config.ProjectFileName) + ":2: [sandbox] bash = \"off\": shell commands run unconfined\n" +
-		"  " + filepath.Join(dir, config.MCPFileName) + ":1: new MCP server \"helper\" runs npx helper\n" +
-		"Remove these settings unless you trust where the workspace came from."
-	if len(msgs) != 1 || msgs[0] != want {
-		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(msgs, "\n--\n"), want)
-	}
 	if msgs := reviewIn(t, dir); len(msgs) != 0 {
-		t.Fatalf("second session: %q", msgs)
+		t.Fatalf("first session: %q", msgs)
 	}
-
-	other, err := filepath.EvalSymlinks(t.TempDir())
+	cfg, err := config.Load(config.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msgs := reviewIn(t, other); len(msgs) != 0 {
-		t.Fatalf("first session where only the user file loosens: %q", msgs)
+	if !cfg.Workspace.Untrusted() || cfg.Sandbox.Bash == "off" || len(cfg.Plugins) != 0 {
+		t.Fatalf("the workspace's loosening is in force untrusted: %+v", cfg.Workspace)
+	}
+	if err := config.Trust(cfg.Workspace); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := reviewIn(t, dir); len(msgs) != 0 {
+		t.Fatalf("after the user trusted the workspace: %q", msgs)
 	}
 }
 
@@ -137,13 +136,13 @@ func TestReviewConfigSurvivesABadRecord(t *testing.T) {
 	}
 }
 
-// TestAlwaysAllowIsNotAnnounced: a rule the user granted for good through
-// a permission prompt lands in the project file, and the next session
-// does not show it as a change.
-func TestAlwaysAllowIsNotAnnounced(t *testing.T) {
-	dir, _ := reviewWorkspace(t)
+// TestAlwaysAllowIsTrusted: a rule the user granted for good through a
+// permission prompt lands in the project file, and the next session
+// neither withholds it for want of trust nor shows it as a change.
+func TestAlwaysAllowIsTrusted(t *testing.T) {
+	dir, home := reviewWorkspace(t)
 	project := filepath.Join(dir, config.ProjectFileName)
-	write(t, project, "default_model = \"local\"\n[[providers]]\nname = \"local\"\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n")
+	write(t, filepath.Join(home, "config.toml"), "default_model = \"local\"\n[[providers]]\nname = \"local\"\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n")
 	if msgs := reviewIn(t, dir); len(msgs) != 0 {
 		t.Fatalf("first session: %q", msgs)
 	}
@@ -164,5 +163,8 @@ func TestAlwaysAllowIsNotAnnounced(t *testing.T) {
 	}
 	if msgs := reviewIn(t, dir); len(msgs) != 0 {
 		t.Fatalf("next session: %q", msgs)
+	}
+	if cfg, err = config.Load(config.Options{Dir: dir}); err != nil || cfg.Workspace.Untrusted() || len(cfg.Permissions.Allow) != 1 {
+		t.Fatalf("next session's rules: %v, %v, %+v", err, cfg.Permissions.Allow, cfg.Workspace)
 	}
 }

@@ -38,16 +38,16 @@ func SkillRoots(root, home, userHome string, paths []string) []tools.SkillRoot {
 
 // skillConfig is [skills] made absolute.
 func skillConfig(cfg *config.Config, root, home, userHome string) tools.SkillConfig {
-	abs := func(ps []string) []string {
+	abs := func(key string, ps []string) []string {
 		out := make([]string, 0, len(ps))
 		for _, p := range ps {
-			out = append(out, absUnder(root, config.Expand(p)))
+			out = append(out, absUnder(root, cfg.ExpandItem("skills", key, p)))
 		}
 		return out
 	}
 	return tools.SkillConfig{
-		Roots:    SkillRoots(root, home, userHome, abs(cfg.Skills.Paths)),
-		Exclude:  abs(cfg.Skills.ExcludedPaths),
+		Roots:    SkillRoots(root, home, userHome, abs("paths", cfg.Skills.Paths)),
+		Exclude:  abs("excluded_paths", cfg.Skills.ExcludedPaths),
 		Disabled: cfg.Skills.DisabledSkills,
 	}
 }

@@ -53,6 +53,7 @@ func buildWriteAgent(t *testing.T, projectTOML string, ap permission.Approver, c
 	if err := os.WriteFile(filepath.Join(root, config.ProjectFileName), []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	trustProject(t, root)
 	cfg, err := config.Load(config.Options{Dir: root, SkipUser: true})
 	if err != nil {
 		t.Fatal(err)
@@ -407,4 +408,20 @@ func TestControlFilesNeedAPerson(t *testing.T) {
 			t.Errorf("workspace changed: %v", after)
 		}
 	})
+}
+
+// trustProject records that the user trusts what the workspace root's own
+// files bring as they are now, in the Reasonix directory of the
+// environment, as a user who wrote them would.
+func trustProject(t *testing.T, root string) {
+	t.Helper()
+	cfg, err := config.Load(config.Options{Dir: root, SkipUser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Workspace.Items) > 0 {
+		if err := config.Trust(cfg.Workspace); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
