@@ -74,6 +74,27 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 	}
 }
 
+// Confirm asks a yes-or-no question, whose text the caller has shown,
+// ending with prompt; anything but yes is no.
+func (t *termApprover) Confirm(ctx context.Context, prompt string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.br == nil {
+		t.br = bufio.NewReader(t.in)
+	}
+	fmt.Fprint(t.r.err, prompt)
+	ans, err := t.readLine(ctx)
+	if err != nil {
+		fmt.Fprintln(t.r.err)
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(ans)) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}
+
 // readLine reads one answer, giving up when ctx ends. The pending read
 // stays with the approver and serves the next prompt.
 func (t *termApprover) readLine(ctx context.Context) (string, error) {

@@ -30,6 +30,7 @@ func TestAttackTerminalEscapes(t *testing.T) {
 	mustWrite(t, filepath.Join(work, "reasonix.toml"), "[[plugins]]\nname = \"example\"\ncommand = \"reasonix-plugin-example\"\n")
 
 	home := t.TempDir()
+	trustWorkspace(t, work, home)
 	// The prompt is pasted from a hostile file: the sessions listing
 	// shows it.
 	r := runReasonix(t, work, home, nil, "run", "--config", cfg, "--verbose", "--approval", "yolo", "say hello "+hostileText)

@@ -44,10 +44,14 @@ func TestConfigErrorsReachTheUser(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
+			home := t.TempDir()
 			if tt.project != "" {
 				os.WriteFile(filepath.Join(dir, "reasonix.toml"), []byte(tt.project), 0o644)
+				if strings.Contains(tt.project, "[[providers]]") {
+					trustWorkspace(t, dir, home)
+				}
 			}
-			r := runReasonix(t, dir, t.TempDir(), tt.env, "run", "hello")
+			r := runReasonix(t, dir, home, tt.env, "run", "hello")
 			want := strings.ReplaceAll(tt.want, "PROJECT", filepath.Join(dir, "reasonix.toml"))
 			if r.exit != 1 || !strings.Contains(r.stderr, want) {
 				t.Fatalf("exit %d, stderr:\n%s\nwant %q", r.exit, r.stderr, want)
@@ -295,6 +299,7 @@ command = "sh"
 args    = ["-c", "exec sleep 3600 3>%s"]
 start_timeout_seconds = 3600
 `, fifo)), 0o644)
+	trustWorkspace(t, work, home)
 
 	cmd := exec.Command(reasonixBin, "run", "--config", cfg, "hello")
 	cmd.Dir = work
@@ -367,7 +372,9 @@ enabled = false
 `), 0o644)
 	os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {"again": {"command": "reasonix-plugin-example", "args": []}}}`), 0o644)
 
-	r := runReasonix(t, dir, t.TempDir(), nil, "mcp", "list")
+	home := t.TempDir()
+	trustWorkspace(t, dir, home)
+	r := runReasonix(t, dir, home, nil, "mcp", "list")
 	noTrace(t, r)
 	if r.exit != exitError {
 		t.Fatalf("exit %d with a failed server, want %d; stderr:\n%s", r.exit, exitError, r.stderr)
@@ -396,7 +403,7 @@ enabled = false
 		t.Errorf("the failure is reported %d times, want once:\n%s\n%s", n, r.stdout, r.stderr)
 	}
 
-	r = runReasonix(t, dir, t.TempDir(), nil, "mcp", "list", "--verbose")
+	r = runReasonix(t, dir, home, nil, "mcp", "list", "--verbose")
 	for _, want := range []string{
 		"\nexample\n  tools      mcp__example__echo\n             mcp__example__lookup (read-only)\n",
 		"  prompts    /mcp__example__review <focus> [path]\n",
@@ -407,7 +414,7 @@ enabled = false
 		}
 	}
 
-	r = runReasonix(t, dir, t.TempDir(), nil, "mcp", "list", "--json")
+	r = runReasonix(t, dir, home, nil, "mcp", "list", "--json")
 	var out struct {
 		Servers []struct {
 			Name, Transport, State, Error string
@@ -423,7 +430,15 @@ enabled = false
 
 	// Without the failing server the listing succeeds.
 	os.WriteFile(filepath.Join(dir, "reasonix.toml"), []byte("[[plugins]]\nname = \"example\"\ncommand = \"reasonix-plugin-example\"\n"), 0o644)
-	if r := runReasonix(t, dir, t.TempDir(), nil, "mcp", "list"); r.exit != exitOK {
+	if r := runReasonix(t, dir, home, nil, "mcp", "list"); r.exit != exitOK {
 		t.Errorf("mcp list with working servers: %+v", r)
+	}
+
+	// In a home that has not trusted the workspace, nothing of its own
+	// starts.
+	r = runReasonix(t, dir, t.TempDir(), nil, "mcp", "list", "--json")
+	out.Servers = nil
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Servers) != 0 || !strings.Contains(r.stderr, "takes effect only once you trust it") {
+		t.Errorf("untrusted: %v, servers %+v, stderr:\n%s", err, out.Servers, r.stderr)
 	}
 }

@@ -6,13 +6,14 @@
 //
 //	reasonix lsp [--stdio] [--config FILE]
 //	reasonix acp [--config FILE]
-//	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] [--budget N] PROMPT
+//	reasonix run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] [--budget N] [--trust DIGEST] PROMPT
 //	reasonix sessions [--json]
 //	reasonix trace [N] [--session ID] [--json] [--config FILE]
 //	reasonix stats [--days N] [--json] [--config FILE]
 //	reasonix memory [--json] [--archived] [--config FILE]
 //	reasonix mcp list [--verbose] [--json] [--config FILE]
 //	reasonix setup [--force]
+//	reasonix trust [--yes] [--revoke] [--list] [--config FILE] [DIR]
 //	reasonix version
 //
 // `reasonix help COMMAND` describes one command; the table behind every
@@ -66,6 +67,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return mcpCmd(args[1:], stdout, stderr)
 	case "setup":
 		return setupCmd(args[1:], stdout, stderr)
+	case "trust":
+		return trustCmd(args[1:], stdin, stdout, stderr)
 	case "version", "--version", "-v":
 		return versionCmd(args[1:], stdout, stderr)
 	case "help":

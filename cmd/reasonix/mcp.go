@@ -37,7 +37,7 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageError("mcp list", stderr, "unexpected argument %q", fs.Arg(0))
 	}
-	dir, cfg, err := loadConfig(*f.cfgFile, stderr)
+	dir, cfg, err := loadConfig(*f.cfgFile, "", stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "reasonix: %v\n", err)
 		return exitError

@@ -85,6 +85,7 @@ func TestSameInputFromRunAndEditor(t *testing.T) {
 	}
 	const prompt = "/review @calc.go @notes/ @bin.dat @secrets/token.txt @creds"
 	env := []string{"HOME=" + userHome}
+	trustWorkspace(t, work, home)
 
 	r := runReasonix(t, work, home, env, "run", prompt)
 	if r.exit != 0 || !strings.Contains(r.stdout, "first") {

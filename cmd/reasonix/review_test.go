@@ -21,13 +21,14 @@ func realTempDir(t *testing.T) string {
 	return dir
 }
 
-// TestLoosenedConfigIsShownOnce: a project file changed between two runs
-// to turn the jail off and allow more is named, with its lines, on the
-// next run's stderr, and not again after that.
+// TestLoosenedConfigIsShownOnce: the user's file changed between two runs
+// to turn the jail off and allow more (by another program: a command
+// cannot write it) is named, with its lines, on the next run's stderr,
+// and not again after that.
 func TestLoosenedConfigIsShownOnce(t *testing.T) {
 	srv, cfg := startScripted(t, "text one\n---\ntext two\n---\ntext three\n")
-	home, work := t.TempDir(), realTempDir(t)
-	project := filepath.Join(work, "reasonix.toml")
+	home, work := realTempDir(t), realTempDir(t)
+	project := filepath.Join(home, "config.toml")
 	if err := os.WriteFile(project, []byte("[agent]\nmax_steps = 5\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +71,10 @@ func TestLoosenedConfigIsShownOnce(t *testing.T) {
 	}
 }
 
-// TestFirstRunInALooseWorkspace: the first run in a workspace whose own
-// reasonix.toml turns the jail off says so.
-func TestFirstRunInALooseWorkspace(t *testing.T) {
+// TestLooseWorkspaceIsNotObeyed: a run in a workspace whose own
+// reasonix.toml turns the jail off keeps it on, says what was left out
+// and how to trust it, and does not announce it as a loosening.
+func TestLooseWorkspaceIsNotObeyed(t *testing.T) {
 	_, cfg := startScripted(t, "text hello\n")
 	home, work := t.TempDir(), realTempDir(t)
 	project := filepath.Join(work, "reasonix.toml")
@@ -84,11 +86,15 @@ func TestFirstRunInALooseWorkspace(t *testing.T) {
 		t.Fatalf("exit %d\nstderr:\n%s", r.exit, r.stderr)
 	}
 	for _, want := range []string{
-		"the workspace " + work + " comes with configuration that lets the agent do more than the defaults:",
-		project + `:2: [sandbox] bash = "off": shell commands run unconfined`,
+		"The workspace " + work + " comes with configuration that takes effect only once you trust it:",
+		`[sandbox] bash = "off": shell commands run unconfined (reasonix.toml:2)`,
+		"review and trust it with reasonix trust",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+	if strings.Contains(r.stderr, loosened) {
+		t.Errorf("announced as a loosening:\n%s", r.stderr)
 	}
 }

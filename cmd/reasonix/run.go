@@ -22,9 +22,9 @@ import (
 
 // runOptions are the flags of `reasonix run`.
 type runOptions struct {
-	model, cfgFile, resume, approval *string
-	verbose, plan                    *bool
-	budget                           *int
+	model, cfgFile, resume, approval, trust *string
+	verbose, plan                           *bool
+	budget                                  *int
 }
 
 func runFlags(fs *flag.FlagSet) *runOptions {
@@ -40,6 +40,9 @@ func runFlags(fs *flag.FlagSet) *runOptions {
 		plan:    fs.Bool("plan", false, "plan mode: read-only tools only until you approve the plan"),
 		verbose: fs.Bool("verbose", false, "also show the model's reasoning on stderr"),
 		budget:  fs.Int("budget", 0, "the session's token budget for this run, above [agent] token_budget"),
+		trust: fs.String("trust", "", `use the workspace's own configuration (its MCP servers, providers,
+        looser settings) if it is exactly what reasonix trust showed with
+        this digest; a run fails if it has changed`),
 	}
 }
 
@@ -86,7 +89,13 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
-	dir, cfg, err := loadConfig(*f.cfgFile, stderr)
+	interactive := isTerminal(stdin) && isTerminal(stderr)
+	r := newRenderer(stdout, stderr, isTerminal(stderr), isTerminal(stdout), *f.verbose)
+	var ta *termApprover
+	if interactive {
+		ta = &termApprover{in: stdin, r: r}
+	}
+	dir, cfg, err := loadConfig(*f.cfgFile, *f.trust, stderr, ta)
 	if err != nil {
 		fmt.Fprintf(stderr, "reasonix: %v\n", err)
 		return exitError
@@ -104,8 +113,6 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	interactive := isTerminal(stdin) && isTerminal(stderr)
-	r := newRenderer(stdout, stderr, isTerminal(stderr), isTerminal(stdout), *f.verbose)
 	opts := agent.Options{
 		Context: ctx,
 		Dir:     dir,
@@ -117,7 +124,6 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	refused := newRefusals(r)
 	if interactive {
-		ta := &termApprover{in: stdin, r: r}
 		opts.Approver, opts.Plans, opts.Asker = ta, ta, ta
 	} else {
 		opts.Refused = refused.refused
@@ -153,6 +159,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case err == nil && res.Action != nil:
 		if why := pointless(res.Action); why != "" {
 			return usageError("run", stderr, "%s", why)
+		}
+		if res.Action.Kind == agent.ActionTrust && res.Action.Revoke {
+			return trustCmd([]string{"--revoke", dir}, stdin, stdout, stderr)
 		}
 		return exitOK
 	case err == nil:
@@ -233,12 +242,17 @@ var _ permission.Approver = (*termApprover)(nil)
 
 // loadConfig loads the configuration of the current directory, with file
 // (if any) above the project's, and prints its warnings and what in it
-// lets the agent do more than at the last session here.
-func loadConfig(file string, stderr io.Writer) (dir string, cfg *config.Config, err error) {
+// lets the agent do more than at the last session here. What the
+// workspace's own files bring that needs trust is used if the user
+// trusted it before, if trustHash names it, or if ask (the terminal,
+// when there is one) gets a yes; otherwise it is left out, and the user
+// told how to trust it.
+func loadConfig(file, trustHash string, stderr io.Writer, ask *termApprover) (dir string, cfg *config.Config, err error) {
 	if dir, err = os.Getwd(); err != nil {
 		return "", nil, err
 	}
-	if cfg, err = config.Load(config.Options{Dir: dir, File: file}); err != nil {
+	opts := config.Options{Dir: dir, File: file, TrustHash: trustHash}
+	if cfg, err = config.Load(opts); err != nil {
 		// The warnings come first: an unknown (misspelt) setting is often
 		// what the error is about.
 		var ce *config.Error
@@ -246,6 +260,20 @@ func loadConfig(file string, stderr io.Writer) (dir string, cfg *config.Config, 
 			printWarnings(stderr, ce.Warnings)
 		}
 		return "", nil, err
+	}
+	if t := cfg.Workspace; t.Untrusted() && ask != nil {
+		fmt.Fprintf(stderr, "%s\n", shown(t.Question()))
+		if ask.Confirm(context.Background(), "Trust it? [y] yes  [n] no: ") {
+			if err := config.Trust(t); err != nil {
+				return "", nil, err
+			}
+			if cfg, err = config.Load(opts); err != nil {
+				return "", nil, err
+			}
+		}
+	}
+	if cfg.Workspace.Untrusted() {
+		noteUntrusted(stderr, cfg.Workspace)
 	}
 	printWarnings(stderr, append(cfg.Warnings, agent.ReviewConfig(cfg, dir)...))
 	return dir, cfg, nil

@@ -78,6 +78,16 @@ func runReasonix(t *testing.T, dir, home string, env []string, args ...string) r
 	return r
 }
 
+// trustWorkspace trusts what the workspace dir's own files bring, with
+// reasonix trust --yes in the Reasonix directory home, as a user who
+// wrote them would.
+func trustWorkspace(t *testing.T, dir, home string) {
+	t.Helper()
+	if r := runReasonix(t, dir, home, nil, "trust", "--yes", dir); r.exit != 0 {
+		t.Fatalf("reasonix trust --yes: exit %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
+	}
+}
+
 // scriptedConfig returns config TOML that points the default model at a
 // scripted server.
 func scriptedConfig(url string) string {
@@ -181,8 +191,11 @@ func TestTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 
+			// The scenario's own files are the user's: trusted.
+			home := t.TempDir()
+			trustWorkspace(t, work, home)
 			args := append([]string{"run", "--config", cfg}, sc.Flags...)
-			r := runReasonix(t, work, t.TempDir(), nil, append(args, sc.Prompt)...)
+			r := runReasonix(t, work, home, nil, append(args, sc.Prompt)...)
 			if r.exit != sc.Exit {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.exit, sc.Exit, r.stdout, r.stderr)
 			}

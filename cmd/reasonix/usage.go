@@ -45,7 +45,7 @@ var commands = []command{
 	{"acp", "acp [--config FILE]",
 		"serve the Agent Client Protocol on stdin/stdout (for Zed, JetBrains, CodeCompanion)",
 		func(fs *flag.FlagSet) { acpFlags(fs) }},
-	{"run", "run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] [--budget N] PROMPT",
+	{"run", "run [--model REF] [--config FILE] [--approval ask|auto|yolo] [--resume ID] [--plan] [--verbose] [--budget N] [--trust DIGEST] PROMPT",
 		"run one task in the current directory; a PROMPT of - is read from stdin",
 		func(fs *flag.FlagSet) { runFlags(fs) }},
 	{"sessions", "sessions [--json]",
@@ -66,6 +66,9 @@ var commands = []command{
 	{"setup", "setup [--force]",
 		"write a commented config to ~/.reasonix/config.toml",
 		func(fs *flag.FlagSet) { setupFlags(fs) }},
+	{"trust", "trust [--yes] [--revoke] [--list] [--config FILE] [DIR]",
+		"show what a workspace's own configuration would start, send or loosen, and trust it (default DIR: .)",
+		func(fs *flag.FlagSet) { trustFlags(fs) }},
 	{"version", "version", "print the version", func(*flag.FlagSet) {}},
 }
 
