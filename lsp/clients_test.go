@@ -297,6 +297,13 @@ options = { retry_base_ms = 10 }
 	// (stderr) in a file of ours, since each editor hides it differently.
 	aux := t.TempDir()
 	run.home = filepath.Join(aux, "home")
+	// The workspace's configuration is the user's: trusted, as a user
+	// does with reasonix trust.
+	trust := exec.Command(bin, "trust", "--yes", run.root)
+	trust.Env = append(os.Environ(), "REASONIX_HOME="+run.home)
+	if out, err := trust.CombinedOutput(); err != nil {
+		t.Fatalf("reasonix trust: %v\n%s", err, out)
+	}
 	run.serverLog = filepath.Join(aux, "server.log")
 	run.wrapper = filepath.Join(aux, "reasonix-lsp")
 	wrapper := fmt.Sprintf("#!/bin/sh\nexec %q lsp \"$@\" 2>>%q\n", bin, run.serverLog)

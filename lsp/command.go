@@ -34,6 +34,7 @@ var commands = []endpoint{
 	{name: cmdReviewAccept, dir: clientToServer, async: true, serve: handler((*Server).acceptChange)},
 	{name: cmdReviewReject, dir: clientToServer, async: true, serve: handler((*Server).rejectChange)},
 	{name: cmdReviewDiff, dir: clientToServer, async: true, serve: handler((*Server).showDiff)},
+	{name: cmdTrust, dir: clientToServer, async: true, serve: handler((*Server).trust)},
 }
 
 func commandNames() []string { return names(commands) }

@@ -216,6 +216,9 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 			return nil, s.configFailed(root, err, cfg.Warnings)
 		}
 	}
+	if cfg.Workspace.Untrusted() {
+		s.offerTrust(root, cfg.Workspace)
+	}
 	w := &workspace{review: s.reviewModeFor(cfg.Review)}
 	a, err := agent.Build(cfg, agent.Options{
 		Dir:      root,

@@ -11,6 +11,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/reasonix/reasonix/agent/agenttest"
+	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/lsp/lsptest"
 )
 
@@ -73,58 +75,73 @@ func projectFile(t *testing.T, root string) string {
 	return p
 }
 
-// TestLoosenedProjectFileIsShownOnce: when the project file turned the
-// jail off since the workspace's agent was last built, the next build
-// shows a warning naming the line; rebuilding after another settings
-// change does not show it again.
-func TestLoosenedProjectFileIsShownOnce(t *testing.T) {
-	root, _ := workspace(t, "match one\ntext ok\n---\nmatch two\ntext ok\n", "")
+// TestLoosenedProjectFileAsksForTrust: when the project file turned the
+// jail off since the workspace's agent was last built, the rebuild leaves
+// it on and asks, once, whether to trust it, naming the line; a later
+// change asks again, and trusting it records the trust.
+func TestLoosenedProjectFileAsksForTrust(t *testing.T) {
+	root, _ := workspace(t, "match one\ntext ok\n---\nmatch two\ntext ok\n---\nmatch three\ntext ok\n", "")
 	project := projectFile(t, root)
 	ed := lsptest.New(t, lsptest.Options{Root: root})
+	trustDialogs := func(r lsptest.Recorded, text string) int {
+		n := 0
+		for _, d := range r.Dialogs {
+			if strings.Contains(d.Message, text) && len(d.Actions) == 2 && d.Actions[0].Title == "Trust and enable" && d.Actions[1].Title == "Keep disabled" {
+				n++
+			}
+		}
+		return n
+	}
 
-	askOK(t, ed, "one") // the agent is built and the configuration recorded
-	if n := warnings(ed.Snapshot(), loosened); n != 0 {
-		t.Fatalf("first build: %v", ed.Snapshot().Messages)
+	askOK(t, ed, "one")
+	if n := len(ed.Snapshot().Dialogs); n != 0 {
+		t.Fatalf("first build of a trusted workspace: %v", ed.Snapshot().Dialogs)
 	}
 
 	line := appendLines(t, project, "\n[sandbox]\nbash = \"off\"\n")
 	changeSettings(t, ed, map[string]any{"agent": map[string]any{"max_steps": 7}})
-	bashOff := project + ":" + strconv.Itoa(line) + `: [sandbox] bash = "off"`
-	ed.Await("a warning about the jail", 30*time.Second, func(r *lsptest.Recorded) bool { return warnings(*r, bashOff) > 0 })
+	bashOff := `[sandbox] bash = "off": shell commands run unconfined (reasonix.toml:` + strconv.Itoa(line) + ")"
+	ed.Await("a trust question about the jail", 30*time.Second, func(r *lsptest.Recorded) bool { return trustDialogs(*r, bashOff) > 0 })
 
+	// Declined (no answer): asked once for this content.
 	changeSettings(t, ed, map[string]any{"agent": map[string]any{"max_steps": 8}})
 	askOK(t, ed, "two") // waits for the rebuild
+	if n := trustDialogs(ed.Snapshot(), bashOff); n != 1 {
+		t.Errorf("asked %d times about the same content", n)
+	}
+	if n := warnings(ed.Snapshot(), loosened); n != 0 {
+		t.Errorf("announced as a loosening: %v", ed.Snapshot().Messages)
+	}
 
-	// A later change is told on its own; the earlier one is not repeated.
+	// A later change asks again; trusting it records it.
+	ed.AnswerWith(func(d *protocol.ShowMessageRequestParams) string {
+		if strings.Contains(d.Message, "takes effect only once you trust it") {
+			return "Trust and enable"
+		}
+		return ""
+	})
 	line = appendLines(t, project, "network = true\n")
 	changeSettings(t, ed, map[string]any{"agent": map[string]any{"max_steps": 9}})
-	network := project + ":" + strconv.Itoa(line) + ": [sandbox] network = true"
-	ed.Await("a warning about the network", 30*time.Second, func(r *lsptest.Recorded) bool { return warnings(*r, network) > 0 })
-	rec := ed.Snapshot()
-	if warnings(rec, bashOff) != 1 || warnings(rec, network) != 1 || warnings(rec, loosened) != 2 {
-		t.Errorf("messages: %v", rec.Messages)
+	network := "[sandbox] network = true: shell commands may use the network (reasonix.toml:" + strconv.Itoa(line) + ")"
+	ed.Await("a trust question about the network", 30*time.Second, func(r *lsptest.Recorded) bool { return trustDialogs(*r, network) > 0 })
+	askOK(t, ed, "three")
+	cfg, err := config.Load(config.Options{Dir: root})
+	if err != nil || cfg.Workspace.Untrusted() || cfg.Sandbox.Bash != "off" || !cfg.Sandbox.Network {
+		t.Fatalf("after trusting: %v, %+v", err, cfg.Workspace)
 	}
 }
 
 // TestEditorSettingsAreNotReviewed: what the editor's settings loosen is
-// the user's own word, and is not told.
+// the user's own word: neither told nor asked about.
 func TestEditorSettingsAreNotReviewed(t *testing.T) {
 	root, _ := workspace(t, "match one\ntext ok\n", "")
 	ed := lsptest.New(t, lsptest.Options{Root: root, Settings: map[string]any{
-		"sandbox":     map[string]any{"bash": "off"},
+		"sandbox":     map[string]any{"bash": "off", "network": true},
 		"permissions": map[string]any{"approval": "yolo", "allow": []string{"bash"}},
 	}})
 	askOK(t, ed, "one")
-
-	// A warning the project file causes afterwards comes after any the
-	// settings would have caused.
-	network := appendLines(t, projectFile(t, root), "\n[sandbox]\nnetwork = true\n")
-	changeSettings(t, ed, map[string]any{"sandbox": map[string]any{"bash": "off"}, "permissions": map[string]any{"mode": "allow"}})
-	ed.Await("a warning about the network", 30*time.Second, func(r *lsptest.Recorded) bool {
-		return warnings(*r, ":"+strconv.Itoa(network)+": [sandbox] network = true") > 0
-	})
-	if rec := ed.Snapshot(); warnings(rec, loosened) != 1 || warnings(rec, "bash") != 0 || warnings(rec, "approval") != 0 || warnings(rec, "mode") != 0 {
-		t.Errorf("messages: %v", rec.Messages)
+	if rec := ed.Snapshot(); warnings(rec, loosened) != 0 || len(rec.Dialogs) != 0 {
+		t.Errorf("messages: %v, dialogs: %v", rec.Messages, rec.Dialogs)
 	}
 }
 
@@ -158,6 +175,7 @@ func TestConfigErrorCarriesItsWarnings(t *testing.T) {
 	if err := os.WriteFile(project, []byte("default_model = \"x\"\n[[providers]]\nname = \"x\"\nbase_url = \"http://127.0.0.1:1\"\nmodell = \"m\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	agenttest.Trust(t, root)
 	project = projectFile(t, root)
 	unknown := project + `:5: unknown setting "providers.modell"`
 	noModel := project + `:2: provider "x" declares no model`

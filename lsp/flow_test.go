@@ -84,6 +84,7 @@ options = { retry_base_ms = 10 }
 			t.Fatal(err)
 		}
 	}
+	agenttest.Trust(t, root)
 	return root, srv
 }
 

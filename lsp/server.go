@@ -101,6 +101,9 @@ type Server struct {
 	// configWarned holds, by root, the configuration warnings the user
 	// was told at its last build (tellConfigWarnings).
 	configWarned map[string][]string
+	// trustAsked holds, by root, the hash of the workspace configuration
+	// whose trust the user was last asked about (offerTrust).
+	trustAsked map[string]string
 
 	sessions *sessions
 	// services keep the project graphs (language servers) and MCP
@@ -152,6 +155,7 @@ func New(opts Options) *Server {
 	}
 	s.sessions = newSessions(s)
 	s.configWarned = map[string][]string{}
+	s.trustAsked = map[string]string{}
 	s.services = &agent.Services{}
 	return s
 }

@@ -61,6 +61,21 @@ func (m *sessions) perform(ctx context.Context, ls *liveSession, res agent.TurnR
 		}
 		res.SessionID = next.id
 		res.Text = fmt.Sprintf("The conversation was deleted; session %s starts afresh.", next.id)
+	case agent.ActionTrust:
+		args := trustArgs{URI: string(uri.File(ls.ws.root))}
+		if res.Action.Revoke {
+			args.Action = trustRevoke
+		}
+		t, err := m.s.trust(ctx, args)
+		if err != nil {
+			return res, fmt.Errorf("/trust: %w", err)
+		}
+		switch {
+		case res.Action.Revoke:
+			res.Text = fmt.Sprintf("Forgot what you trusted in %s: its own servers and settings are off from the next turn.", t.Workspace)
+		case t.Granted:
+			res.Text = fmt.Sprintf("You trust the configuration of %s: it takes effect from the next turn.", t.Workspace)
+		}
 	}
 	return res, nil
 }

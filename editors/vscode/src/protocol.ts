@@ -356,6 +356,29 @@ export interface ReviewDiffResult {
   shown: boolean;
 }
 
+/** reasonix.trust: review (ask again) or revoke the trust in a folder's own configuration. */
+export interface TrustArgs {
+  uri?: string;
+  action?: 'review' | 'revoke';
+}
+
+/** One entry of a folder's configuration that needs trust. */
+export interface TrustItem {
+  what: string;
+  at: string;
+}
+
+export interface TrustResult {
+  workspace: string;
+  items: TrustItem[];
+  digest?: string;
+  trusted: boolean;
+  granted?: boolean;
+}
+
+/** The actions of the trust question (window/showMessageRequest). */
+export const TRUST_ACTIONS = ['Trust and enable', 'Keep disabled'] as const;
+
 /** One note of the agent's memory (memory.Entry). */
 export interface MemoryNote {
   scope: MemoryScope;
@@ -516,6 +539,7 @@ export const Commands = {
   reviewAccept: { command: 'reasonix.review.accept' } as Command<ReviewArgs, ReviewChangeResult>,
   reviewReject: { command: 'reasonix.review.reject' } as Command<ReviewArgs, ReviewChangeResult>,
   reviewDiff: { command: 'reasonix.review.diff' } as Command<ReviewArgs, ReviewDiffResult>,
+  trust: { command: 'reasonix.trust' } as Command<TrustArgs, TrustResult>,
 } as const;
 
 /**

@@ -33,6 +33,7 @@ M.commands = {
   reviewAccept = 'reasonix.review.accept',
   reviewReject = 'reasonix.review.reject',
   reviewDiff = 'reasonix.review.diff',
+  trust = 'reasonix.trust',
 }
 
 --- What the plugin declares in capabilities.experimental.reasonix: it
