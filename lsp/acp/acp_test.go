@@ -37,6 +37,7 @@ func workspace(t testing.TB, script string) string {
 			t.Fatal(err)
 		}
 	}
+	agenttest.Trust(t, root)
 	return root
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/reasonix/reasonix/agent/agenttest"
 )
 
 // TestConfigErrorCarriesItsWarnings: a provider whose only model key is
@@ -21,6 +23,7 @@ func TestConfigErrorCarriesItsWarnings(t *testing.T) {
 	if err := os.WriteFile(project, []byte("default_model = \"x\"\n[[providers]]\nname = \"x\"\nbase_url = \"http://127.0.0.1:1\"\nmodell = \"m\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	agenttest.Trust(t, root)
 	conn := connect(t, &editor{})
 	_, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: root, McpServers: []acpsdk.McpServer{}})
 	var re *acpsdk.RequestError

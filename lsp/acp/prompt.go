@@ -43,6 +43,7 @@ func (s *Server) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pro
 	}
 	defer ss.release()
 
+	ss.offerTrust(tctx)
 	a, err := ss.agentFor(posture)
 	if err != nil {
 		return acpsdk.PromptResponse{}, requestError(err)
@@ -151,10 +152,12 @@ func turnMeta(res agent.TurnResult) map[string]any {
 // perform carries out a built-in command that changes what the client
 // shows: /new and /clear start afresh in the same ACP session, whose id
 // the client keeps; /model REF is worded here.
-func (ss *session) perform(_ context.Context, res agent.TurnResult) error {
+func (ss *session) perform(ctx context.Context, res agent.TurnResult) error {
 	switch res.Action.Kind {
 	case agent.ActionNew, agent.ActionClear:
 		ss.message("Start a new session from the agent panel: this one keeps its history (" + string(res.Action.Kind) + " is not available over ACP).")
+	case agent.ActionTrust:
+		ss.performTrust(ctx, res.Action.Revoke)
 	case agent.ActionModel:
 		if res.Action.Model != "" {
 			ss.message("This session now runs on " + res.Action.Model + ".")

@@ -70,6 +70,9 @@ type session struct {
 	notes []string
 	// warned are the configuration warnings told (tellWarnings).
 	warned []string
+	// trustAsked is set once the session asked whether to trust the
+	// folder's configuration (offerTrust).
+	trustAsked bool
 }
 
 // callState is what a tool call announced.

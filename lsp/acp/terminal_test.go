@@ -18,6 +18,8 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/reasonix/reasonix/tools/sandbox"
+
+	"github.com/reasonix/reasonix/agent/agenttest"
 )
 
 // terminals are an editor's terminals: each runs the command it is
@@ -420,6 +422,7 @@ func appendConfig(t *testing.T, root, text string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	agenttest.Trust(t, root) // the test's own settings
 }
 
 // TestTerminalNotChosen: a client's terminal would run commands without
