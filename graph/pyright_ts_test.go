@@ -3,6 +3,7 @@ package graph
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +63,67 @@ func TestPushVerify(t *testing.T) {
 			}
 			t.Logf("Verify, clean: %v", time.Since(start))
 		})
+	}
+}
+
+// TestWorkspaceTypeScriptIsNotRun: a repository that commits its own
+// TypeScript where typescript-language-server looks first — .yarn/sdks,
+// .vscode/pnpify, node_modules — does not get it run by a question to the
+// graph: the graph pins the TypeScript installed beside the server, and
+// the answer comes from it.
+func TestWorkspaceTypeScriptIsNotRun(t *testing.T) {
+	t.Parallel()
+	ts := requireServer(t, "typescript-language-server")
+	for _, dir := range []string{".yarn/sdks/typescript", ".vscode/pnpify/typescript", "node_modules/typescript"} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			mc := loadMarkerCase(t, filepath.Join("testdata", "typescript", "calc.txtar"))
+			marker := filepath.Join(t.TempDir(), "ran")
+			lib := filepath.Join(mc.root, filepath.FromSlash(dir), "lib")
+			if err := os.MkdirAll(lib, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(mc.root, filepath.FromSlash(dir), "package.json"), []byte(`{"name": "typescript", "version": "5.9.2"}`), 0o644)
+			os.WriteFile(filepath.Join(lib, "tsserver.js"), []byte("require('fs').writeFileSync("+strconv.Quote(marker)+", 'ran');\n"), 0o644)
+			m := newManager(t, mc.root, nil, nil, ts)
+			mc.checkGoldens(t, m)
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("the workspace's %s/lib/tsserver.js ran", dir)
+			}
+		})
+	}
+}
+
+// TestTypeScriptPinnedBesideTheServer: the TypeScript the graph names is
+// the one installed with the language server; a configured one is kept;
+// a server installed without one is not started.
+func TestTypeScriptPinnedBesideTheServer(t *testing.T) {
+	root := t.TempDir()
+	bin := filepath.Join(root, "lib", "node_modules", "typescript-language-server", "lib", "cli.mjs")
+	tsserver := filepath.Join(root, "lib", "node_modules", "typescript", "lib", "tsserver.js")
+	for _, f := range []string{bin, tsserver} {
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		os.WriteFile(f, nil, 0o755)
+	}
+	link := filepath.Join(root, "bin", "typescript-language-server")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := pinTypeScript(link, map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.EvalSymlinks(tsserver)
+	if ts := opts["tsserver"].(map[string]any); ts["path"] != want || ts["useSyntaxServer"] != "never" {
+		t.Errorf("pinned options = %v, want path %s", opts, want)
+	}
+	mine := map[string]any{"tsserver": map[string]any{"path": "/opt/ts/lib/tsserver.js"}}
+	if opts, err := pinTypeScript(link, mine); err != nil || opts["tsserver"].(map[string]any)["path"] != "/opt/ts/lib/tsserver.js" {
+		t.Errorf("a configured path: %v, %v", opts, err)
+	}
+	os.Remove(tsserver)
+	if _, err := pinTypeScript(link, nil); err == nil || !strings.Contains(err.Error(), "the workspace's own is not run") {
+		t.Errorf("without TypeScript beside the server: %v", err)
 	}
 }

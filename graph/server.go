@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,6 +93,11 @@ func startServer(ctx context.Context, cfg ServerSpec, root string, hideEnv []str
 	prog, err := lookCommand(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if filepath.Base(cfg.Command[0]) == "typescript-language-server" {
+		if cfg.InitializationOptions, err = pinTypeScript(prog, cfg.InitializationOptions); err != nil {
+			return nil, fmt.Errorf("starting %s: %w", cfg.Name, err)
+		}
 	}
 	s := &server{
 		name:       cfg.Name,
