@@ -124,8 +124,17 @@ text Not readable.
 // without the model.
 func TestSlashCommands(t *testing.T) {
 	root := workspace(t, "text unused\n")
-	ed := &editor{}
+	// The commands are announced after session/new answers, on their
+	// own time.
+	announced := make(chan struct{})
+	var once sync.Once
+	ed := &editor{onUpdate: func(u acpsdk.SessionUpdate) {
+		if u.AvailableCommandsUpdate != nil {
+			once.Do(func() { close(announced) })
+		}
+	}}
 	conn, id := newSession(t, ed, root)
+	<-announced
 	if r := prompt(t, conn, id, "/help"); r.StopReason != acpsdk.StopReasonEndTurn {
 		t.Fatalf("stopReason = %q", r.StopReason)
 	}
