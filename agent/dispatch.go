@@ -201,6 +201,16 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		req.AlwaysAsk = req.AlwaysAsk || len(req.Control) > 0
 		call.declared = req.Paths
 	}
+	if fr, ok := tool.(tools.FileReader); ok && t.a.Env.ReadRules != nil {
+		// The rules about reading judge the files the call reads, and
+		// where their links lead, whatever the tool.
+		paths, err := fr.ReadPaths(args)
+		if err != nil {
+			return tools.Errorf("%v", err)
+		}
+		req.Reads = t.a.Env.ReadSpellings(paths)
+		call.reads = req.Reads
+	}
 	if t.a.Gate != nil {
 		v := t.a.Gate.Check(ctx, req)
 		if !v.Allowed {
