@@ -55,9 +55,28 @@ type readRule struct {
 	rule *Rule
 	// base is the specifier of a rule without a slash, matched against a
 	// path's base name (or the whole path); segs is that of any other.
-	base string
-	segs []string
+	base segment
+	segs []segment
 	abs  bool
+}
+
+// A segment is one slash-separated part of a specifier: a pattern of
+// path.Match, or a literal name compared as it is, which is faster.
+type segment struct {
+	pat string
+	lit bool
+}
+
+func newSegment(pat string) segment {
+	return segment{pat: pat, lit: !strings.ContainsAny(pat, `*?[\`)}
+}
+
+func (s segment) match(name string) bool {
+	if s.lit {
+		return s.pat == name
+	}
+	ok, _ := path.Match(s.pat, name)
+	return ok
 }
 
 // compileReadRule compiles r, an absolute specifier made relative to the
@@ -72,9 +91,11 @@ func compileReadRule(r *Rule, roots ...string) readRule {
 	spec = strings.ToLower(path.Clean(strings.ReplaceAll(spec, "\\", "/")))
 	rr := readRule{rule: r, abs: isAbsPath(spec)}
 	if strings.Contains(spec, "/") {
-		rr.segs = strings.Split(spec, "/")
+		for _, s := range strings.Split(spec, "/") {
+			rr.segs = append(rr.segs, newSegment(s))
+		}
 	} else {
-		rr.base = spec
+		rr.base = newSegment(spec)
 	}
 	return rr
 }
@@ -101,8 +122,7 @@ func (rr readRule) match(p string) bool {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 && i < len(p)-1 {
 			base = p[i+1:]
 		}
-		ok, _ := path.Match(rr.base, base)
-		return ok || rr.base == p
+		return rr.base.match(base) || rr.base.pat == p
 	}
 	if abs != rr.abs || !abs && (p == ".." || strings.HasPrefix(p, "../")) {
 		return false
@@ -112,9 +132,9 @@ func (rr readRule) match(p string) bool {
 
 // globMatchPath is globMatch over the slash-separated segments of p,
 // without splitting it; end marks that no segment is left.
-func globMatchPath(pat []string, p string, end bool) bool {
+func globMatchPath(pat []segment, p string, end bool) bool {
 	for len(pat) > 0 {
-		if pat[0] == "**" {
+		if pat[0].pat == "**" {
 			for {
 				if globMatchPath(pat[1:], p, end) {
 					return true
@@ -134,7 +154,7 @@ func globMatchPath(pat []string, p string, end bool) bool {
 			return false
 		}
 		seg, rest, more := strings.Cut(p, "/")
-		if ok, _ := path.Match(pat[0], seg); !ok {
+		if !pat[0].match(seg) {
 			return false
 		}
 		pat, p, end = pat[1:], rest, !more

@@ -190,3 +190,20 @@ func TestReadAskedThroughTheGate(t *testing.T) {
 		t.Errorf("asked %d times", ap.n)
 	}
 }
+
+// BenchmarkReadRulesJudge is the cost a walk pays per entry for two rules
+// about reading: one with a ** in the middle, one anchored.
+//
+//	go test ./tools/permission -run '^$' -bench ReadRulesJudge
+func BenchmarkReadRulesJudge(b *testing.B) {
+	p, _ := NewPolicy("ask", nil, nil, []string{"Read(pkg*/**/secret.key)", "Read(private/**)"})
+	p.Root = "/work/proj"
+	rs := p.ReadRules()
+	paths := []string{"/work/proj/pkg01/sub02/file03.go", "/work/proj/pkg01/sub02/secret.key", "/work/proj/cmd/main.go", "/work/proj/private/a"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		rs.Judge(paths[i%len(paths)])
+		i++
+	}
+}
