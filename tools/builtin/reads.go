@@ -32,6 +32,7 @@ var (
 	_ tools.FileReader = moveFile{}
 	_ tools.FileReader = applyPatch{}
 	_ tools.FileReader = projectGraph{}
+	_ tools.FileReader = renameSymbol{}
 	_ tools.FileReader = bash{}
 )
 
@@ -73,6 +74,11 @@ func (projectGraph) ReadPaths(raw json.RawMessage) ([]string, error) {
 		return nil, err // a question about a symbol names no file
 	}
 	return p, nil
+}
+
+// A rename reads the name at its position, and may say it back.
+func (renameSymbol) ReadPaths(raw json.RawMessage) ([]string, error) {
+	return readArg(raw, func(a *renameSymbolArgs) string { return a.Path })
 }
 
 // ReadPaths lists every file a section reads: what it modifies or

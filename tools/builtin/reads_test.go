@@ -169,6 +169,7 @@ func TestReadPaths(t *testing.T) {
 		{"move_file", `{"source": "a.go", "destination": "b.go"}`, []string{"a.go"}},
 		{"project_graph", `{"action": "find_symbol", "symbol": "X"}`, nil},
 		{"project_graph", `{"action": "diagnostics", "path": "a.go"}`, []string{"a.go"}},
+		{"rename_symbol", `{"path": "a.go", "line": 1, "column": 1, "new_name": "B"}`, []string{"a.go"}},
 		{"bash", `{"command": "cat private/a < in.txt | tee out.txt"}`, []string{"private/a", "<", "in.txt", "out.txt"}},
 		{"apply_patch", `{"patch": "--- a/m.go\n+++ b/m.go\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.go\n@@ -0,0 +1 @@\n+n\n--- a/gone.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-g\n"}`, []string{"m.go", "gone.go"}},
 		{"apply_patch", `{"patch": "diff --git a/from.go b/to.go\nrename from from.go\nrename to to.go\n"}`, []string{"from.go"}},
