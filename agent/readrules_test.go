@@ -3,6 +3,7 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,5 +162,32 @@ func TestNestedMemoryUnderReadRules(t *testing.T) {
 	}
 	if system := s.Messages()[0].Content; !strings.Contains(system, "ROOT") {
 		t.Errorf("the root's memory is missing")
+	}
+}
+
+// TestNoDiagnosticsOfCoveredFiles: the diagnostics after an edit quote
+// the file, so a file a rule about reading covers is not verified.
+func TestNoDiagnosticsOfCoveredFiles(t *testing.T) {
+	changer := &changeTool{}
+	h := newHarness(t, []provider.Response{
+		calls(tc("1", "change", `{"path":"/w/private.go"}`)),
+		calls(tc("2", "change", `{"path":"/w/a.go"}`)),
+		answer("done"),
+	}, changer)
+	fake := &fakeGraph{}
+	h.a.Env.Graph = fake
+	h.a.VerifyAfterEdit = true
+	p, _ := permission.NewPolicy("ask", nil, nil, []string{"Read(/w/private.go)"})
+	p.Root = h.a.Env.Root
+	h.a.Env.ReadRules = p.ReadRules()
+	s, err := h.a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.a.Run(t.Context(), s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"/w/a.go"}}; !slices.EqualFunc(fake.verified, want, slices.Equal) {
+		t.Errorf("verified %v, want %v", fake.verified, want)
 	}
 }
