@@ -143,16 +143,7 @@ func TestNestedMemoryUnderReadRules(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "REASONIX.md"), []byte("MORE ROOT"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := permission.NewPolicy("ask", nil, []string{"Read(drafts/**)", "Read(REASONIX.md)"}, []string{"Read(secret/**)"})
-	p.Root = root
-	h.a.Env.ReadRules = p.ReadRules()
-	s, err := h.a.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.a.Run(t.Context(), s, "go"); err != nil {
-		t.Fatal(err)
-	}
+	s := runUnderReadRules(t, h, []string{"Read(drafts/**)", "Read(REASONIX.md)"}, []string{"Read(secret/**)"})
 	for _, m := range s.Messages() {
 		for _, leak := range []string{"SECRET RULES", "DRAFT RULES", "MORE ROOT"} {
 			if strings.Contains(m.Content, leak) {
@@ -177,7 +168,20 @@ func TestNoDiagnosticsOfCoveredFiles(t *testing.T) {
 	fake := &fakeGraph{}
 	h.a.Env.Graph = fake
 	h.a.VerifyAfterEdit = true
-	p, _ := permission.NewPolicy("ask", nil, nil, []string{"Read(/w/private.go)"})
+	runUnderReadRules(t, h, nil, []string{"Read(/w/private.go)"})
+	if want := [][]string{{"/w/a.go"}}; !slices.EqualFunc(fake.verified, want, slices.Equal) {
+		t.Errorf("verified %v, want %v", fake.verified, want)
+	}
+}
+
+// runUnderReadRules gives h's agent the rules about reading among ask
+// and deny, and runs one turn of a new session.
+func runUnderReadRules(t *testing.T, h *harness, ask, deny []string) *Session {
+	t.Helper()
+	p, err := permission.NewPolicy("ask", nil, ask, deny)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p.Root = h.a.Env.Root
 	h.a.Env.ReadRules = p.ReadRules()
 	s, err := h.a.NewSession()
@@ -187,7 +191,5 @@ func TestNoDiagnosticsOfCoveredFiles(t *testing.T) {
 	if _, err := h.a.Run(t.Context(), s, "go"); err != nil {
 		t.Fatal(err)
 	}
-	if want := [][]string{{"/w/a.go"}}; !slices.EqualFunc(fake.verified, want, slices.Equal) {
-		t.Errorf("verified %v, want %v", fake.verified, want)
-	}
+	return s
 }
