@@ -24,7 +24,8 @@ import (
 //     ReadRules, so that what a rule covers is left out of their results.
 //
 // A Read rule without a path (`Read`, `Read(*)`) is about the read tools
-// themselves, and is not one of these: it would make every path read.
+// themselves, and is not one of these: it would cover every word of every
+// shell command, and every move.
 
 // isReadRule reports whether r is a rule about reading paths.
 func isReadRule(r Rule) bool {
