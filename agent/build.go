@@ -383,6 +383,11 @@ func newGate(cfg *config.Config, opts Options, env *tools.Env, fsys tools.FS) (*
 		env.Control.Accept(projectFile)
 		return err
 	}
+	if rules := gate.ReadRules(); rules != nil {
+		// Walks, listings and confined reads keep to the rules about
+		// reading too.
+		env.ReadRules = rules
+	}
 	env.FS = &writeSeam{FS: fsys, env: env, policy: policy, gate: gate}
 	return gate, nil
 }

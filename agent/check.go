@@ -64,7 +64,9 @@ func (t *turn) checkEdits(ctx context.Context) []tools.Diagnostic {
 	var paths, basePaths []string
 	before, after := map[string]string{}, map[string]string{}
 	for _, c := range t.changes() {
-		if c.Status == FileDeleted || !d.Checks(c.Abs) || (c.BeforeExisted && !c.BeforeKnown) {
+		if c.Status == FileDeleted || !d.Checks(c.Abs) || (c.BeforeExisted && !c.BeforeKnown) || a.Env.CheckReadUnasked(c.Abs) != nil {
+			// A diagnostic quotes the file: not of one the model may
+			// not read unasked.
 			continue
 		}
 		if len(paths) == maxCheckFiles {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -201,6 +202,16 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		req.AlwaysAsk = req.AlwaysAsk || len(req.Control) > 0
 		call.declared = req.Paths
 	}
+	if fr, ok := tool.(tools.FileReader); ok && t.a.Env.ReadRules != nil {
+		// The rules about reading judge the files the call reads, and
+		// where their links lead, whatever the tool.
+		paths, err := fr.ReadPaths(args)
+		if err != nil {
+			return tools.Errorf("%v", err)
+		}
+		req.Reads = t.a.Env.ReadSpellings(paths)
+		call.reads = req.Reads
+	}
 	if t.a.Gate != nil {
 		v := t.a.Gate.Check(ctx, req)
 		if !v.Allowed {
@@ -263,16 +274,22 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 			_, exists, _ := readView(t.a.Env.FS, p)
 			t.fileChanged(p, SourceTool, exists)
 		}
-		if !res.IsError && t.a.VerifyAfterEdit && t.a.Env.Graph != nil {
+		if paths := unasked(t.a.Env, res.Changed); !res.IsError && t.a.VerifyAfterEdit && t.a.Env.Graph != nil && len(paths) > 0 {
 			// Show the model the breakage its edit caused while the edit is
 			// fresh, rather than at the next build.
-			res.Content += t.a.Env.Graph.Verify(ctx, res.Changed)
+			res.Content += t.a.Env.Graph.Verify(ctx, paths)
 		}
 	}
 	if !res.IsError {
 		res.Content += t.nestedMemoryFor(tool, args, res.Changed)
 	}
 	return res
+}
+
+// unasked returns the paths the model may read with no one asked: a
+// diagnostic of a file quotes it.
+func unasked(env *tools.Env, paths []string) []string {
+	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return env.CheckReadUnasked(env.Abs(p)) != nil })
 }
 
 // outputFile is where call c may save a whole output it cut: a file

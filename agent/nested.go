@@ -70,18 +70,20 @@ func (t *turn) nestedMemoryFor(tool tools.Tool, args json.RawMessage, changed []
 // file, or one with the same text), is missing or empty, or may not be
 // read.
 func (m *nestedMemory) read(env *tools.Env, path string) (string, bool) {
+	// No one asks for a memory file: one a rule about reading asks
+	// about is not read either.
 	check := func(real string) error {
 		if !within(env.Root, real) {
 			return errOutsideWorkspace
 		}
-		return env.CheckRead(real)
+		return env.CheckReadUnasked(real)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.seeded {
 		m.seeded = true
 		for _, name := range MemoryFiles {
-			m.seen.read(filepath.Join(env.Root, name), env.CheckRead)
+			m.seen.read(filepath.Join(env.Root, name), env.CheckReadUnasked)
 		}
 	}
 	if m.tried[path] {
@@ -90,7 +92,7 @@ func (m *nestedMemory) read(env *tools.Env, path string) (string, bool) {
 	data, held, err := env.Held(path)
 	real := path
 	if held && err == nil {
-		err = env.CheckRead(path) // an editor's buffer of a forbidden file
+		err = env.CheckReadUnasked(path) // an editor's buffer of a forbidden file
 	} else if !held {
 		data, real, err = readMemory(path, check)
 	}

@@ -146,7 +146,7 @@ func (a *Agent) systemMessage() string {
 
 // systemText is systemMessage before redaction.
 func (a *Agent) systemText() string {
-	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root, a.Env.CheckRead)
+	system := BuildSystemPrompt(a.SystemPrompt, a.Env.Root, a.Env.CheckReadUnasked)
 	if a.Tools == nil {
 		return system
 	}

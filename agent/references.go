@@ -224,10 +224,17 @@ func (a *Agent) pathReference(ref string, typed bool) (block, key, notice string
 		return notAttached("it is outside the workspace") // only the workspace is attached
 	}
 	shown := env.Rel(abs)
-	if err := env.CheckRead(abs); err != nil {
-		// Secrets stay secret: the reference is named, not read.
-		why := readRefusal(err)
-		return fmt.Sprintf("<file path=%q>(not attached: %s)</file>", shown, why), abs, fmt.Sprintf("@%s not attached: %s", ref, why)
+	check := env.CheckRead
+	if !typed {
+		// A command's or a skill's text: no one asked for this file.
+		check = env.CheckReadUnasked
+	}
+	for _, p := range env.ReadSpellings([]string{abs}) {
+		if err := check(p); err != nil {
+			// Secrets stay secret: the reference is named, not read.
+			why := readRefusal(err)
+			return fmt.Sprintf("<file path=%q>(not attached: %s)</file>", shown, why), abs, fmt.Sprintf("@%s not attached: %s", ref, why)
+		}
 	}
 	fi, err := env.FS.Stat(abs)
 	switch {
@@ -296,12 +303,17 @@ func pathLike(ref string) bool {
 }
 
 // listing lists a directory one level deep, directories first, as the
-// read tools see it.
+// read tools see it: what the rules about reading cover is left out and
+// counted.
 func listing(env *tools.Env, dir string) string {
-	_, entries, err := env.ListDir(dir)
+	real, all, err := env.ListDir(dir)
 	if err != nil {
 		return fmt.Sprintf("(not listed: %s)\n", readRefusal(err))
 	}
+	withheld := env.Withhold(dir)
+	entries := slices.DeleteFunc(all, func(e fs.DirEntry) bool {
+		return withheld.Leave(filepath.Join(real, e.Name()), e.IsDir())
+	})
 	slices.SortStableFunc(entries, func(x, y fs.DirEntry) int {
 		switch {
 		case x.IsDir() == y.IsDir():
@@ -328,22 +340,26 @@ func listing(env *tools.Env, dir string) string {
 		}
 		b.WriteString(name + "\n")
 	}
+	b.WriteString(withheld.Note())
 	return b.String()
 }
 
-// refused reports whether err is the guard refusing a read.
+// refusals are the errors of a read the guard or the permission rules
+// refuse.
+var refusals = []error{sandbox.ErrForbidden, sandbox.ErrProcessFiles, tools.ErrReadDenied, tools.ErrReadAsked}
+
+// refused reports whether err is the guard or a rule refusing a read.
 func refused(err error) bool {
-	return errors.Is(err, sandbox.ErrForbidden) || errors.Is(err, sandbox.ErrProcessFiles)
+	return slices.ContainsFunc(refusals, func(r error) bool { return errors.Is(err, r) })
 }
 
-// readRefusal words why a path was not read: the guard's reason without
-// the path, or the error.
+// readRefusal words why a path was not read: the guard's or the rules'
+// reason without the path, or the error.
 func readRefusal(err error) string {
-	switch {
-	case errors.Is(err, sandbox.ErrForbidden):
-		return sandbox.ErrForbidden.Error()
-	case errors.Is(err, sandbox.ErrProcessFiles):
-		return sandbox.ErrProcessFiles.Error()
+	for _, r := range refusals {
+		if errors.Is(err, r) {
+			return r.Error()
+		}
 	}
 	return err.Error()
 }

@@ -244,8 +244,9 @@ func (f *fakeApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 }
 
 // sneakyWriter is a file-changing tool that declares nothing: it writes
-// whatever its arguments say through the FS, as a language server's
-// rename does. Only the write seam sees its paths.
+// (Paths) and renames (From to To) whatever its arguments say through the
+// FS, as a language server's rename does. Only the write seam sees its
+// paths.
 type sneakyWriter struct{}
 
 func (sneakyWriter) Name() string            { return "sneaky_write" }
@@ -253,11 +254,17 @@ func (sneakyWriter) Description() string     { return "writes" }
 func (sneakyWriter) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
 func (sneakyWriter) ReadOnly() bool          { return false }
 func (sneakyWriter) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (tools.Result, error) {
-	var args struct{ Paths []string }
+	var args struct {
+		Paths    []string
+		From, To string
+	}
 	json.Unmarshal(raw, &args)
 	var changes []tools.Change
 	for _, p := range args.Paths {
 		changes = append(changes, tools.Change{Kind: tools.Write, Path: env.Abs(p), Content: []byte("sneaked")})
+	}
+	if args.From != "" {
+		changes = append(changes, tools.Change{Kind: tools.Rename, Path: env.Abs(args.From), NewPath: env.Abs(args.To)})
 	}
 	if err := env.FS.Apply(ctx, changes); err != nil {
 		return tools.Errorf("%v", err), nil

@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/sandbox"
+	"github.com/reasonix/reasonix/tools/walk"
 )
 
 // Every change a tool makes to a file goes through Env.FS.Apply. Build
@@ -32,6 +34,9 @@ type writeCall struct {
 	// approved holds the spellings of the control files the user approved
 	// this call to change.
 	approved []string
+	// reads holds the spellings of the paths the call declared it reads
+	// (tools.FileReader), which the gate judged before it ran.
+	reads []string
 	// turn keeps the text each file had before the turn changed it; nil
 	// outside a turn.
 	turn *turn
@@ -89,6 +94,11 @@ func (s *writeSeam) Apply(ctx context.Context, changes []tools.Change) error {
 				return fmt.Errorf("%w: %s: %s", tools.ErrNotPermitted, s.env.Rel(p), err)
 			}
 		}
+		if c.Kind == tools.Rename {
+			if err := s.judgeMove(ctx, call, c.Path); err != nil {
+				return fmt.Errorf("%w: %s: %s", tools.ErrNotPermitted, s.env.Rel(c.Path), err)
+			}
+		}
 	}
 	if call.turn != nil {
 		// The turn keeps what a file held before its first change, for
@@ -133,6 +143,79 @@ func (s *writeSeam) judge(ctx context.Context, call *writeCall, path string) err
 	case d == permission.Ask && rule != nil && rule.HasSpec && !coveredBy(spelt, call.declared) && s.gate != nil:
 		// A path rule asks about a file the call did not name when the
 		// gate judged it: ask now, naming the file.
+		r.Args, _ = json.Marshal(map[string]string{"path": s.env.Rel(path)})
+		if v := s.gate.Check(ctx, r); !v.Allowed {
+			return fmt.Errorf("%s", v.Reason)
+		}
+	}
+	return nil
+}
+
+// judgeMove decides the source of a rename by the rules about reading:
+// the content it carries to a new name, which no rule may cover, must be
+// content the model may read. A directory carries everything below it.
+func (s *writeSeam) judgeMove(ctx context.Context, call *writeCall, src string) error {
+	if s.env.ReadRules == nil {
+		return nil
+	}
+	if err := s.judgeRead(ctx, call, src); err != nil {
+		return err
+	}
+	if fi, err := s.FS.Stat(src); err != nil || !fi.IsDir() {
+		return nil
+	}
+	// The first path below the directory a rule denies, else the first
+	// one a rule asks about.
+	var mu sync.Mutex // guards denied and asked
+	var denied, asked string
+	note := func(p string, isDir bool) bool {
+		rule, deny := s.env.ReadRules.ReadRule(p)
+		if rule == "" {
+			return false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case deny && denied == "":
+			denied = p
+		case !deny && asked == "":
+			asked = p
+		}
+		return true
+	}
+	opts := walk.Options{NoIgnore: true, Skip: s.env.SkipForbidden(), Withhold: note}
+	if err := walk.Walk(ctx, src, opts, func(walk.Entry) error { return nil }); err != nil {
+		return fmt.Errorf("cannot tell what it holds: %w", err)
+	}
+	for _, p := range []string{denied, asked} {
+		if p == "" {
+			continue
+		}
+		if err := s.judgeRead(ctx, call, p); err != nil {
+			return fmt.Errorf("it holds %s: %w", s.env.Rel(p), err)
+		}
+	}
+	return nil
+}
+
+// judgeRead decides reading path by the rules about reading: a rule that
+// denies refuses; one that asks asks, naming the path, unless the gate
+// judged it as a path the call declared it reads.
+func (s *writeSeam) judgeRead(ctx context.Context, call *writeCall, path string) error {
+	spelt := s.env.ReadSpellings([]string{path})
+	asks := false
+	for _, p := range spelt {
+		rule, deny := s.env.ReadRules.ReadRule(p)
+		if deny {
+			return fmt.Errorf("denied by the rule %q", rule)
+		}
+		asks = asks || rule != ""
+	}
+	if asks && !coveredBy(spelt, call.reads) {
+		if s.gate == nil {
+			return tools.ErrReadAsked
+		}
+		r := permission.Request{SessionID: call.session, Tool: call.tool, Reads: spelt}
 		r.Args, _ = json.Marshal(map[string]string{"path": s.env.Rel(path)})
 		if v := s.gate.Check(ctx, r); !v.Allowed {
 			return fmt.Errorf("%s", v.Reason)

@@ -22,6 +22,7 @@ func (m *Manager) Query(ctx context.Context, q tools.GraphQuery) (string, error)
 		m.FilesChanged(q.Changed)
 	}
 	src := m.source()
+	src.withhold = q.Withhold
 	switch q.Action {
 	case "find_symbol":
 		return m.findSymbol(ctx, src, q)
@@ -88,7 +89,10 @@ func (m *Manager) findSymbol(ctx context.Context, src *source, q tools.GraphQuer
 // symbolPlace describes a symbol at its name.
 func (m *Manager) symbolPlace(src *source, sym *symbol) place {
 	p := m.place(src, sym.srv.enc, sym.path, sym.namePosition(src))
-	p.Name, p.Kind, p.Container = sym.name, kindName(sym.kind), sym.container
+	p.Kind = kindName(sym.kind)
+	if !p.Withheld {
+		p.Name, p.Container = sym.name, sym.container
+	}
 	return p
 }
 

@@ -27,12 +27,19 @@ type place struct {
 	Kind      string `json:"kind,omitempty"`
 	Container string `json:"container,omitempty"`
 	Snippet   string `json:"snippet,omitempty"`
+	// Withheld marks a place in a file a permission rule about reading
+	// covers: only its file and position are given.
+	Withheld bool `json:"withheld,omitempty"`
 }
 
 // place converts a server location to a place, reading the file for its
 // columns and snippet.
 func (m *Manager) place(src *source, enc wire.Encoding, path string, pos protocol.Position) place {
 	p := place{Path: m.rel(path), Line: int(pos.Line) + 1, Column: int(pos.Character) + 1}
+	if src.withheld(path) {
+		p.Withheld = true
+		return p
+	}
 	if t := src.text(path); t != nil {
 		p.Line, p.Column = fromServer(t, pos, enc)
 		p.Snippet = snippet(t.Line(int(pos.Line)))

@@ -45,6 +45,9 @@ type document struct {
 type source struct {
 	fs      tools.FS
 	overlay map[string]string // absolute path → text of the editor's documents; read-only
+	// withhold reports the files whose text stays out of an answer
+	// (tools.GraphQuery.Withhold); nil withholds nothing. Read-only.
+	withhold func(path string) bool
 
 	mu    sync.Mutex            // guards cache
 	cache map[string]*wire.Text // texts read so far, for positions and snippets
@@ -58,6 +61,12 @@ func newSource(fsys tools.FS, docs tools.DocumentSource) *source {
 		}
 	}
 	return src
+}
+
+// withheld reports whether the text of the file at path stays out of the
+// answer.
+func (src *source) withheld(path string) bool {
+	return src.withhold != nil && src.withhold(path)
 }
 
 // read returns a file's current text.

@@ -1,7 +1,10 @@
 package graph
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -171,5 +174,35 @@ func TestServerMessages(t *testing.T) {
 	}
 	if got := oneLine("calc.go:10:6: renaming this func\ncalc.go:13:6:\tconflicts with func in same block\n"); got != "calc.go:10:6: renaming this func; calc.go:13:6: conflicts with func in same block" {
 		t.Errorf("oneLine = %q", got)
+	}
+}
+
+// TestWithheldPlaces: a place in a file the query withholds keeps its
+// file and position, and loses its snippet and its symbol's name; others
+// keep theirs.
+func TestWithheldPlaces(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{"open.go": "package p\n\nfunc Open() {}\n", "private.go": "package p\n\nfunc SecretPlan() {}\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := &Manager{root: root, realRoot: root}
+	src := newSource(tools.DiskFS{}, nil)
+	src.withhold = func(p string) bool { return filepath.Base(p) == "private.go" }
+	pos := protocol.Position{Line: 2, Character: 5}
+	open := m.place(src, wire.UTF16, filepath.Join(root, "open.go"), pos)
+	if open.Withheld || open.Snippet != "func Open() {}" {
+		t.Errorf("open.go: %+v", open)
+	}
+	sym := &symbol{name: "SecretPlan", container: "p", kind: protocol.SymbolKindFunction, path: filepath.Join(root, "private.go")}
+	sym.srv = &server{enc: wire.UTF16}
+	priv := m.symbolPlace(src, sym)
+	if !priv.Withheld || priv.Path != "private.go" || priv.Snippet != "" || priv.Name != "" || priv.Container != "" || priv.Kind != "function" {
+		t.Errorf("private.go: %+v", priv)
+	}
+	out, err := encode(priv)
+	if err != nil || strings.Contains(out, "SecretPlan") || !strings.Contains(out, `"withheld":true`) {
+		t.Errorf("encoded %s, %v", out, err)
 	}
 }

@@ -121,6 +121,9 @@ func (m *Manager) diagnostics(ctx context.Context, src *source, q tools.GraphQue
 			continue
 		}
 		d := diag{place: m.place(src, f.enc, f.path, f.d.Range.Start), Severity: severityName(f.d.Severity), Code: code(f.d), Message: message(f.d)}
+		if d.Withheld {
+			d.Code, d.Message = "", "(withheld: the permission rules deny reading this file, or ask first)"
+		}
 		d.Source, _ = f.d.Source.Get()
 		res.Diagnostics = append(res.Diagnostics, d)
 	}

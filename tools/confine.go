@@ -80,6 +80,10 @@ func Regular(f *os.File) error {
 // than held whole: a change to it is a job for a stream editor.
 func (e *Env) ReadConfined(abs string) ([]byte, error) {
 	if data, held, err := e.Held(abs); held {
+		if err == nil {
+			// An editor's buffer of a file no tool may read.
+			err = e.CheckRead(abs)
+		}
 		return data, err
 	}
 	data, err := e.ReadDisk(abs, nil, MaxEditBytes)

@@ -21,6 +21,10 @@ type Env struct {
 	FS   FS
 	// Guard confines reads and writes; nil allows everything.
 	Guard Guard
+	// ReadRules are the permission rules about reading paths, for the
+	// reads and walks that no call names (see readrules.go); nil when
+	// there are none.
+	ReadRules ReadRules
 	// BashTimeout is the default and maximum timeout of a shell command;
 	// zero means no tool-local cap.
 	BashTimeout time.Duration
@@ -126,12 +130,15 @@ func (e *Env) ReadPath(p string) (string, error) {
 	return abs, nil
 }
 
-// CheckRead checks that path may be read; without a guard, anything may.
+// CheckRead checks that path may be read: the guard allows it, and no
+// permission rule denies reading it. Without either, anything may be.
 func (e *Env) CheckRead(path string) error {
-	if e.Guard == nil {
-		return nil
+	if e.Guard != nil {
+		if err := e.Guard.CheckRead(path); err != nil {
+			return err
+		}
 	}
-	return e.Guard.CheckRead(path)
+	return e.checkReadRule(path, false)
 }
 
 // SkipForbidden returns the skip function (walk.Options.Skip) that keeps

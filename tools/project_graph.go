@@ -43,6 +43,11 @@ type GraphQuery struct {
 	// Changed lists the files changed this turn, for diagnostics with no
 	// path.
 	Changed []string
+	// Withhold, when set, reports whether the text of the file at path
+	// (absolute) must stay out of the answer: a permission rule about
+	// reading covers it. Its places keep their file and position, and
+	// lose their snippet, name and message.
+	Withhold func(path string) bool
 }
 
 // OpenDocument is a document whose text differs from the disk or is being

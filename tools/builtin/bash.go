@@ -330,18 +330,45 @@ func shellCommand(shell, command string) *exec.Cmd {
 	return fallbackShell(command)
 }
 
+// ReadPaths lists the words of the command that may name files it reads
+// (permission.CommandPaths): the permission rules about reading refuse,
+// or ask about, a command that plainly names a file they cover (`cat
+// private/x`, `< private/x`, `cp private/x y`). What a command reads by a
+// name it builds at run time, or by walking a directory (`grep -r x .`),
+// is not seen.
+func (bash) ReadPaths(raw json.RawMessage) ([]string, error) {
+	var args bashArgs
+	if err := tools.DecodeArgs(raw, &args); err != nil {
+		return nil, err
+	}
+	home, _ := os.UserHomeDir()
+	return permission.CommandPaths(args.Command, home), nil
+}
+
 // refuseForbiddenReads refuses a command that plainly names a file under
-// forbid_read (`cat ~/.ssh/id_rsa`), before it runs. The shell jail
-// enforces this for everything a command reads on Linux; this check also
-// holds where there is no jail, and tells the model why at once.
+// forbid_read (`cat ~/.ssh/id_rsa`), or one a permission rule denies
+// reading, before it runs. The shell jail enforces forbid_read for
+// everything a command reads on Linux; this check also holds where there
+// is no jail, and tells the model why at once. (The gate refuses a
+// command naming a file a rule denies before it gets here, judging
+// ReadPaths; this holds where there is no gate.)
 func refuseForbiddenReads(env *tools.Env, command string) (tools.Result, bool) {
-	if env.Guard == nil {
+	if env.Guard == nil && env.ReadRules == nil {
 		return tools.Result{}, false
 	}
 	home, _ := os.UserHomeDir()
 	for _, p := range permission.CommandPaths(command, home) {
-		if err := env.Guard.CheckRead(env.Abs(p)); err != nil {
-			return tools.Errorf("the command was not run: it reads %s, which [sandbox] forbid_read protects", p), true
+		// The rules judge where a link leads too; the guard resolves
+		// links itself.
+		for _, s := range env.ReadSpellings([]string{p}) {
+			err := env.CheckRead(s)
+			switch {
+			case err == nil:
+			case errors.Is(err, tools.ErrReadDenied):
+				return tools.Errorf("the command was not run: %v", err), true
+			default:
+				return tools.Errorf("the command was not run: it reads %s, which [sandbox] forbid_read protects", p), true
+			}
 		}
 	}
 	return tools.Result{}, false

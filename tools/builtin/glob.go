@@ -92,7 +92,8 @@ func (globTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		mu    sync.Mutex // guards found
 		found []globMatch
 	)
-	opts := walk.Options{Ceiling: env.Root, Skip: env.SkipForbidden()}
+	withheld := env.Withhold(base)
+	opts := walk.Options{Ceiling: env.Root, Skip: env.SkipForbidden(), Withhold: withheld.Func()}
 	err = walk.Walk(ctx, start, opts, func(e walk.Entry) error {
 		if !g.Match(prefix + e.Rel()) {
 			return nil
@@ -112,7 +113,7 @@ func (globTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		}
 		return walkFailed(env, start, err), nil
 	}
-	return globReport(env, args, found), nil
+	return withNote(globReport(env, args, found), withheld.Note()), nil
 }
 
 type globMatch struct {

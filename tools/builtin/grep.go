@@ -113,15 +113,26 @@ func (grepTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		s.rootRel = env.Rel(abs)
 	}
 
+	withheld := env.Withhold(abs)
 	if !fi.IsDir() {
 		if !fi.Mode().IsRegular() {
 			return tools.Errorf("%s is not a regular file", args.Path), nil
 		}
 		// A file named explicitly is searched even if it is ignored.
 		s.explicit = true
-		s.searchFile(abs, func(buf []byte, limit int) ([]byte, error) { return env.ReadDisk(abs, buf, limit) })
+		var refused error
+		s.searchFile(abs, func(buf []byte, limit int) ([]byte, error) {
+			data, err := env.ReadDisk(abs, buf, limit)
+			if errors.Is(err, tools.ErrReadDenied) {
+				refused = err // through a link, to a file no tool may read
+			}
+			return data, err
+		})
+		if refused != nil {
+			return tools.Errorf("%v", refused), nil
+		}
 	} else {
-		opts := walk.Options{Ceiling: env.Root, Skip: env.SkipForbidden()}
+		opts := walk.Options{Ceiling: env.Root, Skip: env.SkipForbidden(), Withhold: withheld.Func()}
 		if err := walk.Walk(ctx, abs, opts, s.visit); err != nil {
 			if ctx.Err() != nil {
 				return tools.Result{}, err
@@ -129,7 +140,15 @@ func (grepTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 			return walkFailed(env, abs, err), nil
 		}
 	}
-	return s.res.report(env, args), nil
+	return withNote(s.res.report(env, args), withheld.Note()), nil
+}
+
+// withNote appends a note, such as what a walk withheld, to a result.
+func withNote(res tools.Result, note string) tools.Result {
+	if note != "" {
+		res.Content += "\n" + note
+	}
+	return res
 }
 
 // grepSearch is one grep call, shared by the walk's workers.

@@ -77,12 +77,10 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 	if err != nil {
 		return notFound(env, args.Path, err), nil
 	}
-	if len(ents) == 0 {
-		return tools.Result{Content: fmt.Sprintf("%s is empty.\n", shown), Summary: "empty"}, nil
-	}
 
 	skip := env.SkipForbidden()
 	ign := walk.LoadDir(real, walk.Options{Ceiling: env.Root, Skip: skip})
+	withheld := env.Withhold(abs)
 
 	list := make([]lsEntry, 0, len(ents))
 	for _, e := range ents {
@@ -93,6 +91,15 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 		path := filepath.Join(real, le.name)
 		forbidden := skip != nil && skip(path, le.dir)
 		if e.Type()&fs.ModeSymlink != 0 {
+			// A link is judged by where it leads, too.
+			if target, err := filepath.EvalSymlinks(path); err == nil && withheld.Leave(target, false) {
+				continue
+			}
+		}
+		if withheld.Leave(path, le.dir) {
+			continue
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
 			le.link, _ = os.Readlink(path)
 			// Classify a link by its target, as a shell's ls -F does.
 			if ti, err := env.FS.Stat(path); err == nil {
@@ -101,7 +108,7 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 				le.broken = true
 			}
 			// A link is judged by where it leads.
-			forbidden = env.CheckRead(path) != nil
+			forbidden = env.Guard != nil && env.Guard.CheckRead(path) != nil
 		}
 		switch {
 		case forbidden:
@@ -124,6 +131,12 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 		return cmp.Compare(a.name, b.name)
 	})
 
+	if len(list) == 0 {
+		if note := withheld.Note(); note != "" {
+			return tools.Result{Content: fmt.Sprintf("%s holds nothing the tools may list.\n%s", shown, note), Summary: "nothing listed"}, nil
+		}
+		return tools.Result{Content: fmt.Sprintf("%s is empty.\n", shown), Summary: "empty"}, nil
+	}
 	var b strings.Builder
 	if ign.Ignored() {
 		fmt.Fprintf(&b, "(%s is itself ignored by .gitignore: grep and glob search it only when given it as path.)\n", shown)
@@ -162,7 +175,7 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 		fmt.Fprintf(&b, "\n(%d more entries not shown. Use glob with a pattern to find specific files.)\n", rest)
 	}
 	summary := fmt.Sprintf("%d %s, %d %s", dirs, grepPlural(dirs, "directory", "directories"), files, grepPlural(files, "file", "files"))
-	return tools.Result{Content: b.String(), Summary: summary}, nil
+	return withNote(tools.Result{Content: b.String(), Summary: summary}, withheld.Note()), nil
 }
 
 // lsSize renders a byte count the way people read it.

@@ -67,6 +67,14 @@ func (projectGraph) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 		return tools.Errorf("the project graph is turned off ([graph] enabled = false); use grep and read_file instead"), nil
 	}
 	q := tools.GraphQuery{Action: args.Action, Symbol: args.Symbol, Line: args.Line, Column: args.Column, NewName: args.NewName, Changed: tools.ChangedIn(ctx)}
+	if rules := env.ReadRules; rules != nil {
+		// A place in a file a rule about reading covers keeps its
+		// position and loses its text: no one is asked about each.
+		q.Withhold = func(path string) bool {
+			rule, _ := rules.ReadRule(path)
+			return rule != ""
+		}
+	}
 	if args.Path != "" {
 		abs, err := env.ReadPath(args.Path)
 		if err != nil {

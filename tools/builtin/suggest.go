@@ -12,16 +12,20 @@ import (
 // quoted and comma-separated, or "".
 func similarNames(env *tools.Env, abs string) string {
 	dir, base := filepath.Dir(abs), filepath.Base(abs)
-	_, entries, err := env.ListDir(dir)
+	real, entries, err := env.ListDir(dir)
 	if err != nil {
 		return ""
 	}
+	withheld := env.Withhold(dir)
 	want := strings.ToLower(base)
 	stem := strings.TrimSuffix(want, filepath.Ext(want))
 	var hits []string
 	for _, e := range entries {
 		name := strings.ToLower(e.Name())
 		if name == want || strings.TrimSuffix(name, filepath.Ext(name)) == stem || editDistance(name, want, 2) <= 2 {
+			if withheld.Leave(filepath.Join(real, e.Name()), e.IsDir()) {
+				continue // its name is the rules' to withhold
+			}
 			hits = append(hits, `"`+env.Rel(filepath.Join(dir, e.Name()))+`"`)
 			if len(hits) == 3 {
 				break

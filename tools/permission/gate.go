@@ -22,6 +22,11 @@ type Request struct {
 	// links resolved): path rules are matched against them instead of
 	// the arguments. See Policy.Judge.
 	Paths []string
+	// Reads, when set, are the paths whose content the call reads or
+	// carries elsewhere (tools.FileReader), each in every spelling that
+	// names it: the deny and ask rules about reading are matched
+	// against them, whatever the tool. See read.go.
+	Reads []string
 	// Control names Reasonix's control files the call changes, for the
 	// user; such a call is also AlwaysAsk.
 	Control []string

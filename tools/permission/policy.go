@@ -53,16 +53,21 @@ func (p Policy) Decide(tool string, readOnly bool, args json.RawMessage) (Decisi
 // declares the paths it touches (Request.Paths) has path rules matched
 // against every one of those paths and not against its arguments: a deny
 // or ask rule matches when it matches any of them, an allow rule only
-// when it covers all of them.
+// when it covers all of them. The deny and ask rules about reading are
+// also matched against the paths the call reads (Request.Reads).
 func (p Policy) Judge(r Request) (Decision, *Rule) {
 	match := p.matcher(r)
+	reads := make([]string, len(r.Reads))
+	for i, s := range r.Reads {
+		reads[i] = p.inRoot(s)
+	}
 	for i, rule := range p.Deny {
-		if match(rule, true) {
+		if match(rule, true) || p.matchesRead(rule, reads) {
 			return Deny, &p.Deny[i]
 		}
 	}
 	for i, rule := range p.Ask {
-		if match(rule, true) {
+		if match(rule, true) || p.matchesRead(rule, reads) {
 			return Ask, &p.Ask[i]
 		}
 	}
@@ -92,7 +97,15 @@ func (p Policy) Judge(r Request) (Decision, *Rule) {
 func (p Policy) matcher(r Request) func(rule Rule, deny bool) bool {
 	if r.Paths == nil {
 		args := p.relativize(r.Args)
-		return func(rule Rule, deny bool) bool { return rule.matches(r.Tool, args, deny) }
+		return func(rule Rule, deny bool) bool {
+			if r.Tool != "bash" && rule.HasSpec && isAbsPath(rule.Spec) {
+				// The arguments are relativized: so is an absolute
+				// path specifier, `Read(/work/proj/a/**)` being
+				// `Read(a/**)` in the workspace /work/proj.
+				rule.Spec = p.inRoot(rule.Spec)
+			}
+			return rule.matches(r.Tool, args, deny)
+		}
 	}
 	paths := make([]string, len(r.Paths))
 	for i, s := range r.Paths {

@@ -59,6 +59,14 @@ type Options struct {
 	// concurrently. Callers use it to keep out of directories they may
 	// not read; since the paths are real, a lexical comparison is exact.
 	Skip func(path string, isDir bool) bool
+	// Withhold, when set, is asked about every entry that Skip and the
+	// ignore rules let through, with its real path, and about the root
+	// after Skip; true leaves the entry out as Skip does (a directory is
+	// then never read). Unlike Skip, it is not asked about the ignore
+	// files the walk reads for itself, nor about what the ignore rules
+	// leave out anyway: a caller that counts what it withholds counts
+	// only what the walk would have shown. It is called concurrently.
+	Withhold func(path string, isDir bool) bool
 	// Dirs reports directories (other than the root) to the visit
 	// function too, before their content. Returning SkipDir for one
 	// prunes it.
@@ -72,8 +80,9 @@ var SkipDir = fs.SkipDir
 // returns nil. Calls already under way on other workers still finish.
 var SkipAll = fs.SkipAll
 
-// ErrSkipped is wrapped by Walk's error when Options.Skip leaves out the
-// root itself; the error is an *fs.PathError holding the root's real path.
+// ErrSkipped is wrapped by Walk's error when Options.Skip or
+// Options.Withhold leaves out the root itself; the error is an
+// *fs.PathError holding the root's real path.
 var ErrSkipped = errors.New("left out of the walk")
 
 var errChanged = errors.New("the file changed while it was being opened")
@@ -129,7 +138,7 @@ func Walk(ctx context.Context, root string, opts Options, visit func(Entry) erro
 	if err != nil {
 		return err
 	}
-	if opts.Skip != nil && opts.Skip(real, true) {
+	if opts.Skip != nil && opts.Skip(real, true) || opts.Withhold != nil && opts.Withhold(real, true) {
 		d.release()
 		return &fs.PathError{Op: "open", Path: real, Err: ErrSkipped}
 	}
@@ -397,6 +406,9 @@ func (w *walker) readDir(d *dir, t task) (files []Entry, subdirs []task, err err
 			continue
 		}
 		if !w.opts.NoIgnore && r != nil && r.ignored(path, isDir) {
+			continue
+		}
+		if w.opts.Withhold != nil && w.opts.Withhold(path, isDir) {
 			continue
 		}
 		e := Entry{Path: path, Type: typ, relOff: len(w.shown), d: de, dir: d}

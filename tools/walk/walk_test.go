@@ -330,3 +330,54 @@ func TestReadAll(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkWithhold: Withhold is asked about what Skip and the ignore
+// rules let through, and only that, with real paths; a directory it
+// withholds is not read, and a withheld root fails the walk.
+func TestWalkWithhold(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		".gitignore":     "*.log\n",
+		"a.go":           "",
+		"a.log":          "",
+		"private/k":      "",
+		"private/sub/m":  "",
+		"private/x.log":  "",
+		"pkg/.gitignore": "",
+		"pkg/b.go":       "",
+		"pkg/c.pem":      "",
+	})
+	var mu sync.Mutex
+	var asked []string
+	opts := Options{
+		Skip: func(p string, _ bool) bool { return p == filepath.Join(root, "pkg", ".gitignore") },
+		Withhold: func(p string, isDir bool) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, p)
+			return p == filepath.Join(root, "private") && isDir || strings.HasSuffix(p, ".pem")
+		},
+	}
+	got := walkAll(t, root, opts)
+	if want := []string{".gitignore", "a.go", "pkg/b.go"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	slices.Sort(asked)
+	want := []string{root}
+	for _, p := range []string{".gitignore", "a.go", "pkg", "pkg/b.go", "pkg/c.pem", "private"} {
+		want = append(want, filepath.Join(root, p))
+	}
+	slices.Sort(want)
+	if !slices.Equal(asked, want) {
+		t.Errorf("Withhold was asked about %q, want %q", asked, want)
+	}
+
+	err := Walk(t.Context(), filepath.Join(root, "private"), opts, func(Entry) error {
+		t.Error("a withheld root was walked")
+		return nil
+	})
+	var pe *fs.PathError
+	if !errors.Is(err, ErrSkipped) || !errors.As(err, &pe) || pe.Path != filepath.Join(root, "private") {
+		t.Errorf("walking a withheld root: %v", err)
+	}
+}
