@@ -54,13 +54,14 @@ var gitDataCommands = map[string]bool{
 // a program some deny rule names stands in an argument that may run it,
 // or nil.
 func (p Policy) suspect(args json.RawMessage) *Rule {
-	named := map[string][]*Rule{}
+	named := map[string][]deniedBy{}
 	for i, r := range p.Deny {
 		if !r.covers("bash") || !r.HasSpec || r.Spec == "*" {
 			continue
 		}
-		if prog := parseBashSpec(r.Spec).program(); prog != "" {
-			named[prog] = append(named[prog], &p.Deny[i])
+		spec := parseBashSpec(r.Spec)
+		if prog := spec.program(); prog != "" {
+			named[prog] = append(named[prog], deniedBy{&p.Deny[i], spec})
 		}
 	}
 	if len(named) == 0 {
@@ -89,9 +90,9 @@ func (p Policy) suspect(args json.RawMessage) *Rule {
 				continue
 			}
 			argv := append([]word{{text: text, lit: true}}, pt.words[i+1:]...)
-			for _, r := range named[programKey(text)] {
-				if parseBashSpec(r.Spec).mayRun(argv) {
-					found = suspectRule(text, pt.words[0].text, r)
+			for _, d := range named[programKey(text)] {
+				if d.spec.mayRun(argv) {
+					found = suspectRule(text, pt.words[0].text, d.rule)
 					return false
 				}
 			}
@@ -104,7 +105,7 @@ func (p Policy) suspect(args json.RawMessage) *Rule {
 // lineRuns returns the deny rule that matches a part of a command line
 // held in one word, or nil. The line is parsed only when it holds the
 // name of a denied program.
-func lineRuns(line string, named map[string][]*Rule) *Rule {
+func lineRuns(line string, named map[string][]deniedBy) *Rule {
 	mentions := false
 	for prog := range named {
 		if strings.Contains(strings.ToLower(line), prog) {
@@ -117,10 +118,10 @@ func lineRuns(line string, named map[string][]*Rule) *Rule {
 	}
 	var found *Rule
 	analyzeCommand(line).walk(func(p *part) bool {
-		for _, rules := range named {
-			for _, r := range rules {
-				if parseBashSpec(r.Spec).matchesPart(p) {
-					found = r
+		for _, ds := range named {
+			for _, d := range ds {
+				if d.spec.matchesPart(p) {
+					found = d.rule
 					return false
 				}
 			}
@@ -128,6 +129,12 @@ func lineRuns(line string, named map[string][]*Rule) *Rule {
 		return true
 	})
 	return found
+}
+
+// A deniedBy is a deny rule and its parsed specifier.
+type deniedBy struct {
+	rule *Rule
+	spec bashSpec
 }
 
 func suspectRule(prog, in string, deny *Rule) *Rule {
