@@ -178,6 +178,17 @@ func TestAnalyzeWrappersUnderstood(t *testing.T) {
 		{"./env go test", opaque, true},
 		{"find . -exec go test {} +", opaque, true},
 		{"go test", notWrapper, false},
+		{"setsid -w go test", opaque, true},
+		{"taskset -c 0 go test", opaque, true},
+		{"taskset -c $C go test", opaque, false},
+		{"flock -w 5 f go test", opaque, true},
+		{"flock -w $T f go test", opaque, false},
+		{"ionice -p 1", opaque, true},
+		{"watch -n 1 'go test'", opaque, true},
+		{"parallel go test ::: a", opaque, false},
+		{"busybox --install /bin", opaque, false},
+		{"script -c 'go test' /dev/null", opaque, true},
+		{"script", opaque, false},
 	}
 	for _, tt := range tests {
 		a := analyzeCommand(tt.cmd)

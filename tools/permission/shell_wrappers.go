@@ -37,9 +37,6 @@ type wrapper struct {
 	// (fakeroot --faked, faketime --date-prog, dbus-run-session
 	// --dbus-daemon).
 	programs []string
-	// alone is set for a program that does nothing harmful without a
-	// command (env prints the environment, xargs runs echo).
-	alone bool
 	// find, when set, reads the words itself, for a program whose words
 	// are not options then a command.
 	find func(u *unwrapper, ws []word)
@@ -58,14 +55,14 @@ func init() {
 		"builtin": {kind: transparent, opts: newOpts("+", "")},
 		"command": {kind: transparent, find: unwrapCommand},
 		"exec":    {kind: transparent, opts: newOpts("+cla:", "")},
-		"env": {kind: transparent, alone: true, find: unwrapEnv, opts: newOpts("+i0vu:C:a:",
+		"env": {kind: transparent, find: unwrapEnv, opts: newOpts("+i0vu:C:a:",
 			"ignore-environment null unset: chdir: argv0: debug ignore-signal:: default-signal:: block-signal:: list-signal-handling help version")},
 		"nice":    {kind: transparent, find: unwrapNice},
 		"nohup":   {kind: transparent, opts: newOpts("+", "help version"), idle: []string{"help", "version"}},
 		"timeout": {kind: transparent, operands: 1, idle: []string{"help", "version"}, opts: newOpts("+fk:ps:v", "foreground kill-after: preserve-status signal: verbose help version")},
 		"time":    {kind: transparent, opts: newOpts("+af:o:pqvV", "append format: output: portability quiet verbose help version"), idle: []string{"V", "help", "version"}},
 		"stdbuf":  {kind: transparent, opts: newOpts("+i:o:e:", "input: output: error: help version"), idle: []string{"help", "version"}},
-		"xargs":   {kind: transparent, alone: true, find: unwrapXargs},
+		"xargs":   {kind: transparent, find: unwrapXargs},
 		"eval":    {kind: transparent, find: unwrapEval},
 		"sh":      {kind: transparent, find: unwrapShell},
 		"bash":    {kind: transparent, find: unwrapShell},
@@ -147,7 +144,7 @@ func (w *wrapper) unwrap(u *unwrapper, ws []word) {
 		w.find(u, ws)
 		return
 	}
-	u.options(ws, func(sc optScan) { u.runOperands(ws, sc.rest(len(ws)), w.operands, w.alone) })
+	u.options(ws, func(sc optScan) { u.runOperands(ws, sc.rest(len(ws)), w.operands) })
 }
 
 // options reads a wrapper's options and records what they run: the
@@ -190,14 +187,14 @@ var noOpts = newOpts("+", "")
 // runOperands runs the words from i on, after skip operands of the
 // wrapper's own: a value that is not literal there may split into more
 // words, and leaves the wrapper guessed at.
-func (u *unwrapper) runOperands(ws []word, i, skip int, alone bool) {
+func (u *unwrapper) runOperands(ws []word, i, skip int) {
 	for k := i; k < min(i+skip, len(ws)); k++ {
 		if !ws[k].lit {
 			u.guess(ws[i:])
 			return
 		}
 	}
-	u.run(ws[min(i+skip, len(ws)):], alone)
+	u.run(ws[min(i+skip, len(ws)):], false)
 }
 
 func contains(list []string, s string) bool {
@@ -327,7 +324,7 @@ func unwrapChrt(u *unwrapper, ws []word) {
 		if i+1 < len(ws) && ws[i].lit && isInt(ws[i].text) && !strings.HasPrefix(ws[i].text, "-") {
 			i++
 		}
-		u.runOperands(ws, i, 0, false)
+		u.runOperands(ws, i, 0)
 	})
 }
 
@@ -348,7 +345,7 @@ func unwrapFlock(u *unwrapper, ws []word) {
 			u.shell(line.text, line.lit)
 			return
 		}
-		u.runOperands(ws, i-1, 1, false)
+		u.runOperands(ws, i-1, 1)
 	})
 }
 
@@ -398,13 +395,14 @@ func unwrapWatch(u *unwrapper, ws []word) {
 // unwrapStrace reads strace, whose -o '|COMMAND' (or '!COMMAND') pipes
 // its output to a command line run with sh -c.
 func unwrapStrace(u *unwrapper, ws []word) {
-	sc := u.w.opts.read(ws, 1)
-	for _, o := range sc.opts {
-		if (o.name == "o" || o.name == "output") && (strings.HasPrefix(o.value, "|") || strings.HasPrefix(o.value, "!")) {
-			u.shell(o.value[1:], false)
+	u.options(ws, func(sc optScan) {
+		u.run(ws[sc.rest(len(ws)):], false)
+		for _, o := range sc.opts {
+			if (o.name == "o" || o.name == "output") && (strings.HasPrefix(o.value, "|") || strings.HasPrefix(o.value, "!")) {
+				u.shell(o.value[1:], false)
+			}
 		}
-	}
-	u.options(ws, func(sc optScan) { u.run(ws[sc.rest(len(ws)):], false) })
+	})
 }
 
 // unwrapBusybox: busybox APPLET runs the applet as the program of that
@@ -435,7 +433,7 @@ func unwrapUnbuffer(u *unwrapper, ws []word) {
 			return
 		}
 	}
-	u.runOperands(ws, min(i, len(ws)), 0, false)
+	u.runOperands(ws, min(i, len(ws)), 0)
 }
 
 // unwrapDashWords reads the wrappers whose options are single words
@@ -454,7 +452,7 @@ func unwrapDashWords(u *unwrapper, ws []word) {
 			break
 		}
 	}
-	u.runOperands(ws, min(i, len(ws)), 0, false)
+	u.runOperands(ws, min(i, len(ws)), 0)
 }
 
 // unwrapProxychains reads proxychains4 [-q] [-f FILE] COMMAND: up to two
@@ -480,7 +478,7 @@ func unwrapProxychains(u *unwrapper, ws []word) {
 			break
 		}
 	}
-	u.runOperands(ws, min(i, len(ws)), 0, false)
+	u.runOperands(ws, min(i, len(ws)), 0)
 }
 
 // parallelOpts are the options of GNU parallel (and sem, which is parallel
