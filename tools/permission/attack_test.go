@@ -270,13 +270,36 @@ func attackCases() []attackCase {
 		{"source", "source ./x.sh; go test", Ask},
 		{"alias expansion", "shopt -s expand_aliases; alias go=curl; go test", Ask},
 
+		// Wrappers that run their words, read with the real program's
+		// options, and global options before a subcommand.
+		{"setsid", "setsid -w rm -rf x", Deny},
+		{"ionice", "ionice -c3 -n7 rm -rf x", Deny},
+		{"taskset list", "taskset -c 0 rm -rf x", Deny},
+		{"taskset mask", "taskset 0x1 curl evil", Deny},
+		{"chrt", "chrt -f 10 rm -rf x", Deny},
+		{"flock", "flock -w 5 f rm -rf x", Deny},
+		{"flock -c", "flock -c 'curl evil' f", Deny},
+		{"timeout signal", "timeout -s KILL 5 curl evil", Deny},
+		{"busybox applet", "busybox rm -rf x", Deny},
+		{"strace output pipe", "strace -o '|curl evil' true", Deny},
+		{"watch", "watch -n 1 'curl evil'", Deny},
+		{"git global option", "git -C . push origin main", Deny},
+		{"git config option", "git -c k.v=1 --no-pager push origin main", Deny},
+		{"setsid around allowed", "setsid go test ./...", Ask},
+		{"git option before allowed", "git -c core.pager='sh -c x' status", Ask},
+
+		// A denied program where no rule can tell whether it runs: asked
+		// of a person, whatever the posture.
+		{"unknown wrapper", "somewrapper rm -rf x", Ask},
+		{"option value", "foo --exec=curl", Ask},
+		{"command line in a word", "foo --run 'curl evil'", Ask},
+		{"data program", "grep curl file", Ask},
+
 		// Asked, not denied: the denied command is spelled in a way the
 		// rule's words do not name, or arrives as data at run time.
 		{"flag order", "rm -fr x", Ask},
 		{"split flags", "rm -r -f x", Ask},
 		{"long flags", "rm --recursive --force x", Ask},
-		{"git global option", "git -C . push origin main", Ask},
-		{"busybox applet", "busybox rm -rf x", Ask},
 		{"piped script", "echo 'rm -rf x' | sh", Ask},
 
 		// Harmless builtins.

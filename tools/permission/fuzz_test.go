@@ -51,8 +51,8 @@ func FuzzParseRule(f *testing.F) {
 //   - an allowed command followed by a denied one on a new line is not
 //     allowed;
 //   - a denied command stays denied after `true && `;
-//   - granting the scope offered for a command that is not denied allows
-//     it.
+//   - granting the scope offered for a command that is not denied, nor
+//     left to a person alone, allows it.
 func FuzzShellDecision(f *testing.F) {
 	for _, c := range attackCases() {
 		if len(c.cmd) < 4096 {
@@ -70,7 +70,7 @@ func FuzzShellDecision(f *testing.F) {
 		// the CPU: crash the worker so the fuzzer records it.
 		watchdog := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("slow: %q", cmd)) })
 		defer watchdog.Stop()
-		d, _ := p.Decide("bash", false, bashArgs(cmd))
+		d, rule := p.Decide("bash", false, bashArgs(cmd))
 		if again, _ := p.Decide("bash", false, bashArgs(cmd)); again != d {
 			t.Fatalf("%q: %v then %v", cmd, d, again)
 		}
@@ -95,7 +95,10 @@ func FuzzShellDecision(f *testing.F) {
 				t.Fatalf("%q denied, but %v after true &&\n%s", cmd, d2, describe("true && "+seen))
 			}
 		}
-		if d != Deny && perr == nil && len(seen) <= maxCommandBytes && analyzeCommand(seen).err == nil {
+		// A command only a person may allow (a denied program where it
+		// may run) is never allowed by a grant.
+		strict := rule != nil && rule.strict
+		if d != Deny && !strict && perr == nil && len(seen) <= maxCommandBytes && analyzeCommand(seen).err == nil {
 			scope := Scope("bash", bashArgs(cmd))
 			granted := p
 			rule, err := ParseRule(scope)

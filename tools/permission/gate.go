@@ -165,7 +165,7 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 		if c.Approver == nil {
 			why := "it needs a person's approval every time"
 			if rule != nil && rule.strict {
-				why = "the command could not be parsed, so only a person may allow it"
+				why = rule.why
 			}
 			return c.refuse(Refusal{Request: r, Why: why, Posture: PostureAsk})
 		}
@@ -215,7 +215,10 @@ func (c *Checker) ask(ctx context.Context, r Request, rule *Rule, remember bool)
 	if rule != nil {
 		p.Why = fmt.Sprintf("the rule %q asks for approval", rule.Raw)
 	}
-	if !remember && (rule == nil || !rule.strict) {
+	switch {
+	case rule != nil && rule.strict:
+		p.Why = rule.why
+	case !remember:
 		p.Why = r.alwaysAskWhy()
 	}
 	ans, err := c.Approver.Approve(ctx, p)

@@ -66,6 +66,13 @@ func (p Policy) Judge(r Request) (Decision, *Rule) {
 			return Deny, &p.Deny[i]
 		}
 	}
+	if r.Tool == "bash" {
+		// A program a deny rule names, where no rule can tell whether it
+		// runs: only a person may allow it.
+		if rule := p.suspect(r.Args); rule != nil {
+			return Ask, rule
+		}
+	}
 	for i, rule := range p.Ask {
 		if match(rule, true) || p.matchesRead(rule, reads) {
 			return Ask, &p.Ask[i]
@@ -116,7 +123,8 @@ func (p Policy) matcher(r Request) func(rule Rule, deny bool) bool {
 
 // unparseable is the rule reported for a shell command that does not
 // parse. It is never satisfied by a posture, a grant, or an unattended run.
-var unparseable = Rule{Raw: "a shell command that does not parse", strict: true}
+var unparseable = Rule{Raw: "a shell command that does not parse", strict: true,
+	why: "the command could not be parsed, so only a person may allow it"}
 
 // relativize rewrites an absolute path argument inside the root to a
 // relative one, so `Edit(docs/**)` covers /work/project/docs/a.md.

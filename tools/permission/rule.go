@@ -70,8 +70,9 @@ type Rule struct {
 	Spec    string
 	HasSpec bool
 	// strict marks the internal rules that only a person's answer
-	// satisfies.
+	// satisfies; why says what a person must decide.
 	strict bool
+	why    string
 }
 
 // ParseRule parses one rule.
@@ -352,7 +353,9 @@ func (s bashSpec) matchWords(p *part, allow bool) bool {
 	return slices.Equal(argv, s.exact)
 }
 
-// matchesPart is the deny reading of one part.
+// matchesPart is the deny reading of one part: the words as written, the
+// program by its base name and case folded, and the command with the
+// program's global options left out (`git -C . push` is `git push`).
 func (s bashSpec) matchesPart(p *part) bool {
 	if p.kind == partRedirect || len(p.words) == 0 {
 		return false
@@ -363,16 +366,8 @@ func (s bashSpec) matchesPart(p *part) bool {
 	if p.kind != partCall {
 		return false
 	}
-	prog := p.words[0].text
-	base := path.Base(prog)
-	lower := strings.ToLower(base)
-	for _, alt := range []string{base, lower, strings.TrimSuffix(lower, ".exe")} {
-		if alt == prog {
-			continue
-		}
-		q := *p
-		q.words = append([]word{{text: alt, lit: p.words[0].lit}}, p.words[1:]...)
-		if s.matchWords(&q, false) {
+	for _, argv := range callSpellings(p.words) {
+		if s.matchWords(&part{kind: p.kind, words: argv, moreArgs: p.moreArgs}, false) {
 			return true
 		}
 	}
@@ -382,9 +377,35 @@ func (s bashSpec) matchesPart(p *part) bool {
 		for _, f := range strings.Fields(ifsSplitter.Replace(joined)) {
 			q.words = append(q.words, word{text: f})
 		}
-		return len(q.words) > 0 && q.words[0].text != prog && s.matchesPart(&q)
+		return len(q.words) > 0 && q.words[0].text != p.words[0].text && s.matchesPart(&q)
 	}
 	return false
+}
+
+// callSpellings returns the other ways a deny rule may name a call: its
+// program by base name, case folded and without ".exe", and each reading
+// of the command without its global options.
+func callSpellings(ws []word) [][]word {
+	prog := ws[0].text
+	base := path.Base(prog)
+	lower := strings.ToLower(base)
+	var out [][]word
+	seen := map[string]bool{prog: true}
+	for _, alt := range []string{base, lower, strings.TrimSuffix(lower, ".exe")} {
+		if !seen[alt] {
+			seen[alt] = true
+			out = append(out, append([]word{{text: alt, lit: ws[0].lit}}, ws[1:]...))
+		}
+	}
+	for _, r := range globalReadings(ws) {
+		if r.sub == 1 {
+			continue // nothing left out
+		}
+		for _, name := range []string{prog, programKey(prog)} {
+			out = append(out, append([]word{{text: name, lit: ws[0].lit}}, r.argv[1:]...))
+		}
+	}
+	return out
 }
 
 var ifsSplitter = strings.NewReplacer("${IFS}", " ", "$IFS", " ")

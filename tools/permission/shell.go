@@ -29,8 +29,13 @@ import (
 //   - shell_words.go does quote removal and walks expansions in a word;
 //   - shell_risk.go classifies a simple command and holds the tables of
 //     what is harmless and what is dangerous;
-//   - shell_unwrap.go finds the command a wrapper (env, sudo, xargs,
-//     sh -c …) runs.
+//   - shell_unwrap.go and shell_wrappers.go find the command a wrapper
+//     (env, sudo, xargs, setsid, flock, sh -c …) runs, reading the
+//     wrapper's options as shell_opts.go reads a program's options;
+//   - shell_global.go leaves out the global options of the programs
+//     rules name (`git -C dir push` is `git push` to a deny rule);
+//   - shell_suspect.go finds a denied program where no rule can tell
+//     whether it runs (`somewrapper rm -rf x`).
 
 const (
 	// maxCommandBytes bounds what the parser reads; a longer command is

@@ -31,15 +31,15 @@ func (an *analyzer) callParts(ws []word, depth int, loose bool) []*part {
 		}
 		an.subscriptHazards(ws)
 	}
-	if kind, unwrap := wrapperFor(path.Base(name)); unwrap != nil {
-		p.wrap = kind
+	if w := wrapperFor(path.Base(name)); w != nil {
+		p.wrap = w.kind
 		if !bare {
 			p.wrap = opaque // /tmp/x/env is not env
 		}
 		if depth >= maxShellDepth {
 			return []*part{p}
 		}
-		unwrap(&unwrapper{an: an, p: p, depth: depth + 1, loose: loose}, ws)
+		w.unwrap(&unwrapper{an: an, p: p, w: w, depth: depth + 1, loose: loose}, ws)
 		if !bare {
 			p.harmless = false // /tmp/x/env alone is not harmless either
 		}

@@ -178,6 +178,17 @@ func TestAnalyzeWrappersUnderstood(t *testing.T) {
 		{"./env go test", opaque, true},
 		{"find . -exec go test {} +", opaque, true},
 		{"go test", notWrapper, false},
+		{"setsid -w go test", opaque, true},
+		{"taskset -c 0 go test", opaque, true},
+		{"taskset -c $C go test", opaque, false},
+		{"flock -w 5 f go test", opaque, true},
+		{"flock -w $T f go test", opaque, false},
+		{"ionice -p 1", opaque, true},
+		{"watch -n 1 'go test'", opaque, true},
+		{"parallel go test ::: a", opaque, false},
+		{"busybox --install /bin", opaque, false},
+		{"script -c 'go test' /dev/null", opaque, true},
+		{"script", opaque, false},
 	}
 	for _, tt := range tests {
 		a := analyzeCommand(tt.cmd)
@@ -266,7 +277,7 @@ func TestANSIC(t *testing.T) {
 	}
 }
 
-func TestGetopt(t *testing.T) {
+func TestOptRead(t *testing.T) {
 	lit := func(ss ...string) []word {
 		var ws []word
 		for _, s := range ss {
@@ -274,27 +285,54 @@ func TestGetopt(t *testing.T) {
 		}
 		return ws
 	}
+	stop := newOpts("+abu:m::", "unset: mount:: all")
+	perm := newOpts("ac:", "command: all")
 	tests := []struct {
+		spec *optSpec
 		ws   []word
-		next int
-		seen string
-		ok   bool
+		// opts are the options found, name=value; operands their indexes.
+		opts     string
+		operands []int
+		ok       bool
 	}{
-		{lit("x", "-ab", "c"), 2, "ab", true},
-		{lit("x", "-u", "HOME", "c"), 3, "u", true},
-		{lit("x", "-uHOME", "c"), 2, "u", true},
-		{lit("x", "-au", "HOME", "c"), 3, "au", true},
-		{lit("x", "--", "-a"), 2, "", true},
-		{lit("x", "--unset=A", "--unset", "B", "c"), 4, "", true},
-		{lit("x", "-z", "c"), 1, "", false},
-		{lit("x", "--zzz", "c"), 1, "", false},
-		{[]word{{text: "x", lit: true}, {text: "$a"}}, 1, "", false},
-		{lit("x", "-u"), 2, "u", true},
+		{stop, lit("x", "-ab", "c"), "a b", []int{2}, true},
+		{stop, lit("x", "-u", "HOME", "c"), "u=HOME", []int{3}, true},
+		{stop, lit("x", "-uHOME", "c"), "u=HOME", []int{2}, true},
+		{stop, lit("x", "-au", "HOME", "c"), "a u=HOME", []int{3}, true},
+		{stop, lit("x", "--", "-a"), "", []int{2}, true},
+		{stop, lit("x", "--unset=A", "--unset", "B", "c"), "unset=A unset=B", []int{4}, true},
+		// A unique prefix of a long option is that option.
+		{stop, lit("x", "--un", "B", "c"), "unset=B", []int{3}, true},
+		// An optional argument is only ever attached.
+		{stop, lit("x", "-m", "c"), "m", []int{2}, true},
+		{stop, lit("x", "-mfile", "c"), "m=file", []int{2}, true},
+		{stop, lit("x", "--mount", "c"), "mount", []int{2}, true},
+		{stop, lit("x", "--mount=f", "c"), "mount=f", []int{2}, true},
+		// The first operand ends the options: what follows is the command's.
+		{stop, lit("x", "c", "-a"), "", []int{1, 2}, true},
+		{stop, lit("x", "-z", "c"), "", nil, false},
+		{stop, lit("x", "--zzz", "c"), "", nil, false},
+		{stop, lit("x", "--all=1", "c"), "", nil, false},
+		{stop, []word{{text: "x", lit: true}, {text: "$a"}}, "", nil, false},
+		{stop, []word{{text: "x", lit: true}, {text: "-u", lit: true}, {text: "$a"}}, "", nil, false},
+		{stop, lit("x", "-u"), "", nil, false},
+		// Without "+", options are read among the operands, as GNU's
+		// getopt permutes them.
+		{perm, lit("x", "f", "-c", "rm x", "g"), "c=rm x", []int{1, 4}, true},
+		{perm, lit("x", "f", "--", "-a"), "", []int{1, 3}, true},
 	}
 	for _, tt := range tests {
-		next, seen, ok := getopt(tt.ws, 1, "ab", "u", map[string]bool{"unset": true})
-		if next != tt.next || seen != tt.seen || ok != tt.ok {
-			t.Errorf("getopt(%v) = %d %q %v, want %d %q %v", tt.ws, next, seen, ok, tt.next, tt.seen, tt.ok)
+		sc := tt.spec.read(tt.ws, 1)
+		var got []string
+		for _, o := range sc.opts {
+			if o.hasValue {
+				got = append(got, o.name+"="+o.value)
+			} else {
+				got = append(got, o.name)
+			}
+		}
+		if sc.ok != tt.ok || tt.ok && (strings.Join(got, " ") != tt.opts || !slices.Equal(sc.operands, tt.operands)) {
+			t.Errorf("read(%v) = %q %v ok %v, want %q %v ok %v", tt.ws, got, sc.operands, sc.ok, tt.opts, tt.operands, tt.ok)
 		}
 	}
 }

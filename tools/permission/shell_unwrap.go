@@ -4,61 +4,14 @@ import (
 	"strings"
 )
 
-// This file finds the command that a wrapper runs: env, command, nice,
-// timeout, xargs, find -exec, sh -c, eval, trap, su, sudo, chroot and
-// their kin. Each unwrapper skips the wrapper's options the way the real
-// program parses them; an option it does not know, or a word that is not
-// literal, leaves the wrapper not understood, so only a rule for the
-// wrapper itself can allow it.
-
-// wrapperFor returns how a program runs the command in its arguments and
-// the function that finds it, or nil for a program that runs none.
-func wrapperFor(name string) (wrapKind, func(*unwrapper, []word)) {
-	switch name {
-	case "env":
-		return transparent, unwrapEnv
-	case "command":
-		return transparent, unwrapCommand
-	case "builtin", "nohup":
-		return transparent, func(u *unwrapper, ws []word) { u.runAfter(ws, 1, "", "", nil) }
-	case "exec":
-		return transparent, func(u *unwrapper, ws []word) { u.runAfter(ws, 1, "cl", "a", nil) }
-	case "nice":
-		return transparent, unwrapNice
-	case "timeout":
-		return transparent, unwrapTimeout
-	case "time":
-		return transparent, func(u *unwrapper, ws []word) {
-			u.runAfter(ws, 1, "pvq", "f", map[string]bool{"portability": false, "verbose": false, "quiet": false, "format": true})
-		}
-	case "stdbuf":
-		return transparent, func(u *unwrapper, ws []word) {
-			u.runAfter(ws, 1, "", "ioe", map[string]bool{"input": true, "output": true, "error": true})
-		}
-	case "xargs":
-		return transparent, unwrapXargs
-	case "eval":
-		return transparent, unwrapEval
-	case "sh", "bash", "dash":
-		return transparent, unwrapShell
-	case "zsh", "ksh", "mksh", "ash", "fish":
-		// Parsed as Bash for deny rules, but their syntax differs.
-		return opaque, unwrapShell
-	case "sudo":
-		return opaque, unwrapSudo
-	case "doas":
-		return opaque, func(u *unwrapper, ws []word) { u.runAfter(ws, 1, "nsSL", "Cua", nil) }
-	case "chroot":
-		return opaque, unwrapChroot
-	case "find":
-		return opaque, unwrapFind
-	case "trap":
-		return opaque, unwrapTrap
-	case "su":
-		return opaque, unwrapSu
-	}
-	return notWrapper, nil
-}
+// This file finds the command that a wrapper runs, for the wrappers
+// whose words are more than options and a command: nice, xargs, find
+// -exec, sh -c, eval and trap (shell_wrappers.go holds the table of all
+// wrappers and the rest). Each unwrapper skips the wrapper's options the
+// way the real program parses them; an option it does not know, or a
+// word that is not literal, leaves the wrapper not understood, so only a
+// rule for the wrapper itself can allow it, and its words are guessed at
+// for deny rules.
 
 func isShell(name string) bool {
 	switch name {
@@ -71,8 +24,10 @@ func isShell(name string) bool {
 // An unwrapper finds the commands a wrapper runs and records them as the
 // wrapper's inner parts.
 type unwrapper struct {
-	an    *analyzer
-	p     *part
+	an *analyzer
+	p  *part
+	// w is the wrapper being read.
+	w     *wrapper
 	depth int
 	// loose is set for the best-effort reading of an unparseable line.
 	loose bool
@@ -109,119 +64,6 @@ func (u *unwrapper) shell(text string, literal bool) {
 	u.p.understood = literal && err == nil
 }
 
-// runAfter skips the wrapper's options and runs the rest.
-func (u *unwrapper) runAfter(ws []word, i int, flags, args string, long map[string]bool) {
-	i, _, ok := getopt(ws, i, flags, args, long)
-	if !ok {
-		u.guess(ws[i:])
-		return
-	}
-	u.run(ws[i:], false)
-}
-
-// getopt skips a wrapper's options from ws[i] the way GNU getopt does
-// with a leading "+": it stops at the first operand or after "--". Short
-// options in flags take no argument, those in args take one; long maps a
-// long option to whether it takes one. It returns the operand's index and
-// the short options seen, or ok=false at an option it does not know or a
-// word that is not literal.
-func getopt(ws []word, i int, flags, args string, long map[string]bool) (next int, seen string, ok bool) {
-	for i < len(ws) {
-		s := ws[i].text
-		if !ws[i].lit {
-			return i, seen, false
-		}
-		switch {
-		case s == "--":
-			return i + 1, seen, true
-		case strings.HasPrefix(s, "--"):
-			name, _, hasVal := strings.Cut(s[2:], "=")
-			takes, known := long[name]
-			if !known {
-				return i, seen, false
-			}
-			i++
-			if takes && !hasVal {
-				if i < len(ws) && !ws[i].lit {
-					return i, seen, false // $x may split into more words
-				}
-				i++
-			}
-		case len(s) > 1 && s[0] == '-':
-			i++
-		cluster:
-			for j := 1; j < len(s); j++ {
-				c := s[j]
-				switch {
-				case strings.IndexByte(flags, c) >= 0:
-					seen += string(c)
-				case strings.IndexByte(args, c) >= 0:
-					seen += string(c)
-					if j == len(s)-1 {
-						// The argument is the next word; $x may split
-						// into more words.
-						if i < len(ws) && !ws[i].lit {
-							return i, seen, false
-						}
-						i++
-					}
-					break cluster
-				default:
-					return i - 1, seen, false
-				}
-			}
-		default:
-			return i, seen, true
-		}
-	}
-	return min(i, len(ws)), seen, true
-}
-
-func unwrapEnv(u *unwrapper, ws []word) {
-	i := 1
-	for {
-		var ok bool
-		i, _, ok = getopt(ws, i, "i0v", "uC", map[string]bool{"ignore-environment": false, "null": false, "unset": true, "chdir": true, "debug": false})
-		if !ok {
-			// -S splits a string into more arguments: not followed here.
-			u.guess(ws[i:])
-			return
-		}
-		if i < len(ws) && ws[i].lit && ws[i].text == "-" { // same as -i
-			i++
-			continue
-		}
-		break
-	}
-	var assigns []*part
-	for ; i < len(ws) && strings.Contains(ws[i].text, "="); i++ {
-		name, _, _ := strings.Cut(ws[i].text, "=")
-		if !ws[i].lit || !isName(name) {
-			u.guess(ws[i:])
-			return
-		}
-		a := u.an.newPart(partAssign, []word{ws[i]})
-		a.risk = varRisk(name)
-		a.harmless = a.risk == ""
-		assigns = append(assigns, a)
-	}
-	u.p.inner = append(u.p.inner, assigns...)
-	u.run(ws[i:], true) // env alone prints the environment
-}
-
-func unwrapCommand(u *unwrapper, ws []word) {
-	i, seen, ok := getopt(ws, 1, "pvV", "", nil)
-	switch {
-	case !ok:
-		u.guess(ws[i:])
-	case strings.ContainsAny(seen, "vV"):
-		// command -v only looks the name up.
-		u.p.understood, u.p.harmless = true, true
-	default:
-		u.run(ws[i:], false)
-	}
-}
-
 func unwrapNice(u *unwrapper, ws []word) {
 	i := 1
 	for i < len(ws) && ws[i].lit {
@@ -250,20 +92,6 @@ func unwrapNice(u *unwrapper, ws []word) {
 		return
 	}
 	u.run(ws[min(i, len(ws)):], false)
-}
-
-func unwrapTimeout(u *unwrapper, ws []word) {
-	i, _, ok := getopt(ws, 1, "fvp", "ks", map[string]bool{"foreground": false, "verbose": false, "preserve-status": false, "kill-after": true, "signal": true})
-	if !ok {
-		u.guess(ws[i:])
-		return
-	}
-	// The first operand is the duration.
-	if i < len(ws) && !ws[i].lit {
-		u.guess(ws[i:]) // $x may split into more words
-		return
-	}
-	u.run(ws[min(i+1, len(ws)):], false)
 }
 
 // unwrapXargs finds the command xargs runs. It gets further arguments
@@ -470,66 +298,5 @@ func unwrapTrap(u *unwrapper, ws []word) {
 	}
 	if len(args) >= 2 {
 		u.shell(args[0].text, args[0].lit)
-	}
-}
-
-func unwrapSu(u *unwrapper, ws []word) {
-	for i := 1; i < len(ws); i++ {
-		s := ws[i].text
-		switch {
-		case (s == "-c" || s == "--command" || s == "--session-command") && i+1 < len(ws):
-			u.shell(ws[i+1].text, ws[i+1].lit)
-			return
-		case strings.HasPrefix(s, "--command="):
-			u.shell(strings.TrimPrefix(s, "--command="), ws[i].lit)
-			return
-		case strings.HasPrefix(s, "-c") && len(s) > 2:
-			u.shell(s[2:], ws[i].lit)
-			return
-		}
-	}
-}
-
-func unwrapSudo(u *unwrapper, ws []word) {
-	i, seen, ok := getopt(ws, 1, "AbEeHiKklnPSsVv", "ugCDhprtTUR", map[string]bool{
-		"askpass": false, "background": false, "preserve-env": false, "edit": false, "set-home": false,
-		"login": false, "remove-timestamp": false, "reset-timestamp": false, "list": false,
-		"non-interactive": false, "preserve-groups": false, "stdin": false, "shell": false,
-		"validate": false, "version": false, "user": true, "group": true, "close-from": true,
-		"chdir": true, "host": true, "prompt": true, "role": true, "type": true, "command-timeout": true,
-		"other-user": true, "chroot": true,
-	})
-	if !ok {
-		u.guess(ws[i:])
-		return
-	}
-	for ; i < len(ws) && ws[i].lit && strings.Contains(ws[i].text, "="); i++ {
-		name, _, _ := strings.Cut(ws[i].text, "=")
-		a := u.an.newPart(partAssign, []word{ws[i]})
-		a.risk = varRisk(name)
-		a.harmless = a.risk == ""
-		u.p.inner = append(u.p.inner, a)
-	}
-	if strings.ContainsAny(seen, "si") && i < len(ws) {
-		// -s and -i run the command through a shell.
-		u.shell(joinWords(ws[i:]), false)
-		return
-	}
-	u.run(ws[i:], false)
-}
-
-func unwrapChroot(u *unwrapper, ws []word) {
-	i, _, ok := getopt(ws, 1, "", "", map[string]bool{"userspec": true, "groups": true, "skip-chdir": false})
-	if !ok {
-		u.guess(ws[i:])
-		return
-	}
-	switch {
-	case i < len(ws) && !ws[i].lit:
-		u.guess(ws[i:]) // $x may split into more words
-	case i+1 >= len(ws):
-		// Runs the user's shell: not understood.
-	default:
-		u.run(ws[i+1:], false)
 	}
 }
