@@ -664,6 +664,36 @@ func TestBashSavesTheEdgesOfAHugeOutput(t *testing.T) {
 	}
 }
 
+// TestBashHoldsAHugeOutputInBoundedMemory: a command printing 200 MB is
+// read to its end, with what is saved of it and what is held in memory
+// bounded by the caps, not by the output.
+func TestBashHoldsAHugeOutputInBoundedMemory(t *testing.T) {
+	needBash(t)
+	env := testEnv(t, nil)
+	path := filepath.Join(t.TempDir(), "outputs", "call.txt")
+	ctx := tools.WithOutputFile(context.Background(), path)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := lookup(t, "bash").Execute(ctx, env, json.RawMessage(`{"command": "head -c 200000000 /dev/zero | tr '\\0' x; echo; echo end"}`))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Content, "\nend\n") || !strings.Contains(res.Content, "Exit code: 0") {
+		t.Fatalf("the output was not read to its end: %.200q", res.Content[len(res.Content)-200:])
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > tools.SavedHeadBytes+tools.SavedTailBytes+1<<10 {
+		t.Errorf("%d bytes saved", fi.Size())
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("reading 200 MB of output allocated %d MiB", alloc>>20)
+	}
+}
+
 func seqOutput(n int) string {
 	var b strings.Builder
 	for i := 1; i <= n; i++ {
