@@ -164,11 +164,13 @@ type Session struct {
 	// heldTokens and heldCost are what the requests in flight against
 	// the session's budget hold (budget.go), its children's included;
 	// settled, when a request waits for some of that to be let go, is
-	// closed when some is. estimated and estimatedCost are what the
-	// budget counts for responses that reported no usage.
+	// closed when some is, and waited says a request has waited before.
+	// estimated and estimatedCost are what the budget counts for
+	// responses that reported no usage.
 	heldTokens    int
 	heldCost      float64
 	settled       chan struct{}
+	waited        bool
 	estimated     int
 	estimatedCost float64
 	turns         int

@@ -29,6 +29,9 @@ type fakeProvider struct {
 	// block, when set, makes Stream wait for ctx to end after emitting
 	// a first chunk.
 	block bool
+	// asGiven reports each response's usage as it is, none included,
+	// instead of a default usage for those without.
+	asGiven bool
 }
 
 func (f *fakeProvider) Name() string { return "fake" }
@@ -55,7 +58,7 @@ func (f *fakeProvider) Stream(ctx context.Context, req provider.Request, emit fu
 	for i := range r.Message.ToolCalls {
 		emit(provider.Chunk{Kind: provider.ChunkToolCall, ToolCall: &r.Message.ToolCalls[i]})
 	}
-	if r.Usage.PromptTokens == 0 {
+	if r.Usage.PromptTokens == 0 && !f.asGiven {
 		r.Usage = provider.Usage{PromptTokens: 100, CacheHitTokens: 64, CacheMissTokens: 36, CompletionTokens: 10}
 	}
 	return r, nil

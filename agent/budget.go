@@ -100,9 +100,8 @@ func (s *Session) spendFrom(t *turn, model string) {
 func (t *turn) reserve(ctx context.Context, m modelInfo, prompt int, req *provider.Request) error {
 	t.release() // a request whose response was never accounted
 	bs := t.budgets()
-	noticed := false
 	for {
-		h, wait, stop := tryReserve(bs, m, prompt, req.MaxTokens)
+		h, wait, first, stop := tryReserve(bs, m, prompt, req.MaxTokens)
 		switch {
 		case stop != nil:
 			return stop
@@ -112,8 +111,7 @@ func (t *turn) reserve(ctx context.Context, m modelInfo, prompt int, req *provid
 				req.MaxTokens = h.out
 			}
 			return nil
-		case !noticed:
-			noticed = true
+		case first:
 			msg := "a request waits for requests in flight to settle: what is left of the session's budget is held by them"
 			if req.MaxTokens == 0 {
 				msg += " ([agent] max_tokens would let them hold less)"
@@ -133,9 +131,10 @@ const unbounded = math.MaxInt
 
 // tryReserve reserves a request on bs when it fits (a nil hold when no
 // budget bounds it), or returns what to wait for when it would fit but
-// for what others hold, or why it does not fit at all. maxOut is the
-// request's max_tokens, 0 for none.
-func tryReserve(bs []budget, m modelInfo, prompt, maxOut int) (*hold, <-chan struct{}, *budgetStop) {
+// for what others hold — first when no request of that session waited
+// before, so the user is told once — or why it does not fit at all.
+// maxOut is the request's max_tokens, 0 for none.
+func tryReserve(bs []budget, m modelInfo, prompt, maxOut int) (h *hold, wait <-chan struct{}, first bool, stop *budgetStop) {
 	for _, b := range bs {
 		b.s.mu.Lock()
 		defer b.s.mu.Unlock()
@@ -160,7 +159,7 @@ func tryReserve(bs []budget, m modelInfo, prompt, maxOut int) (*hold, <-chan str
 			continue
 		}
 		if settled < 1 {
-			return nil, nil, b.short(m, prompt, i > 0)
+			return nil, nil, false, b.short(m, prompt, i > 0)
 		}
 		if blocked == nil {
 			blocked = b
@@ -168,15 +167,17 @@ func tryReserve(bs []budget, m modelInfo, prompt, maxOut int) (*hold, <-chan str
 	}
 	switch {
 	case !limited:
-		return nil, nil, nil
+		return nil, nil, false, nil
 	case blocked != nil:
 		if blocked.s.settled == nil {
 			blocked.s.settled = make(chan struct{})
 		}
-		return nil, blocked.s.settled, nil
+		first = !blocked.s.waited
+		blocked.s.waited = true
+		return nil, blocked.s.settled, first, nil
 	}
 	// A budget limits the answer: out is bounded.
-	h := &hold{prompt: prompt, out: out, tokens: prompt + out}
+	h = &hold{prompt: prompt, out: out, tokens: prompt + out}
 	if m.price != nil {
 		h.cost = m.price.Cost(0, prompt, out)
 	}
@@ -185,7 +186,7 @@ func tryReserve(bs []budget, m modelInfo, prompt, maxOut int) (*hold, <-chan str
 		b.s.heldCost += h.cost
 		h.on = append(h.on, b.s)
 	}
-	return h, nil, nil
+	return h, nil, false, nil
 }
 
 // room is how many tokens of output a request with prompt tokens of

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -80,5 +81,29 @@ func TestOversizeArgumentsRefused(t *testing.T) {
 	}
 	if n := len(h.kinds(EventNotice)); n != 2 {
 		t.Errorf("%d notices, want one a call", n)
+	}
+}
+
+// TestUnreportedUsageCountsAgainstTheBudget: a response that reports no
+// usage — here one the provider cut at a call's oversize arguments — is
+// charged to the budget at an estimate of what its prompt and its output
+// cost, so a model that keeps streaming huge arguments cannot spend
+// unseen: the next request does not fit.
+func TestUnreportedUsageCountsAgainstTheBudget(t *testing.T) {
+	cut := tc("1", "look", "{}")
+	cut.Oversize = provider.MaxArgumentBytes + 1
+	h := newHarness(t, []provider.Response{calls(cut), answer("never")}, &probeTool{name: "look", readOnly: true})
+	h.prov.asGiven = true
+	h.a.TokenBudget = 100_000
+	s, err := h.a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.a.Run(context.Background(), s, "go")
+	if !errors.Is(err, ErrBudgetExceeded) || res.Stop != StopBudget || len(h.prov.requests) != 1 {
+		t.Fatalf("%d requests, res %+v, err %v", len(h.prov.requests), res, err)
+	}
+	if used, _ := s.Usage(); used.Total() != 0 {
+		t.Errorf("the session's usage shows %d tokens no provider reported", used.Total())
 	}
 }
