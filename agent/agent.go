@@ -161,10 +161,22 @@ type Session struct {
 	// with: the session's budget counts them as they are spent.
 	helperTokens int
 	helperCost   float64
-	turns        int
-	running      bool
-	plan         bool
-	file         *sessionFile
+	// heldTokens and heldCost are what the requests in flight against
+	// the session's budget hold (budget.go), its children's included;
+	// settled, when a request waits for some of that to be let go, is
+	// closed when some is, and waited says a request has waited before.
+	// estimated and estimatedCost are what the budget counts for
+	// responses that reported no usage.
+	heldTokens    int
+	heldCost      float64
+	settled       chan struct{}
+	waited        bool
+	estimated     int
+	estimatedCost float64
+	turns         int
+	running       bool
+	plan          bool
+	file          *sessionFile
 	// What the session knows of its prompt's size (see estimate): the
 	// length of the history the last request sent and the prompt tokens
 	// it counted, and the provider's tokens per byte.
@@ -189,9 +201,9 @@ type Session struct {
 	// nil when the session is not stored.
 	steps *stepLog
 	// up is, for a child's session, the session it spends from, and
-	// upOver says when that session's budget is used up.
-	up     *Session
-	upOver func() string
+	// upBy the agent whose budgets hold there.
+	up   *Session
+	upBy *Agent
 }
 
 // NewSession starts a session with a fresh system message built from the

@@ -29,6 +29,9 @@ type fakeProvider struct {
 	// block, when set, makes Stream wait for ctx to end after emitting
 	// a first chunk.
 	block bool
+	// asGiven reports each response's usage as it is, none included,
+	// instead of a default usage for those without.
+	asGiven bool
 }
 
 func (f *fakeProvider) Name() string { return "fake" }
@@ -55,7 +58,7 @@ func (f *fakeProvider) Stream(ctx context.Context, req provider.Request, emit fu
 	for i := range r.Message.ToolCalls {
 		emit(provider.Chunk{Kind: provider.ChunkToolCall, ToolCall: &r.Message.ToolCalls[i]})
 	}
-	if r.Usage.PromptTokens == 0 {
+	if r.Usage.PromptTokens == 0 && !f.asGiven {
 		r.Usage = provider.Usage{PromptTokens: 100, CacheHitTokens: 64, CacheMissTokens: 36, CompletionTokens: 10}
 	}
 	return r, nil
@@ -290,11 +293,20 @@ func TestMaxSteps(t *testing.T) {
 	}
 }
 
+// usageOf is a response that reports prompt (all missing the cache) and
+// completion tokens.
+func usageOf(r provider.Response, prompt, completion int) provider.Response {
+	r.Usage = provider.Usage{PromptTokens: prompt, CacheMissTokens: prompt, CompletionTokens: completion}
+	return r
+}
+
 // TestCostBudget: cost_budget stops the session once its cost reaches
-// it, and only when the model has a price.
+// it, and only when the model has a price: after the response that
+// reaches it, whose calls are not run, or before a request that does not
+// fit what is left.
 func TestCostBudget(t *testing.T) {
 	script := func() []provider.Response {
-		return []provider.Response{calls(tc("1", "look", `{}`)), answer("done")}
+		return []provider.Response{usageOf(calls(tc("1", "look", `{}`)), 2000, 10), answer("done")}
 	}
 	h := newHarness(t, script(), &probeTool{name: "look", readOnly: true})
 	h.a.CostBudget, h.a.Price = 1e-9, nil // no price: the budget is not counted
@@ -303,8 +315,10 @@ func TestCostBudget(t *testing.T) {
 		t.Fatalf("unpriced: res %+v err %v", res, err)
 	}
 
+	// $1 a million tokens: the first prompt fits in $0.002, its usage
+	// does not.
 	h = newHarness(t, script(), &probeTool{name: "look", readOnly: true})
-	h.a.CostBudget = 1e-9
+	h.a.CostBudget = 0.002
 	h.a.Price = &config.Price{InputCacheHit: 1, InputCacheMiss: 1, Output: 1}
 	s, _ = h.a.NewSession()
 	res, err := h.a.Run(context.Background(), s, "go")
@@ -315,25 +329,50 @@ func TestCostBudget(t *testing.T) {
 	if last.Role != provider.RoleTool || !strings.Contains(last.Content, "cost budget") {
 		t.Fatalf("unanswered call: %+v", last)
 	}
+
+	// Too little for the first prompt: nothing is sent.
+	h = newHarness(t, script(), &probeTool{name: "look", readOnly: true})
+	h.a.CostBudget = 1e-9
+	h.a.Price = &config.Price{InputCacheHit: 1, InputCacheMiss: 1, Output: 1}
+	s, _ = h.a.NewSession()
+	res, err = h.a.Run(context.Background(), s, "go")
+	if !errors.Is(err, ErrBudgetExceeded) || res.Stop != StopBudget || len(h.prov.requests) != 0 || !strings.Contains(err.Error(), "too little for the next request") {
+		t.Fatalf("tiny budget: %d requests, res %+v err %v", len(h.prov.requests), res, err)
+	}
 }
 
+// TestTokenBudget: token_budget stops the turn after the response that
+// reaches it, leaving its calls unrun, or before a request whose prompt
+// does not fit what is left.
 func TestTokenBudget(t *testing.T) {
 	probe := &probeTool{name: "look", readOnly: true}
 	h := newHarness(t, []provider.Response{
-		calls(tc("1", "look", `{}`)),
+		usageOf(calls(tc("1", "look", `{}`)), 2000, 10),
 		calls(tc("2", "look", `{}`)),
 		answer("never"),
 	}, probe)
-	h.a.TokenBudget = 200 // each fake request costs 110 tokens
+	h.a.TokenBudget = 2000 // the first prompt fits, its usage does not
 	s, _ := h.a.NewSession()
 	res, err := h.a.Run(context.Background(), s, "go")
-	if !errors.Is(err, ErrBudgetExceeded) || res.Stop != StopBudget {
-		t.Fatalf("res %+v err %v", res, err)
+	if !errors.Is(err, ErrBudgetExceeded) || res.Stop != StopBudget || len(h.prov.requests) != 1 {
+		t.Fatalf("%d requests, res %+v err %v", len(h.prov.requests), res, err)
 	}
 	msgs := s.Messages()
 	last := msgs[len(msgs)-1]
 	if last.Role != provider.RoleTool || !strings.Contains(last.Content, "token budget") {
 		t.Fatalf("unanswered call: %+v", last)
+	}
+
+	h = newHarness(t, []provider.Response{answer("never")})
+	h.a.TokenBudget = 200
+	s, _ = h.a.NewSession()
+	res, err = h.a.Run(context.Background(), s, "go")
+	if !errors.Is(err, ErrBudgetExceeded) || res.Stop != StopBudget || len(h.prov.requests) != 0 {
+		t.Fatalf("a budget below the first prompt: %d requests, res %+v err %v", len(h.prov.requests), res, err)
+	}
+	last = s.Messages()[len(s.Messages())-1]
+	if last.Role != provider.RoleAssistant || !strings.Contains(last.Content, "0 of 200 tokens used, too few for the next request") {
+		t.Fatalf("the turn's close: %+v", last)
 	}
 }
 

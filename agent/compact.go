@@ -147,6 +147,7 @@ func (a *Agent) Compact(ctx context.Context, s *Session) (CompactResult, error) 
 		return CompactResult{}, err
 	}
 	defer end()
+	defer t.release()
 	return t.compact(ctx, CompactManual)
 }
 

@@ -132,9 +132,7 @@ func (t *turn) summarizePieces(ctx context.Context, sm Summarizer, system provid
 func (t *turn) summaryRequest(ctx context.Context, sm Summarizer, msgs []provider.Message, schemas []provider.ToolSchema, maxOut int, res *CompactResult) (string, error) {
 	req := provider.Request{Model: sm.Model, Messages: msgs, Tools: schemas, Temperature: t.a.Temperature, MaxTokens: maxOut}
 	bytes := messagesBytes(msgs) + schemasBytes(schemas)
-	rec := t.requestSteps(sm.model(), "summary", req, bytes)
-	resp, err := sm.Provider.Stream(ctx, req, rec.wrap(t.forwardRetries))
-	rec.done(resp, err)
+	resp, err := t.send(ctx, sm.Provider, sm.model(), "summary", req, t.s.sizer().tokens(bytes), bytes, t.forwardRetries)
 	if err != nil {
 		return "", err
 	}

@@ -20,12 +20,30 @@ import (
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
+// maxCallsPerResponse bounds the tool calls of one response that run.
+// Models that batch calls ask for a few, or a few dozen when they read a
+// package's files at once; 64 leaves room for that. A response asking
+// for thousands is a model gone wrong or a hostile endpoint: each call
+// would run, and each result would enter every later request.
+const maxCallsPerResponse = 64
+
 // dispatch runs the calls of one model response and returns their results
 // in the order the model asked. Runs of consecutive read-only calls execute
 // in parallel, up to ParallelMax at a time; any other call runs alone, so a
-// read never races a write that precedes or follows it.
+// read never races a write that precedes or follows it. Only the first
+// maxCallsPerResponse calls run; each of the others gets a result that
+// says so, as the wire format wants one result for every call.
 func (t *turn) dispatch(ctx context.Context, calls []provider.ToolCall) []provider.Message {
-	results := make([]provider.Message, len(calls))
+	all := make([]provider.Message, len(calls))
+	if len(calls) > maxCallsPerResponse {
+		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("the model asked for %d tool calls in one response; only the first %d ran", len(calls), maxCallsPerResponse)})
+		why := fmt.Sprintf("Not run: this response asked for %d tool calls, and at most %d run per response. The first %d ran; make fewer calls per response, and ask again for what is still needed.", len(calls), maxCallsPerResponse, maxCallsPerResponse)
+		for i, c := range calls[maxCallsPerResponse:] {
+			all[maxCallsPerResponse+i] = provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: why}
+		}
+		calls = calls[:maxCallsPerResponse]
+	}
+	results := all[:len(calls)]
 	var hits []*stormHit
 	if !t.a.NoRepair {
 		hits = t.storm.check(calls, results, t.readOnly)
@@ -64,7 +82,7 @@ func (t *turn) dispatch(ctx context.Context, calls []provider.ToolCall) []provid
 		}
 	}
 	t.calls += len(calls)
-	return results
+	return all
 }
 
 // suppress answers a call that repeats an earlier one without running it.
@@ -132,6 +150,9 @@ func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 }
 
 func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool, known bool, ev *ToolEvent) tools.Result {
+	if res, over := t.oversize(c); over {
+		return res
+	}
 	if !known {
 		return tools.Errorf("there is no tool named %q. Available tools: %s", c.Name, strings.Join(t.s.tools.Names(), ", "))
 	}
@@ -290,6 +311,30 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 // diagnostic of a file quotes it.
 func unasked(env *tools.Env, paths []string) []string {
 	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return env.CheckReadUnasked(env.Abs(p)) != nil })
+}
+
+// oversize refuses a call whose arguments pass provider.MaxArgumentBytes:
+// the provider stopped reading them (Oversize), or one that does not
+// keep to the limit handed them over whole.
+func (t *turn) oversize(c provider.ToolCall) (tools.Result, bool) {
+	const mib = 1 << 20
+	var why string
+	switch {
+	case c.Oversize > 0:
+		why = fmt.Sprintf("Not run: Reasonix stopped reading this response at this %s call, whose arguments had reached %d bytes: a call may carry at most %d MiB of arguments, and the calls of a response %d MiB together. Nothing after it was read.",
+			c.Name, c.Oversize, provider.MaxArgumentBytes/mib, provider.MaxResponseArgumentBytes/mib)
+	case len(c.Arguments) > provider.MaxArgumentBytes:
+		why = fmt.Sprintf("Not run: the arguments of this %s call are %d bytes; a call may carry at most %d MiB.",
+			c.Name, len(c.Arguments), provider.MaxArgumentBytes/mib)
+	default:
+		return tools.Result{}, false
+	}
+	t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("a %s call was refused: its arguments were too large to hold", c.Name)})
+	return tools.Result{
+		Content: why + " Send large content in parts: write a first part of a file, then add to it with edit_file, or generate it with a command.",
+		IsError: true,
+		Summary: "arguments too large",
+	}, true
 }
 
 // outputFile is where call c may save a whole output it cut: a file

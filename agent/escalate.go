@@ -118,7 +118,7 @@ func (f *markerFilter) flush() {
 // model's answer to the same request, or, with none configured, by its
 // text without the marker. It returns the response to keep and the model
 // that wrote it.
-func (t *turn) escalate(ctx context.Context, req provider.Request, resp provider.Response, bytes int, reason, rest string) (provider.Response, modelInfo, error) {
+func (t *turn) escalate(ctx context.Context, req provider.Request, resp provider.Response, prompt, bytes int, reason, rest string) (provider.Response, modelInfo, error) {
 	a := t.a
 	why := ""
 	if reason != "" {
@@ -141,9 +141,8 @@ func (t *turn) escalate(ctx context.Context, req provider.Request, resp provider
 	req.Model = e.Model
 	f := &markerFilter{t: t}
 	m := modelInfo{name: e.Model, ref: e.ModelRef, price: e.Price}
-	rec := t.requestSteps(m, "escalation", req, bytes)
-	out, err := e.Provider.Stream(ctx, req, rec.wrap(f.forward))
-	rec.done(out, err)
+	req.MaxTokens = a.MaxTokens // not what the first request's reservation left
+	out, err := t.send(ctx, e.Provider, m, "escalation", req, prompt, bytes, f.forward)
 	f.flush()
 	if err != nil {
 		return out, modelInfo{}, err

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -146,6 +145,10 @@ type turn struct {
 	// answered is the model that wrote the turn's latest answer: the
 	// session's, or escalation_model's.
 	answered modelInfo
+	// held is the reservation of the turn's request in flight against
+	// its budgets (budget.go), until its response is accounted. The
+	// turn sends one request at a time, from its own goroutine.
+	held *hold
 
 	// emitMu serialises events of this turn: parallel tool calls report
 	// from several goroutines, and a Sink sees one event at a time per
@@ -184,6 +187,7 @@ func (t *turn) event(e Event) {
 
 func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	a, s := t.a, t.s
+	defer t.release()
 	prompt := p.text
 	if s.redact != nil {
 		prompt = s.redact.apply(prompt)
@@ -200,6 +204,8 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	}
 	plan, approved, err := t.planFirst(ctx, prompt+p.attached)
 	switch {
+	case errors.Is(err, ErrBudgetExceeded):
+		return TurnResult{Stop: StopBudget}, err
 	case err != nil:
 		return TurnResult{}, err
 	case !approved:
@@ -229,19 +235,9 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			}
 			return TurnResult{Stop: StopMaxSteps}, fmt.Errorf("%w (%d)", ErrMaxSteps, a.MaxSteps)
 		}
-		// Tasks and the planner spend from the session's budget too, so
-		// it may be gone before the next request: none is sent then.
-		if msg := a.overBudget(s); msg != "" && t.steps > 0 {
-			t.event(Event{Kind: EventNotice, Text: msg})
-			if err := s.append(provider.Message{Role: provider.RoleAssistant, Content: "[" + msg + "]"}); err != nil {
-				return TurnResult{}, err
-			}
-			return TurnResult{Stop: StopBudget}, budgetError(msg)
-		}
 		if err := t.autoCompact(ctx, schemas); err != nil {
 			return t.failed(ctx, err)
 		}
-		t.steps++
 		req := provider.Request{
 			Model:       a.Model,
 			Messages:    s.Messages(),
@@ -249,11 +245,16 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			Temperature: a.Temperature,
 			MaxTokens:   a.MaxTokens,
 		}
+		// Charged before it is sent: tasks and the planner spend from
+		// the session's budget too, at the same time.
+		prompt := s.estimate(schemas)
+		if err := t.reserve(ctx, a.model(), prompt, &req); err != nil {
+			return t.failed(ctx, err)
+		}
+		t.steps++
 		bytes := messagesBytes(req.Messages) + schemasBytes(schemas)
 		filter := &markerFilter{t: t, drop: a.Escalation != nil}
-		rec := t.requestSteps(a.model(), "", req, bytes)
-		resp, err := a.Provider.Stream(ctx, req, rec.wrap(filter.forward))
-		rec.done(resp, err)
+		resp, err := t.stream(ctx, a.Provider, a.model(), "", req, bytes, filter.forward)
 		filter.flush()
 		if err != nil && !overflowed && a.ContextWindow > 0 && provider.IsContextLength(err) && ctx.Err() == nil {
 			// The estimate fell short: compact, and send it again once.
@@ -272,7 +273,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		s.sent(len(req.Messages), resp.Usage.PromptTokens, bytes)
 		answered, answerBytes := a.model(), bytes
 		if reason, rest, ok := needsPro(resp.Message.Content); ok {
-			if resp, answered, err = t.escalate(ctx, req, resp, bytes, reason, rest); err != nil {
+			if resp, answered, err = t.escalate(ctx, req, resp, prompt, bytes, reason, rest); err != nil {
 				return t.failed(ctx, err)
 			}
 			if answered.ref != a.ModelRef {
@@ -293,11 +294,10 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 		if _, err := t.account(resp, answerBytes, answered); err != nil {
 			return TurnResult{}, err
 		}
-		if over := a.overBudget(s); over != "" {
-			t.skipCalls(msg.ToolCalls, "not run: "+over)
-			t.event(Event{Kind: EventNotice, Text: over})
-			return TurnResult{Text: msg.Content, Stop: StopBudget},
-				budgetError(over)
+		if over := t.exhausted(); over != nil {
+			t.skipCalls(msg.ToolCalls, "not run: "+over.notice)
+			t.event(Event{Kind: EventNotice, Text: over.notice})
+			return TurnResult{Text: msg.Content, Stop: StopBudget}, over
 		}
 		if len(msg.ToolCalls) == 0 {
 			if strings.TrimSpace(msg.Content) == "" {
@@ -323,6 +323,27 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	}
 }
 
+// stream sends req, reserved already, to m through p, records its
+// attempts and forwards its chunks; a failed request lets its
+// reservation go.
+func (t *turn) stream(ctx context.Context, p provider.Provider, m modelInfo, purpose string, req provider.Request, bytes int, forward func(provider.Chunk)) (provider.Response, error) {
+	rec := t.requestSteps(m, purpose, req, bytes)
+	resp, err := p.Stream(ctx, req, rec.wrap(forward))
+	rec.done(resp, err)
+	if err != nil {
+		t.release()
+	}
+	return resp, err
+}
+
+// send reserves req, whose prompt is about prompt tokens, and streams it.
+func (t *turn) send(ctx context.Context, p provider.Provider, m modelInfo, purpose string, req provider.Request, prompt, bytes int, forward func(provider.Chunk)) (provider.Response, error) {
+	if err := t.reserve(ctx, m, prompt, &req); err != nil {
+		return provider.Response{}, err
+	}
+	return t.stream(ctx, p, m, purpose, req, bytes, forward)
+}
+
 // forward turns provider chunks into events.
 func (t *turn) forward(c provider.Chunk) {
 	switch c.Kind {
@@ -336,10 +357,21 @@ func (t *turn) forward(c provider.Chunk) {
 	}
 }
 
-// failed ends a turn whose model request (or compaction) failed.
+// failed ends a turn whose model request (or compaction) failed, or was
+// not sent for the budget.
 func (t *turn) failed(ctx context.Context, err error) (TurnResult, error) {
 	if ctx.Err() != nil {
 		return TurnResult{Stop: StopCancelled}, t.closeCancelled(ctx)
+	}
+	var over *budgetStop
+	if errors.As(err, &over) {
+		t.event(Event{Kind: EventNotice, Text: over.notice})
+		// Close the turn with an assistant message so the log stays
+		// well-formed for the next turn.
+		if err := t.s.append(provider.Message{Role: provider.RoleAssistant, Content: "[" + over.notice + "]"}); err != nil {
+			return TurnResult{}, err
+		}
+		return TurnResult{Stop: StopBudget}, over
 	}
 	// Record the failure as the assistant's turn, so the next user
 	// message does not follow a user message.
@@ -356,9 +388,10 @@ type modelInfo struct {
 func (a *Agent) model() modelInfo { return modelInfo{name: a.Model, ref: a.ModelRef, price: a.Price} }
 
 // account adds a response's usage to the turn and session, records it
-// with the request's size in bytes, and reports it. It returns the
-// request's cost.
+// with the request's size in bytes, and reports it; the usage takes the
+// place of the request's reservation. It returns the request's cost.
 func (t *turn) account(resp provider.Response, bytes int, m modelInfo) (float64, error) {
+	defer t.settle(resp, m)
 	u := resp.Usage
 	var cost float64
 	if m.price != nil {
@@ -431,16 +464,6 @@ func (t *turn) chargeHelper(child *turn, model string) error {
 	return err
 }
 
-// spendFrom makes s, the session of a child of t (a task, the planner),
-// spend from the budget of t's session: its requests count there as they
-// are made, and it stops once that budget is used up, as the parent
-// would. Children run in parallel, each within its own limits, so
-// counting them only when they report would let them spend past it.
-func (s *Session) spendFrom(t *turn) {
-	s.up = t.s
-	s.upOver = func() string { return t.a.overBudget(t.s) }
-}
-
 // skipCalls answers tool calls that will not run, keeping the log valid.
 func (t *turn) skipCalls(calls []provider.ToolCall, why string) {
 	var msgs []provider.Message
@@ -458,30 +481,4 @@ func (t *turn) closeCancelled(ctx context.Context) error {
 	}
 	t.s.append(provider.Message{Role: provider.RoleAssistant, Content: "[interrupted by the user]"})
 	return ctx.Err()
-}
-
-// overBudget says how the session has run out of its token or cost
-// budget, or returns "" while it has not. The cost budget counts only
-// when the model has a price.
-func (a *Agent) overBudget(s *Session) string {
-	s.mu.Lock()
-	used, cost := s.usage.Total()+s.helperTokens, s.cost+s.helperCost
-	s.mu.Unlock()
-	switch {
-	case a.TokenBudget > 0 && used >= a.TokenBudget:
-		return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used, a.TokenBudget)
-	case a.CostBudget > 0 && a.Price != nil && cost >= a.CostBudget:
-		return fmt.Sprintf("cost budget exhausted: $%.4f of $%s spent", cost, strconv.FormatFloat(a.CostBudget, 'f', -1, 64))
-	}
-	if s.upOver != nil {
-		return s.upOver()
-	}
-	return ""
-}
-
-// budgetError wraps ErrBudgetExceeded with the amounts of overBudget's
-// notice.
-func budgetError(notice string) error {
-	_, amounts, _ := strings.Cut(notice, ": ")
-	return fmt.Errorf("%w: %s", ErrBudgetExceeded, amounts)
 }

@@ -50,7 +50,7 @@ func (t *turn) planFirst(ctx context.Context, request string) (attach string, ap
 	planner := pa.helper(t, plannerParent, reg, plannerSystemPrompt, steps, 0)
 	pt := &turn{a: planner, s: planner.taskSession(t.s.ID, reg), n: 1, log: &changeLog{}, nested: true}
 	pt.s.steps = t.s.steps.sub(plannerParent, t.n)
-	pt.s.spendFrom(t)
+	pt.s.spendFrom(t, planner.ModelRef)
 	defer func() {
 		if cerr := t.chargeHelper(pt, planner.ModelRef); cerr != nil && err == nil {
 			err = cerr

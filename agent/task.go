@@ -134,7 +134,7 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 	child := t.a.taskAgent(t, c.ID, reg, ta.MaxSteps)
 	s := child.taskSession(t.s.ID, reg)
 	s.steps = t.s.steps.sub(c.ID, t.n)
-	s.spendFrom(t)
+	s.spendFrom(t, child.ModelRef)
 	ct := &turn{a: child, s: s, n: 1, log: t.log, nested: true}
 	// What the parent changed so far is the child's to save before a
 	// shell command, as its own changes are.
@@ -159,8 +159,8 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 	case errors.Is(err, ErrMaxSteps):
 		report = fmt.Sprintf("The task stopped after %d model requests (its max_steps) before it finished.%s", ct.steps, lastFindings(s))
 	case errors.Is(err, ErrBudgetExceeded):
-		if over := t.a.overBudget(t.s); over != "" {
-			report = fmt.Sprintf("The task stopped: the session's %s.%s", over, lastFindings(s))
+		if over := (*budgetStop)(nil); errors.As(err, &over) && over.parent {
+			report = fmt.Sprintf("The task stopped: the session's %s.%s", over.notice, lastFindings(s))
 		} else {
 			report = fmt.Sprintf("The task stopped: it used up its token budget (%d tokens).%s", child.TokenBudget, lastFindings(s))
 		}

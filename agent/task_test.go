@@ -195,34 +195,42 @@ text Both answered.
 }
 
 // TestTaskLimitsStopTheChildCleanly stops a child at its step limit and
-// at its token budget: the parent gets a report saying so and finishes
-// its own turn.
+// at its token budget — after the response that passed it, or before a
+// request that does not fit — the parent gets a report saying so and
+// finishes its own turn.
 func TestTaskLimitsStopTheChildCleanly(t *testing.T) {
+	// The child's answer is long, so a budget can hold its prompt and
+	// not its answer.
+	words := strings.Repeat("lorem ", 400)
+	script := func(args, expect string, sent bool) string {
+		child := ""
+		if sent {
+			child = fmt.Sprintf("match gamma:\ntext Looking at main.go first. %s\ncall read_file {\"path\": \"main.go\"}\n---\n", words)
+		}
+		last := "expect tool Looking at main.go first.\n"
+		if !sent {
+			last = ""
+		}
+		return fmt.Sprintf("match start\ncall task %s\n---\n%smatch start\nexpect tool %s\n%stext The helper ran out.\n", args, child, expect, last)
+	}
+	look := `{"description": "d", "prompt": "gamma: look"}`
 	for _, tc := range []struct {
 		name   string
-		limit  func(a *agent.Agent)
+		limit  func(a *agent.Agent, childPrompt int)
 		args   string
 		expect string
+		sent   bool // the child sends its first request
 	}{
-		{"task_max_steps", func(a *agent.Agent) { a.TaskMaxSteps = 1 }, `{"description": "d", "prompt": "gamma: look"}`, "stopped after 1 model requests"},
-		{"max_steps argument", func(a *agent.Agent) { a.TaskMaxSteps = 10 }, `{"description": "d", "prompt": "gamma: look", "max_steps": 1}`, "stopped after 1 model requests"},
-		{"task_token_budget", func(a *agent.Agent) { a.TaskTokenBudget = 10 }, `{"description": "d", "prompt": "gamma: look"}`, "used up its token budget"},
+		{"task_max_steps", func(a *agent.Agent, _ int) { a.TaskMaxSteps = 1 }, look, "stopped after 1 model requests", true},
+		{"max_steps argument", func(a *agent.Agent, _ int) { a.TaskMaxSteps = 10 }, `{"description": "d", "prompt": "gamma: look", "max_steps": 1}`, "stopped after 1 model requests", true},
+		{"task_token_budget", func(a *agent.Agent, p int) { a.TaskTokenBudget = p + 200 }, look, "used up its token budget", true},
+		{"task_token_budget below its prompt", func(a *agent.Agent, _ int) { a.TaskTokenBudget = 10 }, look, "used up its token budget (10 tokens)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, srv, _ := newTaskAgent(t, fmt.Sprintf(`
-match start
-call task %s
----
-match gamma:
-text Looking at main.go first.
-call read_file {"path": "main.go"}
----
-match start
-expect tool %s
-expect tool Looking at main.go first.
-text The helper ran out.
-`, tc.args, tc.expect))
-			tc.limit(a)
+			// The child's prompt, from a run without limits.
+			childPrompt := unlimited(t, script(look, "Looking", true), func(*agent.Agent) {})[1].Usage.PromptTokens
+			a, srv, _ := newTaskAgent(t, script(tc.args, tc.expect, tc.sent))
+			tc.limit(a, childPrompt)
 			s, err := a.NewSession()
 			if err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,9 +59,12 @@ func CreateOutputFile(path string) (*os.File, error) {
 }
 
 // OmittedNote is the line that stands for the part of an output a cap
-// left out: omitted bytes, on lines first to last (1-based) of the whole.
-// When path holds the whole, it names the read_file call that shows them.
-func OmittedNote(omitted int64, first, last int, path string) string {
+// left out: omitted bytes, on lines first to last (1-based) of the file
+// at path, which holds the output saved (see OutputSaver), and names the
+// read_file call that shows them. dropped is what the file left out in
+// turn, from the middle of a very long output. With no path, the note
+// only counts the bytes.
+func OmittedNote(omitted int64, first, last int, path string, dropped int64) string {
 	if path == "" {
 		return fmt.Sprintf("[... %d bytes omitted ...]", omitted)
 	}
@@ -71,43 +73,59 @@ func OmittedNote(omitted int64, first, last int, path string) string {
 		Offset int    `json:"offset"`
 		Limit  int    `json:"limit"`
 	}{path, first, max(last-first+1, 1)})
+	if dropped > 0 {
+		return fmt.Sprintf("[... %d bytes omitted (lines %d-%d of the saved output); the output is saved but for %d bytes in its middle, past what is kept of one output: read_file %s shows what was kept ...]", omitted, first, last, dropped, call)
+	}
 	return fmt.Sprintf("[... %d bytes omitted (lines %d-%d); the whole output is saved: read_file %s shows them ...]", omitted, first, last, call)
 }
 
 // CapResult returns content as it may enter the conversation: as it is
 // when it is at most MaxResultBytes long, else its head and tail around
-// an OmittedNote. The whole is saved to path first when path is set (a
-// failure to save only drops the read_file call from the note).
+// an OmittedNote. The whole — or as much as an OutputSaver keeps — is
+// saved to path first when path is set (a failure to save only drops the
+// read_file call from the note).
 func CapResult(content, path string) string {
 	if len(content) <= MaxResultBytes {
 		return content
 	}
 	head := CutHead(content[:ResultEdgeBytes])
 	tail := CutTail(content[len(content)-ResultEdgeBytes:])
-	if path != "" && saveOutput(path, content) != nil {
-		path = ""
-	}
 	end := len(content) - len(tail) // the omitted bytes are content[len(head):end]
+	// The note's lines are the saved file's, which ends as the output
+	// does: its last omitted line is found counting from the end.
+	lines, dropped := int64(strings.Count(content, "\n")), int64(0)
+	if path != "" {
+		saved, err := saveOutput(path, content)
+		if err != nil {
+			path = ""
+		}
+		lines, dropped = saved.Lines, saved.Dropped
+	}
 	first := strings.Count(head, "\n") + 1
-	last := strings.Count(content[:end-1], "\n") + 1
+	last := int(lines) - strings.Count(content[end-1:], "\n") + 1
 	var b strings.Builder
 	b.WriteString(head)
 	if !strings.HasSuffix(head, "\n") {
 		b.WriteByte('\n')
 	}
-	b.WriteString(OmittedNote(int64(end-len(head)), first, last, path))
+	b.WriteString(OmittedNote(int64(end-len(head)), first, last, path, dropped))
 	b.WriteByte('\n')
 	b.WriteString(tail)
 	return b.String()
 }
 
-func saveOutput(path, content string) error {
-	f, err := CreateOutputFile(path)
+// saveOutput saves content through an OutputSaver, a piece at a time so
+// that no second copy of a long output is made.
+func saveOutput(path, content string) (SavedOutput, error) {
+	s, err := NewOutputSaver(path)
 	if err != nil {
-		return err
+		return SavedOutput{}, err
 	}
-	_, err = f.WriteString(content)
-	return cmp.Or(err, f.Close())
+	const piece = 256 << 10
+	for i := 0; i < len(content); i += piece {
+		s.Write([]byte(content[i:min(i+piece, len(content))]))
+	}
+	return s.Close()
 }
 
 // CutHead ends the head of an output after its last line break when that

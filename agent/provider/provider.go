@@ -47,7 +47,33 @@ type ToolCall struct {
 	// Arguments is the JSON text exactly as the model produced it; it may be
 	// invalid, and the agent reports that back to the model.
 	Arguments string `json:"arguments"`
+	// Oversize, when positive, says the provider stopped holding the
+	// call's arguments once they had reached this many bytes, past
+	// MaxArgumentBytes or MaxResponseArgumentBytes. Arguments is then
+	// "{}", so the log stays valid to send, and the call is refused
+	// rather than run. It is not stored: the call's result says it.
+	Oversize int `json:"-"`
 }
+
+// Limits on the tool calls of one response. A model's output is bounded
+// by its output limit — the largest are about 128K tokens, some half a
+// megabyte of text — so an honest response stays far below them; a
+// hostile or broken endpoint can stream arguments without end, and every
+// byte held is held again by the log, the session file and the next
+// request. A provider therefore stops reading a response at the call
+// whose arguments pass either limit, and marks that call Oversize.
+const (
+	// MaxArgumentBytes bounds the JSON arguments of one call: 4 MiB is
+	// eight times what the most generous output limit lets a model
+	// write in one response, so write_file of any file a model can
+	// produce works, while a runaway argument is cut before it costs
+	// more than a few MiB of memory.
+	MaxArgumentBytes = 4 << 20
+	// MaxResponseArgumentBytes bounds the arguments of all the calls of
+	// one response together, which holds memory to a few times
+	// MaxArgumentBytes however many calls a response makes.
+	MaxResponseArgumentBytes = 4 * MaxArgumentBytes
+)
 
 // ToolSchema describes a tool to the model.
 type ToolSchema struct {

@@ -46,7 +46,7 @@ func readRulesAttack(t *testing.T, h *hostile, nobody bool) {
 		}
 	}
 	if nobody {
-		asNobody(t, h)
+		h.asNobody(t)
 	}
 	before := snapshotTree(t, filepath.Join(h.work, "private"))
 
@@ -115,24 +115,4 @@ func readRulesAttack(t *testing.T, h *hostile, nobody bool) {
 func patchWant(c attackCall, want string) attackCall {
 	c.want = want
 	return c
-}
-
-// asNobody makes h run reasonix as uid 65534, to whom it hands the home,
-// the workspace and Reasonix's directory as they are now. It skips the
-// test unless it runs as root.
-func asNobody(t *testing.T, h *hostile) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to run reasonix as another user")
-	}
-	nobody := 65534
-	h.uid = &nobody
-	for _, d := range []string{h.home, h.work, h.rhome, filepath.Dir(h.work), filepath.Dir(h.rhome)} {
-		if err := chownTree(d, nobody); err != nil {
-			t.Skipf("cannot hand %s to uid %d: %v", d, nobody, err)
-		}
-	}
-	if err := os.Chmod(binDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 }

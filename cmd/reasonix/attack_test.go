@@ -393,7 +393,7 @@ func TestAttackEnvironThroughAnAllowedProgram(t *testing.T) {
 func TestAttackEnvironAsAUser(t *testing.T) {
 	t.Parallel()
 	h := newHostile(t)
-	asNobody(t, h)
+	h.asNobody(t)
 	var calls []attackCall
 	for _, c := range environAttacks {
 		calls = append(calls, bash(c))
@@ -412,6 +412,25 @@ func TestAttackEnvironAsAUser(t *testing.T) {
 	var n int
 	if _, err := fmt.Sscanf(last[strings.Index(last, "ours\n")+5:], "%d processes", &n); err != nil || n > 10 {
 		t.Errorf("the command sees %d processes (%v): %s", n, err, last)
+	}
+}
+
+// asNobody makes h run reasonix as uid 65534, to whom it hands the
+// stage: the home, the workspace, Reasonix's directory and the binaries.
+func (h *hostile) asNobody(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run reasonix as another user")
+	}
+	nobody := 65534
+	h.uid = &nobody
+	for _, d := range []string{h.home, h.work, h.rhome, filepath.Dir(h.work), filepath.Dir(h.rhome)} {
+		if err := chownTree(d, nobody); err != nil {
+			t.Skipf("cannot hand %s to uid %d: %v", d, nobody, err)
+		}
+	}
+	if err := os.Chmod(binDir, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
 

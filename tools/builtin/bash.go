@@ -449,8 +449,11 @@ func formatSeconds(d time.Duration) string {
 // cap every tool result has (tools.MaxResultBytes): the head shows what
 // the command did first (often the error that matters), the tail how it
 // ended. When the call has an output file (tools.OutputFile), a longer
-// output is saved there whole, and the marker between head and tail
-// names the read_file call that shows what it left out.
+// output is saved there — whole, or its first and last parts when it is
+// longer still (tools.OutputSaver) — and the marker between head and
+// tail names the read_file call that shows what it left out. The pipe is
+// read to its end whatever the output's size, so the command is not held
+// up, and what is read beyond what is kept is counted and let go.
 const (
 	bashHeadBytes = tools.ResultEdgeBytes
 	bashTailBytes = tools.ResultEdgeBytes
@@ -472,12 +475,12 @@ type capture struct {
 	next  int
 	total int64
 	lines int64 // line breaks written
-	// path is where the whole output is saved once it outgrows head and
-	// tail; "" for nowhere. file is open while it is written, and err
-	// set if it could not be.
-	path string
-	file *os.File
-	err  error
+	// path is where the output is saved once it outgrows head and
+	// tail; "" for nowhere. saver writes it there, and err is set if it
+	// could not.
+	path  string
+	saver *tools.OutputSaver
+	err   error
 }
 
 func (c *capture) Write(p []byte) (int, error) {
@@ -516,18 +519,17 @@ func (c *capture) save(p []byte) {
 	if c.path == "" || c.err != nil {
 		return
 	}
-	if c.file == nil {
+	if c.saver == nil {
 		if c.total+int64(len(p)) <= bashHeadBytes+captureRing {
 			return
 		}
-		c.file, c.err = tools.CreateOutputFile(c.path)
-		if c.err == nil {
-			_, c.err = c.file.Write(append(c.head[:len(c.head):len(c.head)], c.tail...))
+		if c.saver, c.err = tools.NewOutputSaver(c.path); c.err != nil {
+			return
 		}
+		c.saver.Write(c.head)
+		c.saver.Write(c.tail)
 	}
-	if c.err == nil {
-		_, c.err = c.file.Write(p)
-	}
+	c.saver.Write(p)
 }
 
 // text renders the captured output for the model: the head and the tail
@@ -536,9 +538,13 @@ func (c *capture) save(p []byte) {
 // output file.
 func (c *capture) text() string {
 	path := ""
-	if c.file != nil {
-		if err := c.file.Close(); c.err == nil && err == nil {
-			path = c.path
+	// The marker's lines are the saved file's, which ends as the output
+	// does: its last omitted line is found counting from the end.
+	lines, dropped := c.lines, int64(0)
+	if c.saver != nil {
+		saved, err := c.saver.Close()
+		if c.err == nil && err == nil {
+			path, lines, dropped = c.path, saved.Lines, saved.Dropped
 		}
 	}
 	ring := make([]byte, 0, len(c.tail))
@@ -562,13 +568,13 @@ func (c *capture) text() string {
 		endsLine = 1
 	}
 	first := strings.Count(head, "\n") + 1
-	last := int(c.lines-int64(strings.Count(tail, "\n"))-endsLine) + 1
+	last := int(lines-int64(strings.Count(tail, "\n"))-endsLine) + 1
 	var b strings.Builder
 	b.WriteString(cleanOutput([]byte(head)))
 	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
 	}
-	b.WriteString(tools.OmittedNote(omitted, first, last, path) + "\n")
+	b.WriteString(tools.OmittedNote(omitted, first, last, path, dropped) + "\n")
 	b.WriteString(cleanOutput([]byte(tail)))
 	return b.String()
 }

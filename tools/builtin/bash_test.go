@@ -589,46 +589,108 @@ func TestBashRefusesForbiddenReads(t *testing.T) {
 	}
 }
 
-// TestBashSavesLongOutput: with an output file, a long output is saved
-// whole, and the marker's read_file call shows exactly the lines left out.
-func TestBashSavesLongOutput(t *testing.T) {
+// savedCall is the read_file call a marker names.
+type savedCall struct {
+	Path          string
+	Offset, Limit int
+}
+
+// seqSaved runs `seq 1 n` with an output file and returns the saved
+// file, the head and the tail of the result, and the read_file call its
+// marker names, which must end with ends.
+func seqSaved(t *testing.T, env *tools.Env, n int, ends string) (saved, head, tail string, c savedCall, raw string) {
+	t.Helper()
 	needBash(t)
-	const n = 200000
-	env := testEnv(t, nil)
 	path := filepath.Join(t.TempDir(), "outputs", "call.txt")
 	ctx := tools.WithOutputFile(context.Background(), path)
 	res, err := lookup(t, "bash").Execute(ctx, env, json.RawMessage(fmt.Sprintf(`{"command": "seq 1 %d"}`, n)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved, err := os.ReadFile(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := seqOutput(n); string(saved) != want {
-		t.Fatalf("saved %d bytes, want %d", len(saved), len(want))
-	}
 	head, rest, _ := strings.Cut(res.Content, "[... ")
 	note, tail, _ := strings.Cut(rest, "\n")
-	m := regexp.MustCompile(`read_file (\{.*\}) shows them`).FindStringSubmatch(note)
+	m := regexp.MustCompile(`read_file (\{.*\}) ` + ends).FindStringSubmatch(note)
 	if m == nil {
 		t.Fatalf("no read_file call in the marker %q", note)
 	}
-	var args struct {
-		Path          string
-		Offset, Limit int
+	json.Unmarshal([]byte(m[1]), &c)
+	if c.Path != path {
+		t.Fatalf("the marker names %s", m[1])
 	}
-	json.Unmarshal([]byte(m[1]), &args)
+	return string(b), head, tail, c, m[1]
+}
+
+// TestBashSavesLongOutput: with an output file, a long output is saved
+// whole, and the marker's read_file call shows exactly the lines left out.
+func TestBashSavesLongOutput(t *testing.T) {
+	const n = 200000
+	env := testEnv(t, nil)
+	saved, head, tail, args, raw := seqSaved(t, env, n, "shows them")
+	if want := seqOutput(n); saved != want {
+		t.Fatalf("saved %d bytes, want %d", len(saved), len(want))
+	}
 	headLines := strings.Split(strings.TrimSuffix(head, "\n"), "\n")
 	lastShown, _ := strconv.Atoi(headLines[len(headLines)-1])
 	firstTail, _ := strconv.Atoi(strings.SplitN(tail, "\n", 2)[0])
-	if args.Path != path || args.Offset != lastShown+1 || args.Offset+args.Limit != firstTail {
-		t.Fatalf("read_file %s; the head ends at %d and the tail starts at %d", m[1], lastShown, firstTail)
+	if args.Offset != lastShown+1 || args.Offset+args.Limit != firstTail {
+		t.Fatalf("read_file %s; the head ends at %d and the tail starts at %d", raw, lastShown, firstTail)
 	}
 	// The saved file is readable with that call.
-	got := call(t, env, "read_file", m[1])
+	got := call(t, env, "read_file", raw)
 	if !strings.HasPrefix(strings.TrimLeft(got.Content, " "), fmt.Sprintf("%d\t%d\n", args.Offset, args.Offset)) {
 		t.Fatalf("read_file shows %.60q", got.Content)
+	}
+}
+
+// TestBashSavesTheEdgesOfAHugeOutput: an output longer than what is
+// saved of one output (tools.SavedHeadBytes and SavedTailBytes) is saved
+// as its first and last parts, and the marker's read_file call shows the
+// saved file's lines between the head and the tail the model was given.
+func TestBashSavesTheEdgesOfAHugeOutput(t *testing.T) {
+	const n = 4_000_000 // 30.9 MB
+	saved, head, tail, args, raw := seqSaved(t, testEnv(t, nil), n, "shows what was kept")
+	whole := seqOutput(n)
+	if len(saved) > tools.SavedHeadBytes+tools.SavedTailBytes+200 ||
+		!strings.HasPrefix(saved, whole[:tools.SavedHeadBytes]) || !strings.HasSuffix(saved, whole[len(whole)-tools.SavedTailBytes:]) {
+		t.Fatalf("saved %d bytes of %d, not its edges", len(saved), len(whole))
+	}
+	tail, _, _ = strings.Cut(tail, "Exit code:")
+	if shown := strings.Join(strings.SplitAfter(saved, "\n")[args.Offset-1:args.Offset-1+args.Limit], ""); head+shown+tail != saved {
+		t.Fatalf("read_file %s does not show the saved lines between the head and the tail", raw)
+	}
+}
+
+// TestBashHoldsAHugeOutputInBoundedMemory: a command printing 200 MB is
+// read to its end, with what is saved of it and what is held in memory
+// bounded by the caps, not by the output.
+func TestBashHoldsAHugeOutputInBoundedMemory(t *testing.T) {
+	needBash(t)
+	env := testEnv(t, nil)
+	path := filepath.Join(t.TempDir(), "outputs", "call.txt")
+	ctx := tools.WithOutputFile(context.Background(), path)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := lookup(t, "bash").Execute(ctx, env, json.RawMessage(`{"command": "head -c 200000000 /dev/zero | tr '\\0' x; echo; echo end"}`))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Content, "\nend\n") || !strings.Contains(res.Content, "Exit code: 0") {
+		t.Fatalf("the output was not read to its end: %.200q", res.Content[len(res.Content)-200:])
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > tools.SavedHeadBytes+tools.SavedTailBytes+1<<10 {
+		t.Errorf("%d bytes saved", fi.Size())
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("reading 200 MB of output allocated %d MiB", alloc>>20)
 	}
 }
 

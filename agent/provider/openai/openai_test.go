@@ -348,7 +348,7 @@ func TestIndexlessToolCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fmt.Sprint(resp.Message.ToolCalls)
-	if got != `[{a ls {}} {b glob {"pattern":"*.go"}}]` {
+	if got != `[{a ls {} 0} {b glob {"pattern":"*.go"} 0}]` {
 		t.Fatalf("calls = %s", got)
 	}
 }

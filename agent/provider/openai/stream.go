@@ -22,7 +22,9 @@ const maxEventSize = 16 << 20
 // objects. Text and reasoning are emitted as they arrive; tool calls are
 // assembled by index and emitted whole once the message is finished. kick
 // is called on every line so an idle watchdog can tell a slow stream from a
-// dead one.
+// dead one. A call whose arguments pass a limit ends the reading: the
+// response holds what came before it and that call, marked Oversize, and
+// no usage (the stream's last chunk carries it).
 func readStream(r io.Reader, kick func(), emit func(provider.Chunk)) (provider.Response, error) {
 	var (
 		a        assembler
@@ -55,7 +57,7 @@ func readStream(r io.Reader, kick func(), emit func(provider.Chunk)) (provider.R
 		}
 		return nil
 	}
-	for !done {
+	for !done && !a.cut {
 		line, err := readLine(br)
 		eof := errors.Is(err, io.EOF)
 		if err != nil && !eof {
@@ -87,13 +89,13 @@ func readStream(r io.Reader, kick func(), emit func(provider.Chunk)) (provider.R
 			if err := dispatch(); err != nil {
 				return provider.Response{}, err
 			}
-			if !finished && !done {
+			if !finished && !done && !a.cut {
 				return provider.Response{}, provider.ErrStreamTruncated
 			}
 			break
 		}
 	}
-	if !finished && !a.sawContent() {
+	if !finished && !a.cut && !a.sawContent() {
 		// "[DONE]" without a finish_reason or any content: nothing usable.
 		return provider.Response{}, provider.ErrStreamTruncated
 	}
@@ -142,11 +144,21 @@ type assembler struct {
 	usage     *provider.Usage
 	finish    string
 	model     string
+	// argBytes counts the arguments held, all calls together; cut is
+	// set once a call's arguments passed a limit (provider.
+	// MaxArgumentBytes, MaxResponseArgumentBytes): reading stops there,
+	// so what a stream can make Reasonix hold, and the time it can keep
+	// it reading, stay bounded.
+	argBytes int
+	cut      bool
 }
 
 type callBuilder struct {
 	id, name string
 	args     strings.Builder
+	// oversize is the size the arguments had reached when they were
+	// dropped for passing a limit; 0 while they are held.
+	oversize int
 }
 
 // apply folds one chunk in and reports whether it finished the message.
@@ -221,7 +233,18 @@ func (a *assembler) toolDelta(pos int, tc wireToolCall) {
 		// every fragment, so do not concatenate.
 		b.name = tc.Function.Name
 	}
-	b.args.WriteString(tc.Function.Arguments)
+	piece := tc.Function.Arguments
+	if b.oversize > 0 {
+		return
+	}
+	if n := b.args.Len() + len(piece); n > provider.MaxArgumentBytes || a.argBytes+len(piece) > provider.MaxResponseArgumentBytes {
+		b.oversize = n
+		b.args = strings.Builder{} // let the memory go now
+		a.cut = true
+		return
+	}
+	a.argBytes += len(piece)
+	b.args.WriteString(piece)
 }
 
 func (a *assembler) sawContent() bool {
@@ -247,7 +270,7 @@ func (a *assembler) response(emit func(provider.Chunk)) provider.Response {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		tc := provider.ToolCall{ID: id, Name: b.name, Arguments: args}
+		tc := provider.ToolCall{ID: id, Name: b.name, Arguments: args, Oversize: b.oversize}
 		msg.ToolCalls = append(msg.ToolCalls, tc)
 		emit(provider.Chunk{Kind: provider.ChunkToolCall, ToolCall: &tc})
 	}
