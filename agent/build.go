@@ -309,7 +309,7 @@ func newSandbox(cfg *config.Config, dir, root, home string) (*sandbox.Policy, *s
 		writeRoots = append(writeRoots, absUnder(root, config.Expand(d)))
 	}
 	userHome, _ := os.UserHomeDir()
-	forbid := sandbox.HomeDefaults(userHome)
+	forbid := append(sandbox.HomeDefaults(userHome), sandbox.SystemSecrets()...)
 	// Reasonix's own key file, where a key may be saved.
 	forbid = append(forbid, filepath.Join(home, ".env"))
 	for _, d := range cfg.Sandbox.ForbidRead {
