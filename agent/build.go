@@ -150,6 +150,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	env.HideEnv = append(env.HideEnv, keys...)
 
 	a.attachProcesses(opts, root, jail)
+	a.ownsJail = jail != nil
 	a.attachGraph(cfg, opts, root, fsys, keys)
 	a.attachPlugins(cfg, opts, root)
 	if ref := cfg.Agent.PlannerModel; ref != "" {
@@ -322,6 +323,8 @@ func newSandbox(cfg *config.Config, dir, root, home string) (*sandbox.Policy, *s
 	var jail *sandbox.Jail
 	if cfg.Sandbox.Bash != "off" {
 		jail = sandbox.NewJail(guard, cfg.Sandbox.Network)
+		// Out of the commands' reach, as Reasonix's directory is.
+		jail.Layers = filepath.Join(home, "layers")
 	}
 	return guard, jail
 }
