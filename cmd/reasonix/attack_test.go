@@ -396,16 +396,7 @@ func TestAttackEnvironAsAUser(t *testing.T) {
 		t.Skip("needs root to run reasonix as another user")
 	}
 	h := newHostile(t)
-	nobody := 65534
-	h.uid = &nobody
-	for _, d := range []string{h.home, h.work, h.rhome, filepath.Dir(h.work), filepath.Dir(h.rhome)} {
-		if err := chownTree(d, nobody); err != nil {
-			t.Skipf("cannot hand %s to uid %d: %v", d, nobody, err)
-		}
-	}
-	if err := os.Chmod(binDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	h.asNobody(t)
 	var calls []attackCall
 	for _, c := range environAttacks {
 		calls = append(calls, bash(c))
