@@ -74,7 +74,7 @@ func (s *layerStore) take(parent string, caches []Cache) (slot string, layers []
 func (s *layerStore) put(slot string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if within(slot, s.dir) && s.dir != "" {
+	if s.dir != "" && within(slot, s.dir) {
 		s.free = append(s.free, slot)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,11 +65,11 @@ func overlayCaches(js *jailSpec, layers []cacheLayer) error {
 		}
 		// The private cache stays writable when what holds it is
 		// mounted read-only: Reasonix's directory, or the cache.
-		if err := unix.Mount(l.Upper, l.Upper, "", unix.MS_BIND, ""); err != nil {
-			first = cmp.Or(first, fmt.Errorf("%s: %w", l.Upper, err))
+		if berr := unix.Mount(l.Upper, l.Upper, "", unix.MS_BIND, ""); berr != nil {
+			first = cmp.Or(first, fmt.Errorf("%s: %w", l.Upper, berr))
 			continue
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
+		if err != errNoCache {
 			first = cmp.Or(first, fmt.Errorf("%s: %w", l.Path, err))
 			// Landlock will not grant it; the mount also covers a
 			// cache inside another writable directory.
@@ -80,6 +79,9 @@ func overlayCaches(js *jailSpec, layers []cacheLayer) error {
 	}
 	return first
 }
+
+// errNoCache is mountOverlay's answer for a cache that does not exist.
+var errNoCache = errors.New("the cache does not exist")
 
 // mountOverlay mounts l's overlay over its cache. Each directory is opened
 // without following links and named to the kernel through its descriptor,
@@ -94,15 +96,15 @@ func mountOverlay(l cacheLayer) error {
 	}()
 	open := func(p string) (int, error) {
 		fd, err := unix.Open(p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if errors.Is(err, unix.ENOENT) {
-			return -1, fs.ErrNotExist
-		}
 		if err == nil {
 			fds = append(fds, fd)
 		}
 		return fd, err
 	}
 	lower, err := open(l.Path)
+	if errors.Is(err, unix.ENOENT) {
+		return errNoCache
+	}
 	if err != nil {
 		return err
 	}
@@ -165,7 +167,9 @@ func mountOverlay(l cacheLayer) error {
 // that has no overlay. The private cache starts empty, so for the Go
 // module cache the shared one is put first among the module proxies: a
 // module already downloaded is copied from it rather than downloaded
-// again, which needs no network. getenv reads the command's environment.
+// again, which needs no network. getenv reads the command's environment
+// (a GOPROXY set only with `go env -w` is not seen there: go's default
+// follows the shared cache instead).
 func redirectCache(js *jailSpec, l cacheLayer, getenv func(string) string) {
 	js.Write = append(js.Write, l.Upper)
 	js.Env = append(js.Env, l.Var+"="+l.Upper)
