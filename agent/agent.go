@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -109,6 +110,7 @@ type Agent struct {
 	Plugins     *mcp.Manager
 	ownsPlugins bool // Close closes Plugins
 	ownsProcs   bool // Close closes Env.Procs, ending what commands left running
+	ownsJail    bool // Close closes Env.Jail, removing its private caches
 
 	// Secrets are values that must not reach the model, the session
 	// files or the events: they are replaced wherever they appear.
@@ -287,6 +289,9 @@ func (a *Agent) Close() error {
 		if _, notice := a.Env.Control.Settle(context.Background(), false, a.Env.Rel); notice != "" && a.Sink != nil {
 			a.Sink(Event{Kind: EventNotice, Text: "bash: " + notice})
 		}
+	}
+	if j, ok := a.Env.Jail.(io.Closer); a.ownsJail && ok {
+		err = cmp.Or(err, j.Close())
 	}
 	return err
 }

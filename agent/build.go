@@ -150,6 +150,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	env.HideEnv = append(env.HideEnv, keys...)
 
 	a.attachProcesses(opts, root, jail)
+	a.ownsJail = jail != nil
 	a.attachGraph(cfg, opts, root, fsys, keys)
 	a.attachPlugins(cfg, opts, root)
 	if ref := cfg.Agent.PlannerModel; ref != "" {
@@ -309,7 +310,7 @@ func newSandbox(cfg *config.Config, dir, root, home string) (*sandbox.Policy, *s
 		writeRoots = append(writeRoots, absUnder(root, cfg.ExpandItem("sandbox", "allow_write", d)))
 	}
 	userHome, _ := os.UserHomeDir()
-	forbid := sandbox.HomeDefaults(userHome)
+	forbid := append(sandbox.HomeDefaults(userHome), sandbox.SystemSecrets()...)
 	// Reasonix's own key file, where a key may be saved.
 	forbid = append(forbid, filepath.Join(home, ".env"))
 	for _, d := range cfg.Sandbox.ForbidRead {
@@ -322,6 +323,8 @@ func newSandbox(cfg *config.Config, dir, root, home string) (*sandbox.Policy, *s
 	var jail *sandbox.Jail
 	if cfg.Sandbox.Bash != "off" {
 		jail = sandbox.NewJail(guard, cfg.Sandbox.Network)
+		// Out of the commands' reach, as Reasonix's directory is.
+		jail.Layers = filepath.Join(home, "layers")
 	}
 	return guard, jail
 }

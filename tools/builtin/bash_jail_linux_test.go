@@ -191,14 +191,24 @@ func TestBashJailGoToolchain(t *testing.T) {
 		t.Skip("go not in PATH")
 	}
 	// The jail as Reasonix builds it: the default secrets forbidden, so
-	// the home directory is split around them, and the temp directories
-	// and toolchain caches writable.
+	// the home directory is split around them, the temp directories
+	// writable, and the machine's own toolchain caches, warm, written
+	// through private layers that last the session.
 	home, _ := os.UserHomeDir()
 	env := jailEnv(t, false, nil, sandbox.HomeDefaults(home))
-	env.Jail = sandbox.NewJail(env.Guard.(*sandbox.Policy), false)
+	j := sandbox.NewJail(env.Guard.(*sandbox.Policy), false)
+	j.Layers = filepath.Join(realDir(t), "layers")
+	env.Jail = j
+	host := sandbox.NewHost(j)
+	env.Procs = host
+	t.Cleanup(func() { host.Close() })
+	// A module with a dependency already in the module cache: this
+	// repository's own, at its version.
+	goLine, dep, sums := repoDependency(t, "golang.org/x/sys")
 	files := map[string]string{
-		"go.mod":      "module tiny\n\ngo 1.21\n",
-		"main.go":     "package main\n\nfunc main() { println(add(1, 2)) }\n\nfunc add(a, b int) int { return a + b }\n",
+		"go.mod":      "module tiny\n\n" + goLine + "\n\nrequire " + dep + "\n",
+		"go.sum":      sums,
+		"main.go":     "package main\n\nimport \"golang.org/x/sys/unix\"\n\nfunc main() { println(add(1, unix.Getpagesize()/unix.Getpagesize())) }\n\nfunc add(a, b int) int { return a + b }\n",
 		"add_test.go": "package main\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
 	}
 	for name, content := range files {
@@ -208,8 +218,9 @@ func TestBashJailGoToolchain(t *testing.T) {
 	}
 	for _, command := range []string{
 		"go version && go env GOCACHE",
-		"go build -o tiny . && ./tiny",
-		"go vet . && go test -count=1 .",
+		// Nothing to download: the dependency comes from the cache.
+		"GOPROXY=off GOFLAGS=-mod=readonly go build -o tiny . && ./tiny",
+		"GOPROXY=off GOFLAGS=-mod=readonly go vet . && GOPROXY=off go test -count=1 .",
 		"ls ~ > /dev/null", // listable though it holds forbidden paths
 	} {
 		res := call(t, env, "bash", map[string]any{"command": command, "timeout_seconds": 120})
@@ -217,6 +228,37 @@ func TestBashJailGoToolchain(t *testing.T) {
 			t.Errorf("%s: %s", command, res.Content)
 		}
 	}
+}
+
+// repoDependency returns this repository's go directive, its requirement
+// of module as go.mod has it ("path version"), and its lines of go.sum.
+func repoDependency(t *testing.T, module string) (goLine, require, sums string) {
+	t.Helper()
+	mod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join("..", "..", "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		switch f := strings.Fields(line); {
+		case len(f) == 2 && f[0] == "go":
+			goLine = line
+		case len(f) >= 2 && f[0] == module:
+			require = f[0] + " " + f[1]
+		}
+	}
+	for _, line := range strings.Split(string(sum), "\n") {
+		if strings.HasPrefix(line, require+" ") || strings.HasPrefix(line, require+"/go.mod ") {
+			sums += line + "\n"
+		}
+	}
+	if goLine == "" || require == "" || sums == "" {
+		t.Fatalf("%s is not in go.mod and go.sum", module)
+	}
+	return goLine, require, sums
 }
 
 func TestBashJailEscalation(t *testing.T) {

@@ -59,8 +59,15 @@ var ErrClosed = errors.New("the session has ended; no more commands run")
 const closeWait = killGrace + 3*time.Second
 
 // Close stops every unit still running and waits for them to end, for at
-// most a few seconds.
+// most a few seconds, then removes the private layers their commands
+// wrote over the shared caches.
 func (h *Host) Close() error {
+	err := h.stopAll()
+	return errors.Join(err, h.closeLayers())
+}
+
+// stopAll stops every unit still running and waits for them to end.
+func (h *Host) stopAll() error {
 	h.mu.Lock()
 	h.closed = true
 	units := make([]unit, 0, len(h.units))

@@ -18,11 +18,19 @@ import (
 	"github.com/reasonix/reasonix/tools"
 )
 
-// linuxState is what the host's units learned about the system.
+// linuxState is what the host's units learned about the system, and the
+// private layers of their caches.
 type linuxState struct {
 	// nsOff is set once starting a command in namespaces failed: the
 	// system refuses them, and confined commands run without.
 	nsOff atomic.Bool
+	// layers are the private layers over the shared caches.
+	layers layerStore
+}
+
+// closeLayers removes the private layers of the host's units.
+func (h *Host) closeLayers() error {
+	return h.linux.layers.close()
 }
 
 // Start starts cmd under a supervisor (see supervise_linux.go), confined
@@ -47,12 +55,20 @@ func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
 	}
 	var notes []string
 	var spec unitSpec
+	// slot holds the private layers of the command's caches, for as
+	// long as its unit lives.
+	var slot string
 	if confine && h.Jail != nil {
 		if _, err := landlockABI(); err != nil {
 			notes = appendNote(notes, h.once(fmt.Sprintf(unavailableNote, err)))
 		} else {
 			js := h.Jail.spec()
 			spec.Jail = &js
+			var err error
+			slot, spec.Caches, err = h.cacheLayers(js)
+			if err != nil {
+				notes = appendNote(notes, h.once(fmt.Sprintf(noLayersNote, err)))
+			}
 		}
 	}
 	self, err := selfExecutable()
@@ -66,14 +82,35 @@ func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
 		}
 		return h.trackOrStop(g)
 	}
+	putBack := func() {
+		if slot != "" {
+			h.linux.layers.put(slot)
+		}
+	}
 	for {
 		ns := spec.Jail != nil && !h.linux.nsOff.Load()
-		sup, err := h.supervisorCmd(cmd, self, spec, ns)
+		us := spec
+		if !ns && len(spec.Caches) > 0 {
+			// No mount namespace for the overlays: private caches
+			// through the environment.
+			js := *spec.Jail
+			env := cmd.Env
+			if env == nil {
+				env = cmd.Environ()
+			}
+			for _, n := range cachesNotes(errors.New("no mount namespace"), fallBackCaches(&js, spec.Caches, envLookup(env))) {
+				notes = appendNote(notes, h.once(n))
+			}
+			us.Jail, us.Caches = &js, nil
+		}
+		sup, err := h.supervisorCmd(cmd, self, us, ns)
 		if err != nil {
+			putBack()
 			return nil, err
 		}
 		pr, pw, err := os.Pipe()
 		if err != nil {
+			putBack()
 			return nil, err
 		}
 		sup.ExtraFiles = []*os.File{pw}
@@ -86,19 +123,32 @@ func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {
 				notes = appendNote(notes, h.once(fmt.Sprintf(noNamespacesNote, err)))
 				continue
 			}
+			putBack()
 			return nil, err
 		}
 		if spec.Jail != nil {
 			h.Jail.hides.Store(ns)
 		}
 		u := &supUnit{
-			h: h, cmd: sup, ns: ns, confined: spec.Jail != nil, notes: notes,
+			h: h, cmd: sup, ns: ns, confined: spec.Jail != nil, notes: notes, slot: slot,
 			exited: make(chan struct{}), finished: make(chan struct{}),
 		}
 		go u.wait()
 		go u.readStatus(pr)
 		return h.trackOrStop(u)
 	}
+}
+
+// cacheLayers takes a slot of private layers for the caches a command
+// confined by js may not change. Without a directory for them, or when
+// one cannot be made (err), the caches are read-only to the command and
+// it has no private ones.
+func (h *Host) cacheLayers(js jailSpec) (slot string, layers []cacheLayer, err error) {
+	caches := h.Jail.caches(js.Write, js.Forbid)
+	if len(caches) == 0 || h.Jail.Layers == "" {
+		return "", nil, nil
+	}
+	return h.linux.layers.take(h.Jail.Layers, caches)
 }
 
 // Notes for the model about what a confined command's unit lacks.
@@ -196,6 +246,7 @@ type supUnit struct {
 	cmd      *exec.Cmd // the supervisor
 	ns       bool      // the supervisor is the first process of a PID namespace
 	confined bool
+	slot     string // the private layers of the caches, "" for none
 
 	mu     sync.Mutex // guards notes and status until exited is closed
 	notes  []string
@@ -219,9 +270,13 @@ func (u *supUnit) Wait() tools.ExitStatus {
 	return st
 }
 
-// wait reaps the supervisor.
+// wait reaps the supervisor, and gives the unit's private layers back:
+// its mount namespace, and so its overlays, ended with it.
 func (u *supUnit) wait() {
 	_ = u.cmd.Wait()
+	if u.slot != "" {
+		u.h.linux.layers.put(u.slot)
+	}
 	close(u.finished)
 }
 

@@ -248,7 +248,8 @@ func TestHostExitStatus(t *testing.T) {
 
 // BenchmarkShellCommand measures starting `true` and waiting for it: as a
 // plain process group, jailed without a supervisor, and as a unit,
-// unconfined and confined (with its namespaces).
+// unconfined and confined (with its namespaces), and confined with
+// private layers over the shared caches.
 func BenchmarkShellCommand(b *testing.B) {
 	if _, err := landlockABI(); err != nil {
 		b.Skip(err)
@@ -293,6 +294,25 @@ func BenchmarkShellCommand(b *testing.B) {
 	defer net.Close()
 	b.Run("unit-confined-network", func(b *testing.B) {
 		run(b, func(cmd *exec.Cmd) (tools.ShellProcess, error) { return net.Start(cmd, true) })
+	})
+	// The caches of a usual setup, each with a private layer: the user
+	// cache directory holding GOCACHE, the module cache, npm's.
+	home, _ := filepath.EvalSymlinks(b.TempDir())
+	caches := []Cache{
+		{Path: filepath.Join(home, ".cache"), Var: "XDG_CACHE_HOME"},
+		{Path: filepath.Join(home, ".cache", "go-build"), Var: "GOCACHE"},
+		{Path: filepath.Join(home, "go", "pkg", "mod"), Var: "GOMODCACHE"},
+		{Path: filepath.Join(home, ".npm"), Var: "npm_config_cache"},
+	}
+	for _, c := range caches {
+		if err := os.MkdirAll(c.Path, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	layered := NewHost(&Jail{Policy: j.Policy, Caches: caches, Layers: filepath.Join(home, "layers")})
+	defer layered.Close()
+	b.Run("unit-confined-caches", func(b *testing.B) {
+		run(b, func(cmd *exec.Cmd) (tools.ShellProcess, error) { return layered.Start(cmd, true) })
 	})
 }
 

@@ -12,6 +12,9 @@ import (
 // linuxState is empty here: there is no supervisor.
 type linuxState struct{}
 
+// closeLayers has nothing to remove: there are no private caches here.
+func (h *Host) closeLayers() error { return nil }
+
 // Start starts cmd as a process group. There is no shell sandbox here, so
 // confine only earns the note that says so, once.
 func (h *Host) Start(cmd *exec.Cmd, confine bool) (tools.ShellProcess, error) {

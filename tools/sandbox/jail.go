@@ -12,9 +12,10 @@ import (
 )
 
 // Jail confines bash commands with the operating system's sandbox ([sandbox]
-// bash = "enforce"): a command may write only in the Policy's write roots
-// and the scratch directories, may not read under forbid_read, and may not
-// use the network unless Network is set. It implements tools.ShellJail.
+// bash = "enforce"): a command may write only in the Policy's write roots,
+// the scratch directories and, through a private layer, the shared caches;
+// may not read under forbid_read; and may not use the network unless
+// Network is set. It implements tools.ShellJail.
 //
 // The jail applies to the command only, never to Reasonix. On Linux, Confine
 // makes the command start this same executable with a marker; the package's
@@ -32,8 +33,16 @@ type Jail struct {
 	// Network lets commands use the network ([sandbox] network = true).
 	Network bool
 	// Scratch are the directories commands may write besides the write
-	// roots: temporary directories and toolchain caches.
+	// roots: the temporary directories.
 	Scratch []string
+	// Caches are the shared caches commands may write only through a
+	// private layer, the real ones staying as they were (see Cache).
+	Caches []Cache
+	// Layers is the directory that holds the sessions' private layers
+	// over Caches: out of the commands' reach (under Reasonix's own
+	// directory) and in no cache. Empty, commands find the caches
+	// read-only.
+	Layers string
 
 	// told records that the "sandbox unavailable" note was given.
 	told atomic.Bool
@@ -41,43 +50,24 @@ type Jail struct {
 	// the forbidden paths are hidden by mounts (see hideForbidden), so
 	// that entries created beside them are not split off (see plan).
 	hides atomic.Bool
+	// external holds the private caches of the commands another program
+	// starts (ConfineExternal), until Close.
+	external layerStore
 }
 
-// NewJail returns a jail for policy with the default scratch directories.
+// NewJail returns a jail for policy with the default scratch directories
+// and shared caches.
 func NewJail(policy *Policy, network bool) *Jail {
-	return &Jail{Policy: policy, Network: network, Scratch: ScratchDirs()}
+	return &Jail{Policy: policy, Network: network, Scratch: ScratchDirs(), Caches: SharedCaches()}
 }
 
 // ScratchDirs returns the directories a confined command may write besides
 // the write roots, because everyday tools need them: the temporary
-// directories, and the Go and npm caches and the user's cache directory.
-// Directories that do not exist are left in; the jail skips them.
+// directories. Directories that do not exist are left in; the jail skips
+// them.
 func ScratchDirs() []string {
-	dirs := []string{os.TempDir(), "/tmp", "/dev/shm"}
-	home, _ := os.UserHomeDir()
-	cache, err := os.UserCacheDir()
-	if err == nil {
-		dirs = append(dirs, cache)
-	}
-	// `go env` would be exact but costs a process; the variables and
-	// defaults cover every setup but `go env -w GOCACHE=…`.
-	if v := os.Getenv("GOCACHE"); v != "" && v != "off" {
-		dirs = append(dirs, v)
-	} else if err == nil {
-		dirs = append(dirs, filepath.Join(cache, "go-build"))
-	}
-	if v := os.Getenv("GOMODCACHE"); v != "" {
-		dirs = append(dirs, v)
-	} else if gp := filepath.SplitList(os.Getenv("GOPATH")); len(gp) > 0 && gp[0] != "" {
-		dirs = append(dirs, filepath.Join(gp[0], "pkg", "mod"))
-	} else if home != "" {
-		dirs = append(dirs, filepath.Join(home, "go", "pkg", "mod"))
-	}
-	if home != "" {
-		dirs = append(dirs, filepath.Join(home, ".npm"))
-	}
 	var out []string
-	for _, d := range dirs {
+	for _, d := range []string{os.TempDir(), "/tmp", "/dev/shm"} {
 		if !filepath.IsAbs(d) {
 			continue
 		}
@@ -123,7 +113,7 @@ func (j *Jail) ConfineExternal(cmd *exec.Cmd, hide []string) error {
 	}
 	s := j.spec()
 	s.Unset = hide
-	return confineExternal(cmd, s)
+	return j.confineExternal(cmd, s)
 }
 
 // unavailableNote is shown once per session when commands cannot be
@@ -142,6 +132,10 @@ type jailSpec struct {
 	// Unset are variables the jail removes from the command's
 	// environment (ConfineExternal).
 	Unset []string `json:"unset,omitempty"`
+	// Env are variables ("NAME=value") the jail sets in the command's
+	// environment, over what it inherited: the private caches that
+	// stand in for shared ones (see redirectCaches).
+	Env []string `json:"env,omitempty"`
 }
 
 func (j *Jail) spec() jailSpec {
@@ -222,6 +216,13 @@ func (j *Jail) denialNote() string {
 	}
 	if len(blocked) > 0 {
 		fmt.Fprintf(&b, "Blocked: %s. ", strings.Join(blocked, "; "))
+	}
+	if caches := j.caches(s.Write, s.Forbid); len(caches) > 0 && j.Layers != "" {
+		paths := make([]string, len(caches))
+		for i, c := range caches {
+			paths[i] = c.Path
+		}
+		fmt.Fprintf(&b, "The shared caches (%s) never change: a command writes to a private copy of them that lasts for this session. ", strings.Join(paths, ", "))
 	}
 	if dirs := splitDirs(s.Write, s.Forbid); len(dirs) > 0 && !j.hides.Load() {
 		fmt.Fprintf(&b, "A file created directly in %s cannot be read back until the next command, because those directories hold a forbid_read path. ", strings.Join(dirs, ", "))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -73,7 +74,12 @@ func enterJail(spec, path string, argv []string) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
-	env := tools.WithoutVars(os.Environ(), append([]string{jailEnv}, s.Unset...))
+	drop := append([]string{jailEnv}, s.Unset...)
+	for _, kv := range s.Env {
+		name, _, _ := strings.Cut(kv, "=")
+		drop = append(drop, name)
+	}
+	env := append(tools.WithoutVars(os.Environ(), drop), s.Env...)
 	return syscall.Exec(path, argv, env)
 }
 
@@ -135,9 +141,33 @@ func confine(cmd *exec.Cmd, s jailSpec) (unavailable string) {
 	return ""
 }
 
+// Close removes the private caches of the commands another program
+// started (ConfineExternal). The jail stays usable: a later command gets
+// new ones.
+func (j *Jail) Close() error {
+	return j.external.close()
+}
+
+// externalCaches gives a command another program starts, without a mount
+// namespace of Reasonix's making, private caches through its environment
+// env (see fallBackCaches). They are plain directories, which commands
+// running at once may share.
+func (j *Jail) externalCaches(s *jailSpec, env []string) {
+	caches := j.caches(s.Write, s.Forbid)
+	if len(caches) == 0 || j.Layers == "" {
+		return // the caches are read-only, and there is no private one
+	}
+	slot, layers, err := j.external.take(j.Layers, caches)
+	if err != nil {
+		return
+	}
+	j.external.put(slot)
+	fallBackCaches(s, layers, envLookup(env))
+}
+
 // confineExternal rewrites cmd to start through the jail from another
 // program, or returns why it cannot (see Jail.ConfineExternal).
-func confineExternal(cmd *exec.Cmd, s jailSpec) error {
+func (j *Jail) confineExternal(cmd *exec.Cmd, s jailSpec) error {
 	if _, err := landlockABI(); err != nil {
 		return err
 	}
@@ -149,6 +179,7 @@ func confineExternal(cmd *exec.Cmd, s jailSpec) error {
 	if env == nil {
 		env = cmd.Environ()
 	}
+	j.externalCaches(&s, env)
 	cmd.Path, cmd.Args, cmd.Env = jailedCommand(self, cmd.Path, cmd.Args, env, s)
 	return nil
 }

@@ -269,3 +269,36 @@ func TestConfineExternal(t *testing.T) {
 		t.Errorf("got %v, %q; want the variable gone and the write refused", err, out)
 	}
 }
+
+// A command another program starts, without the unit's namespaces, finds
+// the shared caches read-only, and private ones in their variables over
+// whatever that program's environment says; Close removes them.
+func TestConfineExternalCaches(t *testing.T) {
+	needLandlock(t)
+	root := realTempDir(t)
+	cache := filepath.Join(realTempDir(t), "gocache")
+	if err := os.Mkdir(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	layers := filepath.Join(realTempDir(t), "layers")
+	j := &Jail{Policy: New([]string{root}, nil), Caches: []Cache{{Path: cache, Var: "GOCACHE"}}, Layers: layers}
+	bash, _ := exec.LookPath("bash")
+	cmd := exec.Command(bash, "-c", `exec 2>/dev/null; echo x > `+cache+`/x || echo refused; echo y > "$GOCACHE/y" && echo "$GOCACHE"`)
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	if err := j.ConfineExternal(cmd, nil); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append([]string{"GOCACHE=" + cache}, cmd.Env...)
+	out, err := cmd.CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 2 || lines[0] != "refused" || !within(lines[1], layers) {
+		t.Fatalf("got %v, %q; want the cache refused and a private one", err, out)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(layers); len(ents) != 0 {
+		t.Errorf("after Close: %v", ents)
+	}
+}

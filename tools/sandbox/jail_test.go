@@ -66,6 +66,11 @@ func TestDenialNote(t *testing.T) {
 	if got := j.denialNote(); strings.Contains(got, "Blocked") || strings.Contains(got, "network = true") {
 		t.Errorf("with nothing blocked: %s", got)
 	}
+	j.Caches = []Cache{{"/home/u/go/pkg/mod", "GOMODCACHE"}}
+	j.Layers = "/home/u/.reasonix/layers"
+	if got := j.denialNote(); !strings.Contains(got, "The shared caches (/home/u/go/pkg/mod) never change: a command writes to a private copy") {
+		t.Errorf("with a cache: %s", got)
+	}
 }
 
 func TestSplitDirs(t *testing.T) {
@@ -83,16 +88,81 @@ func TestSplitDirs(t *testing.T) {
 
 func TestScratchDirs(t *testing.T) {
 	t.Setenv("GOCACHE", filepath.Join(t.TempDir(), "gocache"))
-	t.Setenv("GOMODCACHE", "relative/is/ignored")
 	dirs := ScratchDirs()
-	for _, want := range []string{resolve(os.TempDir()), resolve(os.Getenv("GOCACHE"))} {
-		if !slices.Contains(dirs, want) {
-			t.Errorf("%v lacks %s", dirs, want)
-		}
+	if !slices.Contains(dirs, resolve(os.TempDir())) {
+		t.Errorf("%v lacks %s", dirs, os.TempDir())
+	}
+	// The caches are not scratch: commands write them through a layer.
+	if slices.Contains(dirs, resolve(os.Getenv("GOCACHE"))) {
+		t.Errorf("%v holds GOCACHE", dirs)
 	}
 	for _, d := range dirs {
 		if !filepath.IsAbs(d) {
 			t.Errorf("relative scratch directory %q", d)
 		}
+	}
+}
+
+func TestSharedCaches(t *testing.T) {
+	home := realTempDir(t)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("npm_config_cache", "")
+	tests := []struct {
+		name                string
+		gocache, gomodcache string
+		gopath              string
+		want                []Cache
+	}{
+		{"defaults", "", "", "", []Cache{
+			{filepath.Join(home, ".cache"), "XDG_CACHE_HOME"},
+			{filepath.Join(home, ".cache", "go-build"), "GOCACHE"},
+			{filepath.Join(home, "go", "pkg", "mod"), "GOMODCACHE"},
+			{filepath.Join(home, ".npm"), "npm_config_cache"},
+		}},
+		{"variables", "/var/gocache", "/var/mod", "/ignored", []Cache{
+			{filepath.Join(home, ".cache"), "XDG_CACHE_HOME"},
+			{"/var/gocache", "GOCACHE"},
+			{"/var/mod", "GOMODCACHE"},
+			{filepath.Join(home, ".npm"), "npm_config_cache"},
+		}},
+		{"GOPATH, relative and off", "off", "relative/is/ignored", "/gp:/other", []Cache{
+			{filepath.Join(home, ".cache"), "XDG_CACHE_HOME"},
+			{filepath.Join(home, ".cache", "go-build"), "GOCACHE"},
+			{filepath.Join(home, ".npm"), "npm_config_cache"},
+		}},
+		{"GOPATH", "", "", "/gp:/other", []Cache{
+			{filepath.Join(home, ".cache"), "XDG_CACHE_HOME"},
+			{filepath.Join(home, ".cache", "go-build"), "GOCACHE"},
+			{"/gp/pkg/mod", "GOMODCACHE"},
+			{filepath.Join(home, ".npm"), "npm_config_cache"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GOCACHE", tt.gocache)
+			t.Setenv("GOMODCACHE", tt.gomodcache)
+			t.Setenv("GOPATH", tt.gopath)
+			if got := SharedCaches(); !slices.Equal(got, tt.want) {
+				t.Errorf("SharedCaches() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// The jail keeps a cache from change unless it holds a directory the
+// command may write anyway, or lies in a forbidden one; parents first.
+func TestJailCaches(t *testing.T) {
+	j := &Jail{Caches: []Cache{
+		{"/h/.cache/go-build", "GOCACHE"},
+		{"/h/.cache", "XDG_CACHE_HOME"},
+		{"/h/go/pkg/mod", "GOMODCACHE"},
+		{"/h/.npm", "npm_config_cache"},
+		{"/h/secret/cache", "X"},
+	}}
+	got := j.caches([]string{"/h/go/pkg/mod/example.com/m@v1", "/tmp"}, []string{"/h/secret"})
+	want := []Cache{{"/h/.npm", "npm_config_cache"}, {"/h/.cache", "XDG_CACHE_HOME"}, {"/h/.cache/go-build", "GOCACHE"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("caches = %v, want %v", got, want)
 	}
 }

@@ -214,10 +214,32 @@ func resolveDepth(path string, depth int) string {
 }
 
 // DefaultForbidRead lists the secret locations protected out of the box,
-// relative to the user's home directory.
+// relative to the user's home directory: keys, tokens and passwords that
+// tools keep in well-known places, and the histories of shells and
+// interactive interpreters, where passwords typed or pasted on a command
+// line end up.
+//
+// A file a program reads at every start is listed only if that program
+// still works without it: npm, cargo, psql and Docker go on when their
+// file cannot be opened (npm and cargo take the defaults, psql and Docker
+// warn). Maven's ~/.m2/settings.xml is not listed, though it may hold
+// passwords: Maven refuses to build when it cannot read it, and it holds
+// the mirrors and proxies every build needs; its master password
+// (~/.m2/settings-security.xml), which Maven reads only to decrypt, is.
 var DefaultForbidRead = []string{
-	".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc",
-	".git-credentials", ".config/gh", ".kube", ".docker/config.json",
+	// Keys and the tools' own credential stores.
+	".ssh", ".gnupg", ".password-store", ".local/share/keyrings",
+	".aws", ".azure", ".config/gcloud", ".kube", ".oci",
+	".docker/config.json", ".config/containers/auth.json",
+	".netrc", ".git-credentials", ".config/git/credentials", ".config/gh",
+	".npmrc", ".pypirc", ".gem/credentials", ".m2/settings-security.xml",
+	".cargo/credentials.toml", ".cargo/credentials",
+	".terraform.d/credentials.tfrc.json", ".vault-token", ".pgpass",
+	".s3cfg", ".config/rclone/rclone.conf", ".claude/.credentials.json",
+	// Histories.
+	".bash_history", ".zsh_history", ".zhistory", ".histfile",
+	".local/share/fish/fish_history", ".python_history", ".node_repl_history",
+	".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history",
 }
 
 // HomeDefaults returns DefaultForbidRead under home.
@@ -230,4 +252,17 @@ func HomeDefaults(home string) []string {
 		out = append(out, filepath.Join(home, d))
 	}
 	return out
+}
+
+// SystemSecrets returns the system's own secrets that a command run as
+// root could read: the password hashes (and their backups) and the host's
+// SSH keys. Another user cannot read them anyway, so for one it returns
+// nothing, sparing each command the work of keeping them out.
+func SystemSecrets() []string {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	out := []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-"}
+	keys, _ := filepath.Glob("/etc/ssh/ssh_host_*_key")
+	return append(out, keys...)
 }

@@ -44,11 +44,17 @@ func TestCheckRead(t *testing.T) {
 	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(work, "keys"))
 	p := New(nil, HomeDefaults(home))
 	cases := map[string]bool{
-		filepath.Join(home, ".ssh", "id_ed25519"): true,
-		filepath.Join(home, ".aws"):               true,
-		filepath.Join(work, "keys", "id_rsa"):     true, // through a link
-		filepath.Join(home, ".sshx"):              false,
-		filepath.Join(work, "main.go"):            false,
+		filepath.Join(home, ".ssh", "id_ed25519"):                      true,
+		filepath.Join(home, ".aws"):                                    true,
+		filepath.Join(home, ".npmrc"):                                  true,
+		filepath.Join(home, ".config", "git", "credentials"):           true,
+		filepath.Join(home, ".azure", "msal_token_cache.json"):         true,
+		filepath.Join(home, ".local", "share", "fish", "fish_history"): true,
+		filepath.Join(home, ".bash_history"):                           true,
+		filepath.Join(home, ".m2", "settings.xml"):                     false, // Maven cannot build without it
+		filepath.Join(work, "keys", "id_rsa"):                          true,  // through a link
+		filepath.Join(home, ".sshx"):                                   false,
+		filepath.Join(work, "main.go"):                                 false,
 	}
 	if runtime.GOOS == "linux" {
 		// Through /proc's magic links to the root.

@@ -47,6 +47,9 @@ type unitSpec struct {
 	// Hide asks that the jail's forbidden paths be hidden by mounts
 	// rather than kept out by Landlock alone (see hideForbidden).
 	Hide bool `json:"hide,omitempty"`
+	// Caches are the shared caches to put a private layer over (see
+	// overlayCaches).
+	Caches []cacheLayer `json:"caches,omitempty"`
 	// Outside, when set, is the unprivileged user this supervisor runs
 	// as, outside the namespaces it is to set up: it starts the real
 	// supervisor in them, inside a user namespace whose root is this
@@ -86,6 +89,7 @@ func supervise(raw, path string, argv []string) int {
 			return code
 		}
 		note(noNamespacesNote, err)
+		s.fallBackCaches(err, note)
 		s = unitSpec{Jail: s.Jail}
 	}
 	pid1 := os.Getpid() == 1
@@ -232,12 +236,23 @@ func detachStdio() {
 // jail, with the isolation that could be had.
 func setUp(s *unitSpec, note func(string, ...any)) {
 	hide := s.Hide && s.Jail != nil && len(s.Jail.Forbid) > 0
-	if s.Proc || len(s.ReadOnly) > 0 || hide {
+	caches := s.Jail != nil && len(s.Caches) > 0
+	if s.Proc || len(s.ReadOnly) > 0 || hide || caches {
 		// Our mounts must not propagate back to the parent namespace.
 		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 			note("Note: commands see every process of the user and may change Reasonix's control files while they run (cannot set up a mount namespace: %v).", err)
+			s.fallBackCaches(err, note)
 			return
 		}
+	}
+	// Before the read-only binds: the layers lie in Reasonix's
+	// directory, which is one.
+	if caches {
+		jail := *s.Jail
+		if err := overlayCaches(&jail, s.Caches); err != nil {
+			note(privateCachesNote, err)
+		}
+		s.Jail = &jail
 	}
 	if s.Proc {
 		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
