@@ -269,19 +269,3 @@ func attackForbiddenDefaults(t *testing.T, asUser bool) {
 	}
 	h.attack(t, "", []string{"--approval", "auto"}, calls)
 }
-
-// asNobody makes h run reasonix as uid 65534, to whom it hands the home,
-// the workspace and Reasonix's directory.
-func (h *hostile) asNobody(t *testing.T) {
-	t.Helper()
-	nobody := 65534
-	h.uid = &nobody
-	for _, d := range []string{h.home, h.work, h.rhome, filepath.Dir(h.work), filepath.Dir(h.rhome)} {
-		if err := chownTree(d, nobody); err != nil {
-			t.Skipf("cannot hand %s to uid %d: %v", d, nobody, err)
-		}
-	}
-	if err := os.Chmod(binDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
