@@ -3,10 +3,12 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -167,6 +169,82 @@ func TestHostControlPathsReadOnly(t *testing.T) {
 	if out, st := hostRun(t, h, root, "umount .git/hooks || umount -l reasonix.toml", true); st.Code == 0 {
 		t.Errorf("umount succeeded: %q", out)
 	}
+}
+
+// In a repository, what git takes configuration and hooks from is
+// read-only to a command — a submodule's and a linked work tree's too —
+// while commits, which write the rest of .git, go on working.
+func TestHostGitControlReadOnly(t *testing.T) {
+	needLandlock(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := realTempDir(t)
+	git := "git -c user.name=t -c user.email=t@t -c protocol.file.allow=always"
+	setup := strings.Join([]string{
+		"set -e",
+		git + " init -q lib", "echo a > lib/a", git + " -C lib add a", git + " -C lib commit -qm a",
+		git + " init -q .", "echo a > a", git + " add a", git + " commit -qm a",
+		git + " submodule add -q ./lib sub", git + " commit -qm sub",
+		git + " worktree add -q wt",
+		"echo '[core]' > .git/worktrees/wt/config.worktree",
+	}, " && ")
+	if out, err := exec.Command("bash", "-c", "cd "+root+" && "+setup).CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	policy := New([]string{root}, nil)
+	policy.ProtectGit(filepath.Join(root, ".git"))
+	h := NewHost(&Jail{Policy: policy})
+	t.Cleanup(func() { h.Close() })
+	protected := snapshotFiles(t, filepath.Join(root, ".git", "config"), filepath.Join(root, ".git", "modules", "sub", "config"),
+		filepath.Join(root, ".git", "worktrees", "wt", "config.worktree"), filepath.Join(root, ".git", "worktrees", "wt", "commondir"))
+	for _, command := range []string{
+		`git config core.fsmonitor 'touch PWNED'`,
+		`echo '[core] fsmonitor = touch PWNED' >> .git/config`,
+		`echo '[core] fsmonitor = touch PWNED' >> .git/modules/sub/config`,
+		`git -C sub config core.fsmonitor 'touch PWNED'`,
+		`echo '[core] fsmonitor = touch PWNED' >> .git/worktrees/wt/config.worktree`,
+		`echo /elsewhere > .git/worktrees/wt/commondir`,
+		`echo x > .git/modules/sub/hooks/post-checkout`,
+		`rm -rf .git/modules/sub/hooks`,
+	} {
+		out, st := hostRun(t, h, root, command, true)
+		namespaced(t, h, st)
+		if st.Code == 0 {
+			t.Errorf("%s: succeeded: %q", command, out)
+		}
+	}
+	if got := snapshotFiles(t, keys(protected)...); !maps.Equal(got, protected) {
+		t.Errorf("changed: %v, was %v", got, protected)
+	}
+	// Commits, in the repository and in its submodule, still work.
+	for command, commits := range map[string]string{
+		"echo b > a && " + git + " commit -qam b && " + git + " log --oneline | wc -l":                   "3",
+		"echo b > sub/a && " + git + " -C sub commit -qam b && " + git + " -C sub log --oneline | wc -l": "2",
+	} {
+		if out, st := hostRun(t, h, root, command, true); st.Code != 0 || strings.TrimSpace(out) != commits {
+			t.Errorf("%s: exit %d: %q", command, st.Code, out)
+		}
+	}
+}
+
+// snapshotFiles maps each path to its content, or the error reading it.
+func snapshotFiles(t *testing.T, paths ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			out[p] = err.Error()
+			continue
+		}
+		out[p] = string(b)
+	}
+	return out
+}
+
+func keys(m map[string]string) []string {
+	return slices.Collect(maps.Keys(m))
 }
 
 // A command's processes end with its unit, even those that left its

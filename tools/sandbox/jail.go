@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/reasonix/reasonix/tools/gitdir"
 )
 
 // Jail confines bash commands with the operating system's sandbox ([sandbox]
@@ -166,16 +168,27 @@ func (j *Jail) spec() jailSpec {
 
 // readOnly returns the control paths a command must find read-only, less
 // any that holds a writable directory: making that read-only would take
-// the workspace (or a scratch directory) with it.
+// the workspace (or a scratch directory) with it. Of a git directory,
+// those are the files git takes configuration, hooks and attributes
+// from as they are when the command starts (a submodule added since
+// included); the rest stays writable, for commits.
 func (j *Jail) readOnly() []string {
 	if j.Policy == nil {
 		return nil
 	}
 	s := j.spec()
 	var out []string
-	for _, c := range j.Policy.Control {
-		if !slices.ContainsFunc(s.Write, func(w string) bool { return within(w, c) }) {
+	add := func(c string) {
+		if !slices.Contains(out, c) && !slices.ContainsFunc(s.Write, func(w string) bool { return within(w, c) }) {
 			out = append(out, c)
+		}
+	}
+	for _, c := range j.Policy.Control {
+		add(c)
+	}
+	for _, g := range j.Policy.GitDirs {
+		for _, c := range gitdir.Control(g) {
+			add(c)
 		}
 	}
 	return out
