@@ -13,6 +13,14 @@ type ShellWatcher interface {
 	AfterShell(ctx context.Context)
 }
 
+// A PathChange is a file a call created, changed or deleted.
+type PathChange struct {
+	Path string
+	// Created: the file (or, for a repository's .git, the directory)
+	// was not there before the call.
+	Created bool
+}
+
 type shellWatcherKey struct{}
 
 // WithShellWatcher records on ctx the watcher of the turn a call runs in.
