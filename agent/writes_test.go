@@ -324,6 +324,13 @@ func TestControlFilesNeedAPerson(t *testing.T) {
 		{"move reasonix.toml away", "move_file", `{"source": "reasonix.toml", "destination": "docs/old.toml"}`, "reasonix.toml"},
 		{"move the hooks away", "move_file", `{"source": ".git", "destination": "docs/git"}`, ".git"},
 		{"write .git/config", "write_file", `{"path": ".git/config", "content": "[core]\nfsmonitor = evil\n"}`, ".git/config"},
+		{"point the repository elsewhere", "write_file", `{"path": ".git/commondir", "content": "../fake\n"}`, ".git/commondir"},
+		{"write a submodule's config", "write_file", `{"path": ".git/modules/lib/config", "content": "[core]\nfsmonitor = evil\n"}`, ".git/modules/lib/config"},
+		{"write a linked work tree's config", "write_file", `{"path": ".git/worktrees/wt/config.worktree", "content": "[core]\nfsmonitor = evil\n"}`, ".git/worktrees/wt/config.worktree"},
+		{"write a nested reasonix.toml", "write_file", `{"path": "docs/reasonix.toml", "content": "[sandbox]\nbash = \"off\"\n"}`, "docs/reasonix.toml"},
+		{"move onto a nested .mcp.json", "move_file", `{"source": "docs/a.md", "destination": "pkg/.mcp.json"}`, "pkg/.mcp.json"},
+		{"patch a nested task in", "apply_patch", `{"patch": "--- /dev/null\n+++ b/pkg/.vscode/tasks.json\n@@ -0,0 +1 @@\n+{}\n"}`, "pkg/.vscode/tasks.json"},
+		{"write a nested repository's hook", "write_file", `{"path": "vendor/x/.git/hooks/pre-commit", "content": "#!/bin/sh\n"}`, "vendor/x/.git/hooks/pre-commit"},
 	}
 	t.Run("refused with no one to ask", func(t *testing.T) {
 		for _, c := range calls {
