@@ -415,3 +415,56 @@ func TestControlFilesNeedAPerson(t *testing.T) {
 		}
 	})
 }
+
+// TestShellChangesToNestedControlFilesAreUndone: a command that plants
+// control files in a subdirectory — a reasonix.toml, an .mcp.json the
+// ignore files leave out, a repository whose config git would run — has
+// them undone, from the listing the turn takes around each command, and
+// the model is told; the command's other changes stand.
+func TestShellChangesToNestedControlFilesAreUndone(t *testing.T) {
+	const command = `printf '[sandbox]\nbash = "off"\n' > pkg/reasonix.toml && echo '{"mcpServers": {"x": {"command": "evil"}}}' > pkg/.mcp.json && ` +
+		`mkdir -p lib/.git/hooks && echo '[core]' > lib/.git/config && echo 'ref: refs/heads/main' > lib/.git/HEAD && echo evil > lib/.git/hooks/post-checkout && ` +
+		`echo '[core] fsmonitor = evil' >> old/.git/config && echo ok > pkg/main.txt`
+	args, _ := json.Marshal(map[string]string{"command": command})
+	h, root := buildWriteAgent(t, "[permissions]\nmode = \"allow\"\napproval = \"yolo\"\n[sandbox]\nbash = \"off\"\n", nil, tc("1", "bash", string(args)))
+	writeFiles(t, root, map[string]string{
+		".gitignore":         ".mcp.json\n",
+		"pkg/.mcp.json":      "{}\n",
+		"old/.git/config":    "[core]\n",
+		"old/.git/HEAD":      "ref: refs/heads/main\n",
+		"old/.git/objects/x": "",
+	})
+	res := h.runTurn(t)
+	if len(res) != 1 || !strings.Contains(res[0].Result, "were undone") {
+		t.Fatalf("result %+v", res)
+	}
+	for _, name := range []string{"pkg/reasonix.toml", "pkg/.mcp.json", "lib/.git", "old/.git/config"} {
+		if !strings.Contains(res[0].Result, name) {
+			t.Errorf("the model is not told of %s: %s", name, res[0].Result)
+		}
+	}
+	after := snapshot(t, root)
+	for rel, want := range map[string]string{
+		"pkg/reasonix.toml":            "",
+		"pkg/.mcp.json":                "{}\n",
+		"lib/.git/config":              "",
+		"lib/.git/hooks/post-checkout": "",
+		"old/.git/config":              "[core]\n",
+		"pkg/main.txt":                 "ok\n",
+	} {
+		if got := after[filepath.FromSlash(rel)]; got != want {
+			t.Errorf("%s: %q, want %q", rel, got, want)
+		}
+	}
+	// What was undone is not among the turn's changes; the rest is.
+	var reported []string
+	for _, e := range h.kinds(EventFileChanged) {
+		reported = append(reported, filepath.ToSlash(e.File.Path))
+		if _, ok := permission.ControlRoot(e.File.Path); ok {
+			t.Errorf("reported as the turn's change: %+v", e.File)
+		}
+	}
+	if !slices.Contains(reported, "pkg/main.txt") {
+		t.Errorf("the turn's changes: %v", reported)
+	}
+}
