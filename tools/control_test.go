@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reasonix/reasonix/tools/gitdir"
 )
 
 func TestControlWatchUndoesChanges(t *testing.T) {
@@ -329,5 +331,21 @@ func TestControlWatchNested(t *testing.T) {
 	}
 	if !w.Under(p("a/b/.vscode/settings.json")) || w.Under(p("a/b/settings.json")) {
 		t.Error("Under")
+	}
+}
+
+// BenchmarkControlWatchSnapshot is what the watch records before and
+// after every command in this repository's work tree: its control files
+// and those of its git directories, whose objects, refs and logs it does
+// not go into, whatever the history.
+func BenchmarkControlWatchSnapshot(b *testing.B) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := &ControlWatch{Paths: []string{filepath.Join(root, "reasonix.toml"), filepath.Join(root, ".reasonix")}, GitDirs: gitdir.Dirs(root), Root: root}
+	for b.Loop() {
+		s := w.Snapshot()
+		b.ReportMetric(float64(len(s.entries)), "entries")
 	}
 }
