@@ -111,7 +111,7 @@ func (w *ControlWatch) snapshot(nested []string) *ControlState {
 		r.git(g, "")
 	}
 	for _, n := range nested {
-		if filepath.Base(n) != ".git" {
+		if !strings.EqualFold(filepath.Base(n), ".git") {
 			r.whole(n)
 			continue
 		}
@@ -233,7 +233,7 @@ func (w *ControlWatch) Restore(ctx context.Context, before *ControlState, keep f
 		switch {
 		case !c.Created:
 			lost = append(lost, c.Path)
-		case c.Path == root[0] && filepath.Base(c.Path) == ".git" && err == nil && fi.IsDir():
+		case c.Path == root[0] && strings.EqualFold(filepath.Base(c.Path), ".git") && err == nil && fi.IsDir():
 			// A repository made by the call: what git would take
 			// configuration and hooks from in it is all new.
 			nested = append(nested, c.Path)

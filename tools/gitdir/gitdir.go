@@ -92,13 +92,20 @@ func resolveAgainst(base, p string) string {
 }
 
 // controlNames are the entries of a git directory that git reads
-// configuration, hooks or a redirection from.
+// configuration, hooks or a redirection from. They are matched without
+// regard to case, as git finds them on a case-insensitive file system.
 var controlNames = []string{"config", "config.worktree", "commondir", "hooks"}
+
+// isControlName reports whether name is one of controlNames.
+func isControlName(name string) bool {
+	return slices.ContainsFunc(controlNames, func(c string) bool { return strings.EqualFold(c, name) })
+}
 
 // history are the directories of a git directory that hold the
 // repository's content and history, or caches of it; their size grows
 // with the repository and git takes no program from them, so Walk does
-// not go into them. The others are small.
+// not go into them. The others are small. These are matched as written:
+// leaving out less costs a little, never what is watched.
 var history = []string{"objects", "refs", "logs", "lfs", "annex", "rr-cache", "svn", "subtree-cache", "branches"}
 
 // maxDepth bounds how deep Walk goes into modules and worktrees: a
@@ -128,23 +135,36 @@ func walk(dir string, depth int, visit func(string, fs.DirEntry) error) error {
 	for _, e := range ents {
 		name, p := e.Name(), filepath.Join(dir, e.Name())
 		switch {
-		case name == "hooks":
+		case strings.EqualFold(name, "hooks"):
 			if err := visitTree(p, e, visit); err != nil {
 				return err
 			}
-		case slices.Contains(controlNames, name):
+		case isControlName(name):
 			if err := visit(p, e); err != nil && err != fs.SkipDir {
 				return err
 			}
-		case name == "info" && e.IsDir():
-			attr := filepath.Join(p, "attributes")
-			if fi, err := os.Lstat(attr); err == nil {
-				if err := visit(attr, fs.FileInfoToDirEntry(fi)); err != nil && err != fs.SkipDir {
-					return err
-				}
+		case strings.EqualFold(name, "info") && e.IsDir():
+			if err := visitAttributes(p, visit); err != nil {
+				return err
 			}
 		case e.IsDir() && !slices.Contains(history, name) && depth < maxDepth:
 			if err := walk(p, depth+1, visit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// visitAttributes visits the attributes file of the info directory p.
+func visitAttributes(p string, visit func(string, fs.DirEntry) error) error {
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		if strings.EqualFold(e.Name(), "attributes") {
+			if err := visit(filepath.Join(p, e.Name()), e); err != nil && err != fs.SkipDir {
 				return err
 			}
 		}
@@ -179,7 +199,7 @@ func Control(dir string) []string {
 	var out []string
 	_ = Walk(dir, func(p string, d fs.DirEntry) error {
 		out = append(out, p)
-		if d.Name() == "hooks" {
+		if strings.EqualFold(d.Name(), "hooks") {
 			return fs.SkipDir
 		}
 		return nil

@@ -131,3 +131,24 @@ func TestControlOfARealRepository(t *testing.T) {
 		t.Errorf("hooks walked: %v", hooks)
 	}
 }
+
+// On a case-insensitive file system git finds COMMONDIR as commondir:
+// Walk matches the names without regard to case.
+func TestWalkIgnoresCase(t *testing.T) {
+	g := t.TempDir()
+	for _, name := range []string{"COMMONDIR", "Config", "HOOKS/post-checkout", "Info/Attributes", "Info/exclude", "Objects/ab/config"} {
+		write(t, filepath.Join(g, filepath.FromSlash(name)), "x\n")
+	}
+	var got []string
+	_ = Walk(g, func(p string, _ fs.DirEntry) error {
+		r, _ := filepath.Rel(g, p)
+		got = append(got, filepath.ToSlash(r))
+		return nil
+	})
+	slices.Sort(got)
+	// Objects is not git's objects on a case-sensitive system: walked.
+	want := []string{"COMMONDIR", "Config", "HOOKS", "HOOKS/post-checkout", "Info/Attributes", "Objects/ab/config"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Walk = %v, want %v", got, want)
+	}
+}
