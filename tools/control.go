@@ -132,25 +132,32 @@ func (w *ControlWatch) snapshot(nested []string) *ControlState {
 // lie in, less those the watch's Paths and GitDirs cover, added to have.
 func (w *ControlWatch) nestedRoots(have, paths []string) []string {
 	out := slices.Clone(have)
-	if w.Root == "" {
-		return out
-	}
 	for _, p := range paths {
-		rel, err := filepath.Rel(w.Root, p)
-		if err != nil {
-			continue
-		}
-		r, ok := permission.ControlRoot(rel)
-		if !ok {
-			continue
-		}
-		r = filepath.Join(w.Root, r)
-		if !slices.Contains(out, r) && !w.covers(r) {
+		if r, ok := w.nestedRoot(p); ok && !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// nestedRoot returns the control path below Root that p is or lies in,
+// by its names (permission.ControlRoot), unless Paths or GitDirs cover
+// it.
+func (w *ControlWatch) nestedRoot(p string) (string, bool) {
+	if w.Root == "" {
+		return "", false
+	}
+	rel, err := filepath.Rel(w.Root, p)
+	if err != nil {
+		return "", false
+	}
+	r, ok := permission.ControlRoot(rel)
+	if !ok {
+		return "", false
+	}
+	r = filepath.Join(w.Root, r)
+	return r, !w.covers(r)
 }
 
 // covers reports whether path is one of the watch's Paths or GitDirs, or
@@ -225,15 +232,15 @@ func (w *ControlWatch) Restore(ctx context.Context, before *ControlState, keep f
 	nested := slices.Clone(before.nested)
 	var fresh, lost []string
 	for _, c := range changed {
-		root := w.nestedRoots(nil, []string{c.Path})
-		if len(root) == 0 || slices.Contains(before.nested, root[0]) || kept(c.Path) {
+		root, ok := w.nestedRoot(c.Path)
+		if !ok || slices.Contains(before.nested, root) || kept(c.Path) {
 			continue
 		}
 		fi, err := os.Lstat(c.Path)
 		switch {
 		case !c.Created:
 			lost = append(lost, c.Path)
-		case c.Path == root[0] && strings.EqualFold(filepath.Base(c.Path), ".git") && err == nil && fi.IsDir():
+		case c.Path == root && strings.EqualFold(filepath.Base(c.Path), ".git") && err == nil && fi.IsDir():
 			// A repository made by the call: what git would take
 			// configuration and hooks from in it is all new.
 			nested = append(nested, c.Path)
@@ -420,7 +427,8 @@ func (w *ControlWatch) Under(path string) bool {
 }
 
 func (w *ControlWatch) under(path string) bool {
-	return w.covers(path) || len(w.nestedRoots(nil, []string{path})) > 0
+	_, nested := w.nestedRoot(path)
+	return nested || w.covers(path)
 }
 
 // Undo puts back what a call changed among the control paths since
