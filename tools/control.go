@@ -118,10 +118,11 @@ func (w *ControlWatch) snapshot(nested []string) *ControlState {
 		// A nested repository: its .git file, if it is one, whole;
 		// and what git takes configuration and hooks from in the
 		// directories it uses.
-		if fi, err := os.Lstat(n); err == nil && !fi.IsDir() {
-			r.whole(n)
+		pointer, dirs := gitdir.Repo(n)
+		if pointer != "" {
+			r.whole(pointer)
 		}
-		for _, g := range gitdir.Dirs(filepath.Dir(n)) {
+		for _, g := range dirs {
 			r.git(g, n)
 		}
 	}

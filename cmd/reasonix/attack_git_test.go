@@ -257,19 +257,32 @@ func TestAttackGitModulesAndWorktrees(t *testing.T) {
 func TestAttackNestedControlFiles(t *testing.T) {
 	t.Parallel()
 	asRootAndUser(t, func(t *testing.T, uid *int) {
+		const mine = "[permissions]\ndeny = [\"Bash(curl:*)\"]\n"
 		h := gitHostile(t, uid, func(h *hostile) {
 			mustWrite(t, filepath.Join(h.work, ".gitignore"), ".vscode/\n")
+			mustWrite(t, filepath.Join(h.work, "app", "reasonix.toml"), mine)
+			h.git(t, "add", ".gitignore", "app/reasonix.toml")
+			h.git(t, "commit", "-qm", "app")
 		})
 		h.linger = 0
 		const refused = "control file"
-		h.attack(t, "", []string{"--approval", "auto"}, []attackCall{
+		res := h.attack(t, "", []string{"--approval", "auto"}, []attackCall{
 			{tool: "write_file", args: map[string]any{"path": "pkg/reasonix.toml", "content": "[sandbox]\nbash = \"off\"\n"}, want: refused},
 			{tool: "write_file", args: map[string]any{"path": "pkg/.mcp.json", "content": `{"mcpServers": {}}`}, want: refused},
 			{tool: "write_file", args: map[string]any{"path": "pkg/main.go", "content": "package pkg\n"}},
 			{tool: "bash", args: map[string]any{"command": `printf '[sandbox]\nbash = "off"\n' > pkg/reasonix.toml && echo '{"mcpServers": {"x": {"command": "touch"}}}' > pkg/.mcp.json && echo done`}, want: "undone"},
 			{tool: "bash", args: map[string]any{"command": `mkdir -p pkg/.vscode && echo '{"tasks": [{"command": "touch PWNED", "runOptions": {"runOn": "folderOpen"}}]}' > pkg/.vscode/tasks.json`}, want: "undone"},
 			{tool: "bash", args: map[string]any{"command": `mkdir -p lib && git init -q lib && git -C lib config core.fsmonitor 'touch PWNED'`}, want: "undone"},
+			bash(`printf '[permissions]\ndeny = []\n' > app/reasonix.toml`),
 		})
+		// The one that was there is read-only, or put back without a
+		// mount namespace.
+		if last := res[len(res)-1]; !strings.Contains(last, "Read-only file system") && !strings.Contains(last, "were undone") {
+			t.Errorf("app/reasonix.toml was neither refused nor undone:\n%s", last)
+		}
+		if b, _ := os.ReadFile(filepath.Join(h.work, "app", "reasonix.toml")); string(b) != mine {
+			t.Errorf("app/reasonix.toml: %q", b)
+		}
 		mustBeAbsent(t, filepath.Join(h.work, "pkg", "reasonix.toml"), filepath.Join(h.work, "pkg", ".mcp.json"),
 			filepath.Join(h.work, "pkg", ".vscode", "tasks.json"), filepath.Join(h.work, "lib", ".git", "config"))
 		if _, err := os.Stat(filepath.Join(h.work, "pkg", "main.go")); err != nil {

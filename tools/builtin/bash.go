@@ -97,6 +97,11 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 		known = watch.BeforeShell(ctx)
 	}
 	before := env.Control.Snapshot(known...)
+	if j, ok := env.Jail.(*sandbox.Jail); ok {
+		// Those the listing found in subdirectories are read-only to
+		// this command and the later ones, as the root's are.
+		j.ProtectNested(before.Known()...)
+	}
 	res, err := runConfined(ctx, env, args.Command, timeout)
 	// A command that was stopped may have changed files too: what it
 	// changed among the control paths is undone all the same.

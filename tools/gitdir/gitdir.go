@@ -59,6 +59,17 @@ func Dirs(dir string) []string {
 	return out
 }
 
+// Repo returns, for a repository's .git at dot, what git takes
+// configuration and hooks from through it: pointer is dot itself when it
+// is a file naming the git directory elsewhere ("" when it is the
+// directory), and dirs the git directories it uses (Dirs).
+func Repo(dot string) (pointer string, dirs []string) {
+	if fi, err := os.Lstat(dot); err == nil && !fi.IsDir() {
+		pointer = dot
+	}
+	return pointer, Dirs(filepath.Dir(dot))
+}
+
 // maxPointer bounds what is read of a .git file or a commondir file,
 // which hold one path.
 const maxPointer = 4096

@@ -198,7 +198,7 @@ func TestHostGitControlReadOnly(t *testing.T) {
 	t.Cleanup(func() { h.Close() })
 	protected := snapshotFiles(t, filepath.Join(root, ".git", "config"), filepath.Join(root, ".git", "modules", "sub", "config"),
 		filepath.Join(root, ".git", "worktrees", "wt", "config.worktree"), filepath.Join(root, ".git", "worktrees", "wt", "commondir"))
-	for _, command := range []string{
+	mustFailUnchanged(t, h, root, protected, []string{
 		`git config core.fsmonitor 'touch PWNED'`,
 		`echo '[core] fsmonitor = touch PWNED' >> .git/config`,
 		`echo '[core] fsmonitor = touch PWNED' >> .git/modules/sub/config`,
@@ -207,16 +207,7 @@ func TestHostGitControlReadOnly(t *testing.T) {
 		`echo /elsewhere > .git/worktrees/wt/commondir`,
 		`echo x > .git/modules/sub/hooks/post-checkout`,
 		`rm -rf .git/modules/sub/hooks`,
-	} {
-		out, st := hostRun(t, h, root, command, true)
-		namespaced(t, h, st)
-		if st.Code == 0 {
-			t.Errorf("%s: succeeded: %q", command, out)
-		}
-	}
-	if got := snapshotFiles(t, keys(protected)...); !maps.Equal(got, protected) {
-		t.Errorf("changed: %v, was %v", got, protected)
-	}
+	})
 	// Commits, in the repository and in its submodule, still work.
 	for command, commits := range map[string]string{
 		"echo b > a && " + git + " commit -qam b && " + git + " log --oneline | wc -l":                   "3",
@@ -225,6 +216,53 @@ func TestHostGitControlReadOnly(t *testing.T) {
 		if out, st := hostRun(t, h, root, command, true); st.Code != 0 || strings.TrimSpace(out) != commits {
 			t.Errorf("%s: exit %d: %q", command, st.Code, out)
 		}
+	}
+}
+
+// Control paths found in subdirectories are read-only to the commands
+// that start after ProtectNested, a nested repository's configuration
+// too, while its commits go on working.
+func TestHostNestedControlReadOnly(t *testing.T) {
+	needLandlock(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := realTempDir(t)
+	git := "git -c user.name=t -c user.email=t@t"
+	setup := "set -e; mkdir -p pkg/.vscode && echo '# mine' > pkg/reasonix.toml && echo '{}' > pkg/.vscode/tasks.json && " +
+		git + " init -q lib && echo a > lib/a && " + git + " -C lib add a && " + git + " -C lib commit -qm a"
+	if out, err := exec.Command("bash", "-c", "cd "+root+" && "+setup).CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	j := &Jail{Policy: New([]string{root}, nil)}
+	j.ProtectNested(filepath.Join(root, "pkg", "reasonix.toml"), filepath.Join(root, "pkg", ".vscode"), filepath.Join(root, "lib", ".git"), filepath.Join(root, "gone", ".mcp.json"))
+	h := NewHost(j)
+	t.Cleanup(func() { h.Close() })
+	protected := snapshotFiles(t, filepath.Join(root, "pkg", "reasonix.toml"), filepath.Join(root, "pkg", ".vscode", "tasks.json"), filepath.Join(root, "lib", ".git", "config"))
+	mustFailUnchanged(t, h, root, protected, []string{
+		`printf '[sandbox]\nbash = "off"\n' >> pkg/reasonix.toml`,
+		`echo evil > pkg/.vscode/tasks.json`,
+		`git -C lib config core.fsmonitor 'touch PWNED'`,
+		`echo evil > lib/.git/hooks/post-checkout`,
+	})
+	if out, st := hostRun(t, h, root, "echo b > lib/a && "+git+" -C lib commit -qam b && echo ok > pkg/main.txt", true); st.Code != 0 {
+		t.Errorf("ordinary writes: exit %d: %q", st.Code, out)
+	}
+}
+
+// mustFailUnchanged runs each command, confined, in root, and fails the
+// test if one succeeds or the protected files are not as they were.
+func mustFailUnchanged(t *testing.T, h *Host, root string, protected map[string]string, commands []string) {
+	t.Helper()
+	for _, command := range commands {
+		out, st := hostRun(t, h, root, command, true)
+		namespaced(t, h, st)
+		if st.Code == 0 {
+			t.Errorf("%s: succeeded: %q", command, out)
+		}
+	}
+	if got := snapshotFiles(t, keys(protected)...); !maps.Equal(got, protected) {
+		t.Errorf("changed: %v, was %v", got, protected)
 	}
 }
 

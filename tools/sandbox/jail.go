@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/reasonix/reasonix/tools/gitdir"
@@ -43,6 +44,36 @@ type Jail struct {
 	// the forbidden paths are hidden by mounts (see hideForbidden), so
 	// that entries created beside them are not split off (see plan).
 	hides atomic.Bool
+
+	mu sync.Mutex // guards nested
+	// nested are the control paths found in the workspace's
+	// subdirectories so far (see ProtectNested).
+	nested []string
+}
+
+// maxNested bounds the control paths in subdirectories that commands
+// find read-only: each is a mount or more at every command's start
+// (about 20 µs each). The control watch undoes changes to the others.
+const maxNested = 512
+
+// ProtectNested adds control paths found in the workspace's
+// subdirectories — `pkg/reasonix.toml`, `pkg/.claude`, a nested
+// repository's .git, as the listing around each command finds them — to
+// those the commands that start later find read-only: of a repository,
+// what git takes configuration and hooks from through it
+// (gitdir.Repo). A path that no longer exists is skipped when a command
+// starts; past maxNested, no more are added.
+func (j *Jail) ProtectNested(paths ...string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, p := range paths {
+		if len(j.nested) >= maxNested {
+			return
+		}
+		if !slices.Contains(j.nested, p) {
+			j.nested = append(j.nested, p)
+		}
+	}
 }
 
 // NewJail returns a jail for policy with the default scratch directories.
@@ -189,6 +220,24 @@ func (j *Jail) readOnly() []string {
 	for _, g := range j.Policy.GitDirs {
 		for _, c := range gitdir.Control(g) {
 			add(c)
+		}
+	}
+	j.mu.Lock()
+	nested := slices.Clone(j.nested)
+	j.mu.Unlock()
+	for _, n := range nested {
+		if !strings.EqualFold(filepath.Base(n), ".git") {
+			add(n)
+			continue
+		}
+		pointer, dirs := gitdir.Repo(n)
+		if pointer != "" {
+			add(pointer)
+		}
+		for _, g := range dirs {
+			for _, c := range gitdir.Control(g) {
+				add(c)
+			}
 		}
 	}
 	return out
