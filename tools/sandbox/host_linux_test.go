@@ -250,6 +250,44 @@ func TestHostNestedControlReadOnly(t *testing.T) {
 	}
 }
 
+// BenchmarkHostStartNested is what mounting the control paths found in
+// subdirectories read-only adds to a command's start: none, and the
+// most ProtectNested keeps, each a reasonix.toml.
+func BenchmarkHostStartNested(b *testing.B) {
+	if _, err := landlockABI(); err != nil {
+		b.Skip(err)
+	}
+	for _, n := range []int{0, maxNested} {
+		b.Run(fmt.Sprintf("nested=%d", n), func(b *testing.B) {
+			root := b.TempDir()
+			j := &Jail{Policy: New([]string{root}, nil)}
+			for i := range n {
+				p := filepath.Join(root, fmt.Sprint(i), "reasonix.toml")
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if err := os.WriteFile(p, nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				j.ProtectNested(p)
+			}
+			h := NewHost(j)
+			defer h.Close()
+			for b.Loop() {
+				cmd := exec.Command("bash", "-c", "true")
+				cmd.Dir = root
+				p, err := h.Start(cmd, true)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st := p.Wait(); st.Code != 0 {
+					b.Fatalf("exit %d", st.Code)
+				}
+			}
+		})
+	}
+}
+
 // mustFailUnchanged runs each command, confined, in root, and fails the
 // test if one succeeds or the protected files are not as they were.
 func mustFailUnchanged(t *testing.T, h *Host, root string, protected map[string]string, commands []string) {

@@ -52,8 +52,10 @@ type Jail struct {
 }
 
 // maxNested bounds the control paths in subdirectories that commands
-// find read-only: each is a mount or more at every command's start
-// (about 20 µs each). The control watch undoes changes to the others.
+// find read-only: each is a mount or more at every command's start (512
+// take a start from about 20 ms to about 35 ms on a busy 2-core machine,
+// BenchmarkHostStartNested). The control watch undoes changes to the
+// others.
 const maxNested = 512
 
 // ProtectNested adds control paths found in the workspace's
