@@ -195,7 +195,12 @@ func (r *recorder) git(g, repo string) {
 	})
 }
 
+// add records one entry, once: a submodule's git directory may be
+// reached through the repository's and through the submodule's .git.
 func (r *recorder) add(path string, d fs.DirEntry, repo string) {
+	if _, ok := r.s.entries[path]; ok {
+		return
+	}
 	info, err := d.Info()
 	if err != nil {
 		return

@@ -211,8 +211,10 @@ func (j *Jail) readOnly() []string {
 	}
 	s := j.spec()
 	var out []string
+	seen := map[string]bool{}
 	add := func(c string) {
-		if !slices.Contains(out, c) && !slices.ContainsFunc(s.Write, func(w string) bool { return within(w, c) }) {
+		if !seen[c] && !slices.ContainsFunc(s.Write, func(w string) bool { return within(w, c) }) {
+			seen[c] = true
 			out = append(out, c)
 		}
 	}
