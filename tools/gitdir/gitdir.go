@@ -63,11 +63,32 @@ func Dirs(dir string) []string {
 // configuration and hooks from through it: pointer is dot itself when it
 // is a file naming the git directory elsewhere ("" when it is the
 // directory), and dirs the git directories it uses (Dirs).
+//
+// A directory a pointer names is among dirs only if it looks like one
+// git would use (it holds HEAD or objects): a nested repository is
+// whatever a command or a checkout made it, and `gitdir: /` must not
+// send the callers over the whole file system.
 func Repo(dot string) (pointer string, dirs []string) {
 	if fi, err := os.Lstat(dot); err == nil && !fi.IsDir() {
 		pointer = dot
 	}
-	return pointer, Dirs(filepath.Dir(dot))
+	for _, d := range Dirs(filepath.Dir(dot)) {
+		if d == dot || looksLikeGitDir(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return pointer, dirs
+}
+
+// looksLikeGitDir reports whether dir holds HEAD or objects, as a git
+// directory or the common directory of one does.
+func looksLikeGitDir(dir string) bool {
+	for _, name := range []string{"HEAD", "objects"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // maxPointer bounds what is read of a .git file or a commondir file,
@@ -119,63 +140,100 @@ func isControlName(name string) bool {
 // leaving out less costs a little, never what is watched.
 var history = []string{"objects", "refs", "logs", "lfs", "annex", "rr-cache", "svn", "subtree-cache", "branches"}
 
-// maxDepth bounds how deep Walk goes into modules and worktrees: a
-// submodule nested in a submodule nests its git directory too, but not
-// without end.
-const maxDepth = 32
+// Bounds of a Walk. maxDepth bounds how deep it goes into modules and
+// worktrees: a submodule nested in a submodule nests its git directory
+// too, but not without end. maxEntries bounds the entries it looks at,
+// whatever the directory: hundreds of submodules fit.
+const (
+	maxDepth   = 32
+	maxEntries = 50_000
+)
+
+// errTooMany ends a Walk past its limit.
+var errTooMany = errors.New("too many entries")
 
 // Walk calls visit for each control entry below the git directory dir,
 // as it is now: config, config.worktree and commondir, the hooks
-// directory and everything below it, info/attributes, and the same in
-// every directory below dir but those of history, which covers the git
-// directories of submodules (modules/…) and linked work trees
-// (worktrees/…) whatever their names. A directory is visited before its
-// entries; returning fs.SkipDir for the hooks directory leaves its
-// entries out. Symbolic links are visited, never followed (but dir
-// itself may be one). Entries that vanish or cannot be read are left out;
-// a dir that does not exist visits nothing.
+// directory and every hook below it (not the inert *.sample ones git
+// ships), info/attributes, and the same in every directory below dir
+// but those of history, which covers the git directories of submodules
+// (modules/…) and linked work trees (worktrees/…) whatever their names.
+// A directory is visited before its entries; returning fs.SkipDir for
+// the hooks directory leaves its entries out. Symbolic links are
+// visited, never followed (but dir itself may be one). Entries that
+// vanish or cannot be read are left out; a dir that does not exist
+// visits nothing; past maxEntries, Walk stops.
 func Walk(dir string, visit func(path string, d fs.DirEntry) error) error {
-	return walk(dir, 0, visit)
+	return walker{visit: visit, limit: maxEntries}.walk(dir)
 }
 
-func walk(dir string, depth int, visit func(string, fs.DirEntry) error) error {
+// A walker is the state of one Walk.
+type walker struct {
+	visit func(string, fs.DirEntry) error
+	limit int // the entries it may look at
+	seen  int // entries looked at
+}
+
+func (w walker) walk(dir string) error {
+	if err := w.dir(dir, 0); err != nil && err != errTooMany {
+		return err
+	}
+	return nil
+}
+
+// read lists dir, counting its entries against maxEntries.
+func (w *walker) read(dir string) ([]fs.DirEntry, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, nil
+	}
+	if w.seen += len(ents); w.seen > w.limit {
+		return nil, errTooMany
+	}
+	return ents, nil
+}
+
+// call visits one entry; fs.SkipDir is no error.
+func (w *walker) call(p string, d fs.DirEntry) error {
+	if err := w.visit(p, d); err != nil && err != fs.SkipDir {
+		return err
+	}
+	return nil
+}
+
+func (w *walker) dir(dir string, depth int) error {
+	ents, err := w.read(dir)
+	if err != nil {
+		return err
 	}
 	for _, e := range ents {
 		name, p := e.Name(), filepath.Join(dir, e.Name())
 		switch {
 		case strings.EqualFold(name, "hooks"):
-			if err := visitTree(p, e, visit); err != nil {
-				return err
-			}
+			err = w.hooks(p, e)
 		case isControlName(name):
-			if err := visit(p, e); err != nil && err != fs.SkipDir {
-				return err
-			}
+			err = w.call(p, e)
 		case strings.EqualFold(name, "info") && e.IsDir():
-			if err := visitAttributes(p, visit); err != nil {
-				return err
-			}
+			err = w.attributes(p)
 		case e.IsDir() && !slices.Contains(history, name) && depth < maxDepth:
-			if err := walk(p, depth+1, visit); err != nil {
-				return err
-			}
+			err = w.dir(p, depth+1)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// visitAttributes visits the attributes file of the info directory p.
-func visitAttributes(p string, visit func(string, fs.DirEntry) error) error {
-	ents, err := os.ReadDir(p)
+// attributes visits the attributes file of the info directory p.
+func (w *walker) attributes(p string) error {
+	ents, err := w.read(p)
 	if err != nil {
-		return nil
+		return err
 	}
 	for _, e := range ents {
 		if strings.EqualFold(e.Name(), "attributes") {
-			if err := visit(filepath.Join(p, e.Name()), e); err != nil && err != fs.SkipDir {
+			if err := w.call(filepath.Join(p, e.Name()), e); err != nil {
 				return err
 			}
 		}
@@ -183,25 +241,34 @@ func visitAttributes(p string, visit func(string, fs.DirEntry) error) error {
 	return nil
 }
 
-// visitTree visits p and, unless visit skips it or it is not a real
-// directory, everything below it, links unfollowed.
-func visitTree(p string, d fs.DirEntry, visit func(string, fs.DirEntry) error) error {
-	err := visit(p, d)
+// hooks visits the hooks directory p and, unless visit skips it or it
+// is not a real directory, every hook below it, links unfollowed.
+func (w *walker) hooks(p string, d fs.DirEntry) error {
+	err := w.visit(p, d)
 	if err == fs.SkipDir || !d.IsDir() {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	return filepath.WalkDir(p, func(q string, e fs.DirEntry, err error) error {
-		if err != nil || q == p {
-			return nil
+	ents, err := w.read(p)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		q := filepath.Join(p, e.Name())
+		switch {
+		case strings.HasSuffix(e.Name(), ".sample") && e.Type().IsRegular():
+		case e.IsDir():
+			err = w.hooks(q, e)
+		default:
+			err = w.call(q, e)
 		}
-		if err := visit(q, e); err != nil && !errors.Is(err, fs.SkipDir) {
+		if err != nil {
 			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // Control returns the control entries below the git directory dir that

@@ -1,6 +1,7 @@
 package gitdir
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -116,10 +117,13 @@ func TestControlOfARealRepository(t *testing.T) {
 		t.Errorf("Dirs(submodule) = %v", got)
 	}
 
-	// Walk goes below the hooks directory, without following links.
+	// Walk goes below the hooks directory, without following links,
+	// and leaves out the inert samples.
 	if err := os.Symlink("/etc", filepath.Join(ws, ".git", "hooks", "etc")); err != nil {
 		t.Fatal(err)
 	}
+	write(t, filepath.Join(ws, ".git", "hooks", "pre-commit"), "#!/bin/sh\n")
+	write(t, filepath.Join(ws, ".git", "hooks", "lib", "common.sh"), "\n")
 	var hooks []string
 	_ = Walk(filepath.Join(ws, ".git"), func(p string, d fs.DirEntry) error {
 		if strings.HasPrefix(p, filepath.Join(ws, ".git", "hooks")+string(filepath.Separator)) {
@@ -127,8 +131,9 @@ func TestControlOfARealRepository(t *testing.T) {
 		}
 		return nil
 	})
-	if !slices.Contains(hooks, "pre-commit.sample") || !slices.Contains(hooks, "etc") || slices.Contains(hooks, "passwd") {
-		t.Errorf("hooks walked: %v", hooks)
+	slices.Sort(hooks)
+	if want := []string{"common.sh", "etc", "lib", "pre-commit"}; !slices.Equal(hooks, want) {
+		t.Errorf("hooks walked: %v, want %v", hooks, want)
 	}
 }
 
@@ -150,5 +155,33 @@ func TestWalkIgnoresCase(t *testing.T) {
 	want := []string{"COMMONDIR", "Config", "HOOKS", "HOOKS/post-checkout", "Info/Attributes", "Objects/ab/config"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Walk = %v, want %v", got, want)
+	}
+}
+
+// A pointer to a directory git would not use sends no one walking it,
+// and a walk over a huge directory stops.
+func TestRepoAndWalkBounds(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a", ".git"), "gitdir: /\n")
+	if pointer, dirs := Repo(filepath.Join(dir, "a", ".git")); pointer == "" || len(dirs) != 0 {
+		t.Errorf("Repo(gitdir: /) = %q, %v", pointer, dirs)
+	}
+	write(t, filepath.Join(dir, "b", ".git"), "gitdir: ../g\n")
+	write(t, filepath.Join(dir, "g", "HEAD"), "ref: refs/heads/main\n")
+	if _, dirs := Repo(filepath.Join(dir, "b", ".git")); !slices.Equal(dirs, []string{filepath.Join(dir, "g")}) {
+		t.Errorf("Repo(gitdir: ../g) = %v", dirs)
+	}
+	big := filepath.Join(dir, "big")
+	for i := range 3 {
+		d := filepath.Join(big, fmt.Sprint(i))
+		for j := range 10 {
+			write(t, filepath.Join(d, fmt.Sprint(j)), "")
+		}
+		write(t, filepath.Join(d, "config"), "")
+	}
+	var n int
+	_ = walker{visit: func(string, fs.DirEntry) error { n++; return nil }, limit: 20}.walk(big)
+	if n == 0 || n == 3 {
+		t.Errorf("%d control entries: the walk did not stop past its bound", n)
 	}
 }
