@@ -154,8 +154,9 @@ var errTooMany = errors.New("too many entries")
 
 // Walk calls visit for each control entry below the git directory dir,
 // as it is now: config, config.worktree and commondir, the hooks
-// directory and every hook below it (not the inert *.sample ones git
-// ships), info/attributes, and the same in every directory below dir
+// directory and everything below it (the inert samples git ships too,
+// so that a hooks directory a command made can be removed whole),
+// info/attributes, and the same in every directory below dir
 // but those of history, which covers the git directories of submodules
 // (modules/…) and linked work trees (worktrees/…) whatever their names.
 // A directory is visited before its entries; returning fs.SkipDir for
@@ -242,7 +243,7 @@ func (w *walker) attributes(p string) error {
 }
 
 // hooks visits the hooks directory p and, unless visit skips it or it
-// is not a real directory, every hook below it, links unfollowed.
+// is not a real directory, everything below it, links unfollowed.
 func (w *walker) hooks(p string, d fs.DirEntry) error {
 	err := w.visit(p, d)
 	if err == fs.SkipDir || !d.IsDir() {
@@ -257,11 +258,9 @@ func (w *walker) hooks(p string, d fs.DirEntry) error {
 	}
 	for _, e := range ents {
 		q := filepath.Join(p, e.Name())
-		switch {
-		case strings.HasSuffix(e.Name(), ".sample") && e.Type().IsRegular():
-		case e.IsDir():
+		if e.IsDir() {
 			err = w.hooks(q, e)
-		default:
+		} else {
 			err = w.call(q, e)
 		}
 		if err != nil {
