@@ -13,6 +13,7 @@ import (
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/gitdir"
 	"github.com/reasonix/reasonix/tools/history"
 	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/memory"
@@ -318,8 +319,9 @@ func newSandbox(cfg *config.Config, dir, root, home string) (*sandbox.Policy, *s
 	}
 	guard := sandbox.New(writeRoots, forbid)
 	// The workspace's and the user's Reasonix files, wherever Reasonix
-	// was started from.
+	// was started from, and the repositories' git directories.
 	guard.Protect(cfg.ControlPaths(home, root, dir)...)
+	guard.ProtectGit(slices.Concat(gitdir.Dirs(root), gitdir.Dirs(dir))...)
 	var jail *sandbox.Jail
 	if cfg.Sandbox.Bash != "off" {
 		jail = sandbox.NewJail(guard, cfg.Sandbox.Network)
@@ -341,7 +343,7 @@ func newEnv(cfg *config.Config, opts Options, root, home string, guard *sandbox.
 		BashTimeout: time.Duration(cfg.Tools.BashTimeoutSeconds) * time.Second,
 		BeforeShell: opts.BeforeShell,
 		Terminal:    opts.Terminal,
-		Control:     &tools.ControlWatch{Paths: watched(guard.Control, home), Disk: disk},
+		Control:     &tools.ControlWatch{Paths: watched(guard.Control, home), GitDirs: guard.GitDirs, Root: root, Disk: disk},
 	}
 	if jail != nil {
 		env.Jail = jail

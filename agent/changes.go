@@ -6,12 +6,14 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 	shellsnap "github.com/reasonix/reasonix/tools/snapshot"
 )
 
@@ -245,7 +247,7 @@ type shellWatch struct {
 
 func (w *shellWatch) snapshot(ctx context.Context) *shellsnap.Snapshot {
 	env := w.t.a.Env
-	s, err := shellsnap.Take(ctx, env.Root, shellsnap.Options{Skip: env.SkipForbidden()})
+	s, err := shellsnap.Take(ctx, env.Root, shellsnap.Options{Skip: env.SkipForbidden(), Control: isControl})
 	if err != nil {
 		w.off = true
 		slog.Info("shell changes are not tracked this turn", "root", env.Root, "err", err)
@@ -254,53 +256,78 @@ func (w *shellWatch) snapshot(ctx context.Context) *shellsnap.Snapshot {
 	return s
 }
 
-// BeforeShell snapshots the workspace just before a command.
-func (w *shellWatch) BeforeShell(ctx context.Context) {
+// isControl reports whether a path below the workspace root is a
+// control path by its names.
+func isControl(rel string) bool {
+	_, ok := permission.ControlRoot(rel)
+	return ok
+}
+
+// BeforeShell snapshots the workspace just before a command, and returns
+// the control paths the snapshot found.
+func (w *shellWatch) BeforeShell(ctx context.Context) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.off {
-		return
+		return nil
 	}
 	w.before = w.snapshot(ctx)
-	if w.before != nil && w.keeper == nil {
+	if w.before == nil {
+		return nil
+	}
+	if w.keeper == nil {
 		w.keeper = shellsnap.NewKeeper(ctx, w.before, shellsnap.KeepOptions{})
 	}
+	return w.before.Control()
 }
 
 // AfterShell compares the workspace with the snapshot before the
-// command, and records and reports the files it changed.
-func (w *shellWatch) AfterShell(ctx context.Context) {
+// command, hands what differs to settle, and then records and reports
+// the files the command changed, as settle left them.
+func (w *shellWatch) AfterShell(ctx context.Context, settle func([]tools.PathChange)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.off || w.before == nil {
+		settle(nil)
 		return
 	}
 	before := w.before
 	w.before = nil
 	after := w.snapshot(ctx)
 	if after == nil {
+		settle(nil)
 		return
 	}
 	diffs := shellsnap.Diff(before, after)
 	slices.SortFunc(diffs, func(a, b shellsnap.Difference) int { return strings.Compare(a.Path, b.Path) })
+	var found []tools.PathChange
+	for _, d := range diffs {
+		found = append(found, tools.PathChange{Path: d.Path, Created: d.Created})
+	}
+	for _, r := range shellsnap.NewRepos(before, after) {
+		found = append(found, tools.PathChange{Path: r, Created: true})
+	}
+	settle(found)
 	var changed []string
 	for _, d := range diffs {
+		_, err := os.Lstat(d.Path)
+		exists := err == nil
 		if !w.t.log.has(d.Path) {
 			text, existed, known := w.keeper.Before(ctx, d.Path)
-			if existed && known && !d.Deleted {
-				// Touched, or changed and changed back: the same text
-				// is no change.
+			if existed && known && exists {
+				// Touched, or changed and changed back (by the
+				// command or by settle): the same text is no change.
 				if now, _, err := readView(tools.DiskFS{}, d.Path); err == nil && bytes.Equal(now, text) {
 					continue
 				}
 			}
-			if !existed && d.Deleted {
+			if !existed && !exists {
 				continue
 			}
 			w.t.log.remember(d.Path, original{text: text, existed: existed, known: known, source: SourceShell})
 		}
 		changed = append(changed, d.Path)
-		w.t.fileChanged(d.Path, SourceShell, !d.Deleted)
+		w.t.fileChanged(d.Path, SourceShell, exists)
 	}
 	w.t.noteChanged(changed)
 }

@@ -332,6 +332,13 @@ func TestControlFilesNeedAPerson(t *testing.T) {
 		{"move reasonix.toml away", "move_file", `{"source": "reasonix.toml", "destination": "docs/old.toml"}`, "reasonix.toml"},
 		{"move the hooks away", "move_file", `{"source": ".git", "destination": "docs/git"}`, ".git"},
 		{"write .git/config", "write_file", `{"path": ".git/config", "content": "[core]\nfsmonitor = evil\n"}`, ".git/config"},
+		{"point the repository elsewhere", "write_file", `{"path": ".git/commondir", "content": "../fake\n"}`, ".git/commondir"},
+		{"write a submodule's config", "write_file", `{"path": ".git/modules/lib/config", "content": "[core]\nfsmonitor = evil\n"}`, ".git/modules/lib/config"},
+		{"write a linked work tree's config", "write_file", `{"path": ".git/worktrees/wt/config.worktree", "content": "[core]\nfsmonitor = evil\n"}`, ".git/worktrees/wt/config.worktree"},
+		{"write a nested reasonix.toml", "write_file", `{"path": "docs/reasonix.toml", "content": "[sandbox]\nbash = \"off\"\n"}`, "docs/reasonix.toml"},
+		{"move onto a nested .mcp.json", "move_file", `{"source": "docs/a.md", "destination": "pkg/.mcp.json"}`, "pkg/.mcp.json"},
+		{"patch a nested task in", "apply_patch", `{"patch": "--- /dev/null\n+++ b/pkg/.vscode/tasks.json\n@@ -0,0 +1 @@\n+{}\n"}`, "pkg/.vscode/tasks.json"},
+		{"write a nested repository's hook", "write_file", `{"path": "vendor/x/.git/hooks/pre-commit", "content": "#!/bin/sh\n"}`, "vendor/x/.git/hooks/pre-commit"},
 	}
 	t.Run("refused with no one to ask", func(t *testing.T) {
 		for _, c := range calls {
@@ -430,5 +437,58 @@ func trustProject(t *testing.T, root string) {
 		if err := config.Trust(cfg.Workspace); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestShellChangesToNestedControlFilesAreUndone: a command that plants
+// control files in a subdirectory — a reasonix.toml, an .mcp.json the
+// ignore files leave out, a repository whose config git would run — has
+// them undone, from the listing the turn takes around each command, and
+// the model is told; the command's other changes stand.
+func TestShellChangesToNestedControlFilesAreUndone(t *testing.T) {
+	const command = `printf '[sandbox]\nbash = "off"\n' > pkg/reasonix.toml && echo '{"mcpServers": {"x": {"command": "evil"}}}' > pkg/.mcp.json && ` +
+		`mkdir -p lib/.git/hooks && echo '[core]' > lib/.git/config && echo 'ref: refs/heads/main' > lib/.git/HEAD && echo evil > lib/.git/hooks/post-checkout && ` +
+		`echo '[core] fsmonitor = evil' >> old/.git/config && echo ok > pkg/main.txt`
+	args, _ := json.Marshal(map[string]string{"command": command})
+	h, root := buildWriteAgent(t, "[permissions]\nmode = \"allow\"\napproval = \"yolo\"\n[sandbox]\nbash = \"off\"\n", nil, tc("1", "bash", string(args)))
+	writeFiles(t, root, map[string]string{
+		".gitignore":         ".mcp.json\n",
+		"pkg/.mcp.json":      "{}\n",
+		"old/.git/config":    "[core]\n",
+		"old/.git/HEAD":      "ref: refs/heads/main\n",
+		"old/.git/objects/x": "",
+	})
+	res := h.runTurn(t)
+	if len(res) != 1 || !strings.Contains(res[0].Result, "were undone") {
+		t.Fatalf("result %+v", res)
+	}
+	for _, name := range []string{"pkg/reasonix.toml", "pkg/.mcp.json", "lib/.git", "old/.git/config"} {
+		if !strings.Contains(res[0].Result, name) {
+			t.Errorf("the model is not told of %s: %s", name, res[0].Result)
+		}
+	}
+	after := snapshot(t, root)
+	for rel, want := range map[string]string{
+		"pkg/reasonix.toml":            "",
+		"pkg/.mcp.json":                "{}\n",
+		"lib/.git/config":              "",
+		"lib/.git/hooks/post-checkout": "",
+		"old/.git/config":              "[core]\n",
+		"pkg/main.txt":                 "ok\n",
+	} {
+		if got := after[filepath.FromSlash(rel)]; got != want {
+			t.Errorf("%s: %q, want %q", rel, got, want)
+		}
+	}
+	// What was undone is not among the turn's changes; the rest is.
+	var reported []string
+	for _, e := range h.kinds(EventFileChanged) {
+		reported = append(reported, filepath.ToSlash(e.File.Path))
+		if _, ok := permission.ControlRoot(e.File.Path); ok {
+			t.Errorf("reported as the turn's change: %+v", e.File)
+		}
+	}
+	if !slices.Contains(reported, "pkg/main.txt") {
+		t.Errorf("the turn's changes: %v", reported)
 	}
 }

@@ -256,8 +256,11 @@ func spellings(env *tools.Env, p string) []string {
 
 // controlOf reports whether a change at a path (in any of its spellings)
 // touches one of Reasonix's control files, and names the path for the
-// user as it really is, links resolved. Moving or deleting a directory
-// that holds a control file touches it too.
+// user as it really is, links resolved. A control path is one the policy
+// names, or one by its names at any depth (`pkg/reasonix.toml`,
+// `vendor/x/.git/config`): judged from the path alone, so the cost is
+// the same in any tree. Moving or deleting a directory that holds a
+// control path the policy names touches it too.
 func controlOf(env *tools.Env, spelt []string) (string, bool) {
 	g, ok := env.Guard.(*sandbox.Policy)
 	if !ok {
@@ -268,7 +271,7 @@ func controlOf(env *tools.Env, spelt []string) (string, bool) {
 		if _, ok := g.ControlOf(p); ok {
 			return name, true
 		}
-		for _, c := range g.Control {
+		for _, c := range slices.Concat(g.Control, g.GitDirs) {
 			if strings.HasPrefix(c, p+string(filepath.Separator)) {
 				return name, true
 			}

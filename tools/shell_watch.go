@@ -8,9 +8,25 @@ import "context"
 // workspace between the two and reports the files the command created,
 // changed or deleted as changes of the turn. Either call may be slow on
 // a large tree, so both are bounded by the watcher itself.
+//
+// The same listing serves the control watch (ControlWatch), which must
+// not walk the workspace itself: BeforeShell returns the control paths
+// by their names that exist below the root (permission.ControlRoot: a
+// `pkg/reasonix.toml`, a nested repository's .git), and AfterShell
+// hands every change it found to settle, which undoes those among
+// control paths, before it records the rest. When the workspace cannot
+// be listed, BeforeShell returns nil and settle gets nil.
 type ShellWatcher interface {
-	BeforeShell(ctx context.Context)
-	AfterShell(ctx context.Context)
+	BeforeShell(ctx context.Context) (control []string)
+	AfterShell(ctx context.Context, settle func(changed []PathChange))
+}
+
+// A PathChange is a file a call created, changed or deleted.
+type PathChange struct {
+	Path string
+	// Created: the file (or, for a repository's .git, the directory)
+	// was not there before the call.
+	Created bool
 }
 
 type shellWatcherKey struct{}

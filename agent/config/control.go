@@ -4,15 +4,24 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // ControlPaths lists the files and directories that steer Reasonix itself
 // or make other programs run code without being asked: Reasonix's user
-// directory, each workspace's reasonix.toml, .reasonix and .mcp.json, the
-// editor's .vscode settings, Claude Code's .claude, the repository's .git/config and .git/hooks
-// (a planted core.fsmonitor or hook runs at the next `git status` or
-// commit, the editor's included), and every config file this Config was
-// loaded from.
+// directory; in each workspace the control names of
+// permission.ControlFileNames and ControlDirNames — reasonix.toml,
+// .mcp.json, .reasonix, the editor's .vscode (a setting can name a
+// program the editor runs unasked, a task can run on opening), Claude
+// Code's .claude (its skills and commands are Reasonix's too, and its
+// settings can name hooks that run commands), and a .git file (a linked
+// work tree's or a submodule's pointer to its repository); and every
+// config file this Config was loaded from.
+//
+// A repository's git directories are not listed here: all of one is not
+// a control path to a command, which must go on committing. See
+// tools/gitdir and sandbox.Policy.ProtectGit.
 //
 // Whatever the model runs must not change them behind the user's back: a
 // shell command that could append `[sandbox] bash = "off"` to reasonix.toml
@@ -36,26 +45,18 @@ func (c *Config) ControlPaths(home string, workspaces ...string) []string {
 		if ws == "" {
 			continue
 		}
-		add(filepath.Join(ws, ProjectFileName))
-		add(filepath.Join(ws, ".reasonix"))
-		add(filepath.Join(ws, MCPFileName))
-		// The editor's workspace settings and tasks: a setting can name
-		// a program the editor runs unasked, a task can run on opening.
-		add(filepath.Join(ws, ".vscode"))
-		// Claude Code's directory: its skills and commands are
-		// Reasonix's too (the skill index opens every later session's
-		// prompt), and its settings can name hooks that run commands.
-		add(filepath.Join(ws, ".claude"))
-		git := filepath.Join(ws, ".git")
-		if fi, err := os.Lstat(git); err == nil && !fi.IsDir() {
-			// A linked worktree or submodule: the file says where the
-			// repository is, so pointing it elsewhere swaps the hooks.
-			add(git)
-			continue
+		for _, name := range slices.Concat(permission.ControlFileNames, permission.ControlDirNames) {
+			p := filepath.Join(ws, name)
+			if name == ".git" {
+				// A directory is the repository itself, for ProtectGit;
+				// a file points elsewhere, so pointing it elsewhere
+				// again swaps the configuration and hooks.
+				if fi, err := os.Lstat(p); err != nil || fi.IsDir() {
+					continue
+				}
+			}
+			add(p)
 		}
-		add(filepath.Join(git, "config"))
-		add(filepath.Join(git, "config.worktree"))
-		add(filepath.Join(git, "hooks"))
 	}
 	if c != nil {
 		for _, f := range c.Files {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 func TestSandboxShellSettings(t *testing.T) {
@@ -63,12 +65,18 @@ func TestControlPaths(t *testing.T) {
 		filepath.Join(dir, ".reasonix"),
 		filepath.Join(dir, ".mcp.json"),
 		filepath.Join(dir, ".claude"),
-		filepath.Join(dir, ".git", "config"),
-		filepath.Join(dir, ".git", "hooks"),
+		filepath.Join(dir, ".vscode"),
 		extra,
 	} {
 		if !slices.Contains(got, want) {
 			t.Errorf("ControlPaths lacks %s: %v", want, got)
+		}
+	}
+	// The files Reasonix reads are among the names a control path has
+	// anywhere.
+	for _, name := range []string{ProjectFileName, MCPFileName} {
+		if !slices.Contains(permission.ControlFileNames, name) {
+			t.Errorf("%s is not a control name: %v", name, permission.ControlFileNames)
 		}
 	}
 	if n := len(got); n != len(slices.Compact(slices.Clone(got))) {

@@ -43,6 +43,9 @@ type hostile struct {
 	// linger delays the model's final answer, so that processes a
 	// command left running act before the run ends.
 	linger time.Duration
+	// env holds more variables for reasonix's environment, which win
+	// over environ's.
+	env []string
 }
 
 const attackKeyVar = "REASONIX_ATTACK_KEY"
@@ -188,6 +191,7 @@ func (h *hostile) command(ctx context.Context, args ...string) *exec.Cmd {
 	path := strings.Join([]string{binDir, os.Getenv("PATH")}, string(os.PathListSeparator))
 	cmd.Env = append(os.Environ(), "PATH="+path)
 	cmd.Env = append(cmd.Env, h.environ()...)
+	cmd.Env = append(cmd.Env, h.env...)
 	if h.uid != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(*h.uid), Gid: uint32(*h.uid)}}
 	}

@@ -91,28 +91,38 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 	}
 	// After BeforeShell: saving the editor's documents is not the
 	// command's doing.
-	before := env.Control.Snapshot()
 	watch := tools.ShellWatcherOf(ctx)
+	var known []string
 	if watch != nil {
-		watch.BeforeShell(ctx)
+		known = watch.BeforeShell(ctx)
+	}
+	before := env.Control.Snapshot(known...)
+	if j, ok := env.Jail.(*sandbox.Jail); ok {
+		// Those the listing found in subdirectories are read-only to
+		// this command and the later ones, as the root's are.
+		j.ProtectNested(before.Known()...)
 	}
 	res, err := runConfined(ctx, env, args.Command, timeout)
-	if err != nil {
-		if watch != nil {
-			// A command that was stopped may have changed files too.
-			watch.AfterShell(context.WithoutCancel(ctx))
-		}
-		return tools.Result{}, err
+	// A command that was stopped may have changed files too: what it
+	// changed among the control paths is undone all the same.
+	after := context.WithoutCancel(ctx)
+	settle := func(changed []tools.PathChange) {
+		env.Control.Undo(after, before, &res, env.Rel, changed...)
 	}
-	env.Control.Undo(ctx, before, &res, env.Rel)
 	if watch != nil {
-		// After Undo: what it put back is not the command's change.
-		watch.AfterShell(ctx)
+		// The watcher records the command's changes after settle:
+		// what it put back is not the command's change.
+		watch.AfterShell(after, settle)
+	} else {
+		settle(nil)
+	}
+	if err != nil {
+		return tools.Result{}, err
 	}
 	if env.Procs != nil && env.Procs.Running() {
 		// Processes still run in the background: they are watched
 		// until the next command, or the end of the session.
-		env.Control.Hold(env.Control.Snapshot())
+		env.Control.Hold(env.Control.Snapshot(before.Known()...))
 	}
 	if settled != "" {
 		res.Content = settled + "\n\n" + res.Content

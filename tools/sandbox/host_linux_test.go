@@ -3,10 +3,12 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -167,6 +169,158 @@ func TestHostControlPathsReadOnly(t *testing.T) {
 	if out, st := hostRun(t, h, root, "umount .git/hooks || umount -l reasonix.toml", true); st.Code == 0 {
 		t.Errorf("umount succeeded: %q", out)
 	}
+}
+
+// In a repository, what git takes configuration and hooks from is
+// read-only to a command — a submodule's and a linked work tree's too —
+// while commits, which write the rest of .git, go on working.
+func TestHostGitControlReadOnly(t *testing.T) {
+	needLandlock(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := realTempDir(t)
+	git := "git -c user.name=t -c user.email=t@t -c protocol.file.allow=always"
+	setup := strings.Join([]string{
+		"set -e",
+		git + " init -q lib", "echo a > lib/a", git + " -C lib add a", git + " -C lib commit -qm a",
+		git + " init -q .", "echo a > a", git + " add a", git + " commit -qm a",
+		git + " submodule add -q ./lib sub", git + " commit -qm sub",
+		git + " worktree add -q wt",
+		"echo '[core]' > .git/worktrees/wt/config.worktree",
+	}, " && ")
+	if out, err := exec.Command("bash", "-c", "cd "+root+" && "+setup).CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	policy := New([]string{root}, nil)
+	policy.ProtectGit(filepath.Join(root, ".git"))
+	h := NewHost(&Jail{Policy: policy})
+	t.Cleanup(func() { h.Close() })
+	protected := snapshotFiles(t, filepath.Join(root, ".git", "config"), filepath.Join(root, ".git", "modules", "sub", "config"),
+		filepath.Join(root, ".git", "worktrees", "wt", "config.worktree"), filepath.Join(root, ".git", "worktrees", "wt", "commondir"))
+	mustFailUnchanged(t, h, root, protected, []string{
+		`git config core.fsmonitor 'touch PWNED'`,
+		`echo '[core] fsmonitor = touch PWNED' >> .git/config`,
+		`echo '[core] fsmonitor = touch PWNED' >> .git/modules/sub/config`,
+		`git -C sub config core.fsmonitor 'touch PWNED'`,
+		`echo '[core] fsmonitor = touch PWNED' >> .git/worktrees/wt/config.worktree`,
+		`echo /elsewhere > .git/worktrees/wt/commondir`,
+		`echo x > .git/modules/sub/hooks/post-checkout`,
+		`rm -rf .git/modules/sub/hooks`,
+	})
+	// Commits, in the repository and in its submodule, still work.
+	for command, commits := range map[string]string{
+		"echo b > a && " + git + " commit -qam b && " + git + " log --oneline | wc -l":                   "3",
+		"echo b > sub/a && " + git + " -C sub commit -qam b && " + git + " -C sub log --oneline | wc -l": "2",
+	} {
+		if out, st := hostRun(t, h, root, command, true); st.Code != 0 || strings.TrimSpace(out) != commits {
+			t.Errorf("%s: exit %d: %q", command, st.Code, out)
+		}
+	}
+}
+
+// Control paths found in subdirectories are read-only to the commands
+// that start after ProtectNested, a nested repository's configuration
+// too, while its commits go on working.
+func TestHostNestedControlReadOnly(t *testing.T) {
+	needLandlock(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := realTempDir(t)
+	git := "git -c user.name=t -c user.email=t@t"
+	setup := "set -e; mkdir -p pkg/.vscode && echo '# mine' > pkg/reasonix.toml && echo '{}' > pkg/.vscode/tasks.json && " +
+		git + " init -q lib && echo a > lib/a && " + git + " -C lib add a && " + git + " -C lib commit -qm a"
+	if out, err := exec.Command("bash", "-c", "cd "+root+" && "+setup).CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	j := &Jail{Policy: New([]string{root}, nil)}
+	j.ProtectNested(filepath.Join(root, "pkg", "reasonix.toml"), filepath.Join(root, "pkg", ".vscode"), filepath.Join(root, "lib", ".git"), filepath.Join(root, "gone", ".mcp.json"))
+	h := NewHost(j)
+	t.Cleanup(func() { h.Close() })
+	protected := snapshotFiles(t, filepath.Join(root, "pkg", "reasonix.toml"), filepath.Join(root, "pkg", ".vscode", "tasks.json"), filepath.Join(root, "lib", ".git", "config"))
+	mustFailUnchanged(t, h, root, protected, []string{
+		`printf '[sandbox]\nbash = "off"\n' >> pkg/reasonix.toml`,
+		`echo evil > pkg/.vscode/tasks.json`,
+		`git -C lib config core.fsmonitor 'touch PWNED'`,
+		`echo evil > lib/.git/hooks/post-checkout`,
+	})
+	if out, st := hostRun(t, h, root, "echo b > lib/a && "+git+" -C lib commit -qam b && echo ok > pkg/main.txt", true); st.Code != 0 {
+		t.Errorf("ordinary writes: exit %d: %q", st.Code, out)
+	}
+}
+
+// BenchmarkHostStartNested is what mounting the control paths found in
+// subdirectories read-only adds to a command's start: none, and the
+// most ProtectNested keeps, each a reasonix.toml.
+func BenchmarkHostStartNested(b *testing.B) {
+	if _, err := landlockABI(); err != nil {
+		b.Skip(err)
+	}
+	for _, n := range []int{0, maxNested} {
+		b.Run(fmt.Sprintf("nested=%d", n), func(b *testing.B) {
+			root := b.TempDir()
+			j := &Jail{Policy: New([]string{root}, nil)}
+			for i := range n {
+				p := filepath.Join(root, fmt.Sprint(i), "reasonix.toml")
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if err := os.WriteFile(p, nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				j.ProtectNested(p)
+			}
+			h := NewHost(j)
+			defer h.Close()
+			for b.Loop() {
+				cmd := exec.Command("bash", "-c", "true")
+				cmd.Dir = root
+				p, err := h.Start(cmd, true)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st := p.Wait(); st.Code != 0 {
+					b.Fatalf("exit %d", st.Code)
+				}
+			}
+		})
+	}
+}
+
+// mustFailUnchanged runs each command, confined, in root, and fails the
+// test if one succeeds or the protected files are not as they were.
+func mustFailUnchanged(t *testing.T, h *Host, root string, protected map[string]string, commands []string) {
+	t.Helper()
+	for _, command := range commands {
+		out, st := hostRun(t, h, root, command, true)
+		namespaced(t, h, st)
+		if st.Code == 0 {
+			t.Errorf("%s: succeeded: %q", command, out)
+		}
+	}
+	if got := snapshotFiles(t, keys(protected)...); !maps.Equal(got, protected) {
+		t.Errorf("changed: %v, was %v", got, protected)
+	}
+}
+
+// snapshotFiles maps each path to its content, or the error reading it.
+func snapshotFiles(t *testing.T, paths ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			out[p] = err.Error()
+			continue
+		}
+		out[p] = string(b)
+	}
+	return out
+}
+
+func keys(m map[string]string) []string {
+	return slices.Collect(maps.Keys(m))
 }
 
 // A command's processes end with its unit, even those that left its

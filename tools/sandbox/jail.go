@@ -8,7 +8,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
+
+	"github.com/reasonix/reasonix/tools/gitdir"
 )
 
 // Jail confines bash commands with the operating system's sandbox ([sandbox]
@@ -53,6 +56,38 @@ type Jail struct {
 	// external holds the private caches of the commands another program
 	// starts (ConfineExternal), until Close.
 	external layerStore
+
+	mu sync.Mutex // guards nested
+	// nested are the control paths found in the workspace's
+	// subdirectories so far (see ProtectNested).
+	nested []string
+}
+
+// maxNested bounds the control paths in subdirectories that commands
+// find read-only: each is a mount or more at every command's start (512
+// take a start from about 20 ms to about 35 ms on a busy 2-core machine,
+// BenchmarkHostStartNested). The control watch undoes changes to the
+// others.
+const maxNested = 512
+
+// ProtectNested adds control paths found in the workspace's
+// subdirectories — `pkg/reasonix.toml`, `pkg/.claude`, a nested
+// repository's .git, as the listing around each command finds them — to
+// those the commands that start later find read-only: of a repository,
+// what git takes configuration and hooks from through it
+// (gitdir.Repo). A path that no longer exists is skipped when a command
+// starts; past maxNested, no more are added.
+func (j *Jail) ProtectNested(paths ...string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, p := range paths {
+		if len(j.nested) >= maxNested {
+			return
+		}
+		if !slices.Contains(j.nested, p) {
+			j.nested = append(j.nested, p)
+		}
+	}
 }
 
 // NewJail returns a jail for policy with the default scratch directories
@@ -160,16 +195,47 @@ func (j *Jail) spec() jailSpec {
 
 // readOnly returns the control paths a command must find read-only, less
 // any that holds a writable directory: making that read-only would take
-// the workspace (or a scratch directory) with it.
+// the workspace (or a scratch directory) with it. Of a git directory,
+// those are the files git takes configuration, hooks and attributes
+// from as they are when the command starts (a submodule added since
+// included); the rest stays writable, for commits.
 func (j *Jail) readOnly() []string {
 	if j.Policy == nil {
 		return nil
 	}
 	s := j.spec()
 	var out []string
-	for _, c := range j.Policy.Control {
-		if !slices.ContainsFunc(s.Write, func(w string) bool { return within(w, c) }) {
+	seen := map[string]bool{}
+	add := func(c string) {
+		if !seen[c] && !slices.ContainsFunc(s.Write, func(w string) bool { return within(w, c) }) {
+			seen[c] = true
 			out = append(out, c)
+		}
+	}
+	for _, c := range j.Policy.Control {
+		add(c)
+	}
+	for _, g := range j.Policy.GitDirs {
+		for _, c := range gitdir.Control(g) {
+			add(c)
+		}
+	}
+	j.mu.Lock()
+	nested := slices.Clone(j.nested)
+	j.mu.Unlock()
+	for _, n := range nested {
+		if !strings.EqualFold(filepath.Base(n), ".git") {
+			add(n)
+			continue
+		}
+		pointer, dirs := gitdir.Repo(n)
+		if pointer != "" {
+			add(pointer)
+		}
+		for _, g := range dirs {
+			for _, c := range gitdir.Control(g) {
+				add(c)
+			}
 		}
 	}
 	return out

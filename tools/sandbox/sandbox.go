@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // Policy is a tools.Guard built from the [sandbox] config.
@@ -23,6 +25,12 @@ type Policy struct {
 	// a repository's hooks): readable, but changed only with the user's
 	// approval of that very change. See Protect.
 	Control []string
+	// GitDirs are the git directories of the workspace's repository
+	// (tools/gitdir.Dirs). Everything below one is a control path to the
+	// file tools; to commands, only what git takes configuration, hooks
+	// and attributes from (tools/gitdir.Walk), since commits must go on
+	// writing the rest. See ProtectGit.
+	GitDirs []string
 }
 
 // New returns a Policy with every root made absolute and symlink-free, so
@@ -113,30 +121,58 @@ func (p *Policy) CheckRead(path string) error {
 // only a change the user approved may touch. Like the other roots they are
 // kept absolute and symlink-free.
 func (p *Policy) Protect(paths ...string) {
+	p.Control = addResolved(p.Control, paths)
+}
+
+// ProtectGit adds git directories (present or not): see GitDirs.
+func (p *Policy) ProtectGit(dirs ...string) {
+	p.GitDirs = addResolved(p.GitDirs, dirs)
+}
+
+// addResolved adds to list each path not yet in it, resolved.
+func addResolved(list, paths []string) []string {
 	for _, c := range paths {
 		if c == "" {
 			continue
 		}
 		c = resolve(c)
-		if !slices.Contains(p.Control, c) {
-			p.Control = append(p.Control, c)
+		if !slices.Contains(list, c) {
+			list = append(list, c)
 		}
 	}
+	return list
 }
 
-// ControlOf reports the control path that path, once its links are
-// resolved, is or lies under.
+// ControlOf reports the control path that path, as written or once its
+// links are resolved, is or lies under: one Protect or ProtectGit named,
+// or, below a write root, one by its names wherever it is
+// (permission.ControlRoot: `pkg/reasonix.toml`, `vendor/x/.git/config`).
 func (p *Policy) ControlOf(path string) (string, bool) {
-	if len(p.Control) == 0 {
-		return "", false
-	}
-	real := resolve(path)
-	for _, c := range p.Control {
-		if within(real, c) || within(filepath.Clean(path), c) {
-			return c, true
+	real, clean := resolve(path), filepath.Clean(path)
+	for _, spelt := range []string{real, clean} {
+		for _, c := range slices.Concat(p.Control, p.GitDirs) {
+			if within(spelt, c) {
+				return c, true
+			}
+		}
+		for _, root := range p.WriteRoots {
+			if spelt == root || !within(spelt, root) {
+				continue
+			}
+			if c, ok := permission.ControlRoot(spelt[len(withSeparator(root)):]); ok {
+				return filepath.Join(root, c), true
+			}
 		}
 	}
 	return "", false
+}
+
+// withSeparator returns dir with a trailing separator.
+func withSeparator(dir string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir
+	}
+	return dir + string(filepath.Separator)
 }
 
 // Forbidden reports whether path lies in a forbidden directory, comparing

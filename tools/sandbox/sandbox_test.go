@@ -81,7 +81,14 @@ func TestControlOf(t *testing.T) {
 	root := realTempDir(t)
 	p := New([]string{root}, nil)
 	p.Protect(filepath.Join(root, "reasonix.toml"), filepath.Join(root, ".git", "hooks"), "")
+	// A linked work tree's repository, outside the write roots, and the
+	// fake one a commondir could name.
+	elsewhere := realTempDir(t)
+	p.ProtectGit(filepath.Join(elsewhere, "main.git"), "")
 	if err := os.Symlink(filepath.Join(root, ".git"), filepath.Join(root, "g")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(root, "e")); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -92,9 +99,17 @@ func TestControlOf(t *testing.T) {
 		{".git/hooks", true},
 		{".git/hooks/pre-commit", true},
 		{"g/hooks/pre-commit", true}, // through a link
-		{".git/config.bak", false},
+		{".git/config.bak", true},    // all of .git, to the file tools
+		{".git/commondir", true},
 		{"reasonix.toml.bak", false},
-		{"src/reasonix.toml", false},
+		{"src/reasonix.toml", true}, // by its name, at any depth
+		{"src/.claude/skills/x/SKILL.md", true},
+		{"vendor/x/.git/modules/y/config", true},
+		{"e/main.git/config", true}, // a git directory named as one
+		{"e/main.git/objects/ab/cd", true},
+		{"e/other/config", false},
+		{"src/main.go", false},
+		{".", false},
 	} {
 		if _, got := p.ControlOf(filepath.Join(root, tt.path)); got != tt.want {
 			t.Errorf("ControlOf(%s) = %v, want %v", tt.path, got, tt.want)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // The Go source tree stands for a large workspace outside a repository
@@ -18,14 +20,28 @@ func goSrc(b *testing.B) string {
 	return filepath.Join(runtime.GOROOT(), "src")
 }
 
+// BenchmarkTake/control is the snapshot the agent takes, which also
+// finds the control paths by their names (and the ignored ones) for the
+// control watch.
 func BenchmarkTake(b *testing.B) {
 	root := goSrc(b)
-	for b.Loop() {
-		s, err := Take(b.Context(), root, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(float64(s.Len()), "files")
+	control := func(rel string) bool {
+		_, ok := permission.ControlRoot(rel)
+		return ok
+	}
+	for _, opts := range []struct {
+		name string
+		opts Options
+	}{{"plain", Options{}}, {"control", Options{Control: control}}} {
+		b.Run(opts.name, func(b *testing.B) {
+			for b.Loop() {
+				s, err := Take(b.Context(), root, opts.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(s.Len()), "files")
+			}
+		})
 	}
 }
 

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,6 +45,8 @@ type Keeper struct {
 	maxKeep int
 	// blobs maps the files git holds unchanged to the id of their text.
 	blobs map[string]string
+	// git reads them; nil outside a repository.
+	git *gitRunner
 	// texts holds the texts read at once.
 	texts map[string][]byte
 	// listed holds the files of the snapshot the Keeper was made from.
@@ -65,7 +65,7 @@ func NewKeeper(ctx context.Context, snap *Snapshot, opts KeepOptions) *Keeper {
 		k.listed[p] = true
 	}
 	budget := cmp.Or(opts.Budget, DefaultKeepBudget)
-	k.blobs, _ = gitClean(ctx, snap.Root)
+	k.blobs, k.git, _ = gitClean(ctx, snap.Root)
 	var read []string
 	for p, st := range snap.files {
 		if _, ok := k.blobs[p]; !ok && st.mode.IsRegular() && st.size <= int64(k.maxKeep) {
@@ -106,12 +106,12 @@ func (k *Keeper) Before(ctx context.Context, path string) (text []byte, existed,
 		return t, true, true
 	}
 	id, ok := k.blobs[path]
-	if !ok {
+	if !ok || k.git == nil {
 		return nil, true, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	out, err := git(ctx, k.root, "cat-file", "blob", id)
+	out, err := k.git.run(ctx, "cat-file", "blob", id)
 	if err != nil || len(out) > k.maxKeep {
 		return nil, true, false
 	}
@@ -119,24 +119,29 @@ func (k *Keeper) Before(ctx context.Context, path string) (text []byte, existed,
 }
 
 // gitClean returns the files below root that git holds unchanged (in
-// the index as in the work tree), with the ids of their texts; nil when
-// root is in no repository or git is missing or slow.
-func gitClean(ctx context.Context, root string) (map[string]string, error) {
+// the index as in the work tree), with the ids of their texts, and the
+// runner that reads them; nil when root is in no repository or git is
+// missing or slow.
+func gitClean(ctx context.Context, root string) (map[string]string, *gitRunner, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	top, err := git(ctx, root, "rev-parse", "--show-toplevel")
+	g, err := newGit(ctx, root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	top, err := g.run(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, nil, err
 	}
 	topDir := strings.TrimSpace(string(top))
-	staged, err := git(ctx, root, "ls-files", "-s", "-z")
+	staged, err := g.run(ctx, "ls-files", "-s", "-z")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Porcelain status names paths from the top of the repository.
-	status, err := git(ctx, root, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules", "--", ".")
+	status, err := g.run(ctx, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules", "--", ".")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dirty := map[string]bool{}
 	fields := strings.Split(string(status), "\x00")
@@ -168,25 +173,7 @@ func gitClean(ctx context.Context, root string) (map[string]string, error) {
 		}
 		blobs[abs] = parts[1]
 	}
-	return blobs, nil
-}
-
-// git runs a git command in dir, without taking the index lock: a status
-// here must not get in the way of the user's own git commands.
-func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, errors.New(msg)
-		}
-		return nil, err
-	}
-	return out, nil
+	return blobs, g, nil
 }
 
 // readFile reads a file of at most limit bytes.

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,6 +45,13 @@ type Options struct {
 	// Skip leaves paths out (walk.Options.Skip): what the agent may not
 	// read is not watched.
 	Skip func(path string, isDir bool) bool
+	// Control, when set, reports whether a path below the root
+	// (slash-separated) is a control path by its names. The snapshot
+	// then lists such entries even where the ignore files leave them
+	// out (a .vscode in .gitignore), as long as their directory is
+	// listed, and keeps apart the control files and the repositories
+	// (.git directories) it finds: see Control.
+	Control func(rel string) bool
 }
 
 // stat is what a snapshot knows of one file.
@@ -56,6 +65,32 @@ type stat struct {
 type Snapshot struct {
 	Root  string
 	files map[string]stat
+	// control holds the files that are control paths (Options.Control);
+	// repos the .git directories.
+	control []string
+	repos   map[string]bool
+}
+
+// Control returns the control paths the snapshot found, when it was
+// taken with Options.Control: the files that are control paths by their
+// names, and the repositories' .git directories, the root's included.
+func (s *Snapshot) Control() []string {
+	out := slices.Concat(s.control, slices.Collect(maps.Keys(s.repos)))
+	slices.Sort(out)
+	return out
+}
+
+// NewRepos returns the .git directories after holds that before did
+// not: repositories made in between.
+func NewRepos(before, after *Snapshot) []string {
+	var out []string
+	for r := range after.repos {
+		if !before.repos[r] {
+			out = append(out, r)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Len returns the number of files listed.
@@ -73,14 +108,24 @@ func Take(ctx context.Context, root string, opts Options) (*Snapshot, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	s := &Snapshot{Root: root, files: map[string]stat{}}
-	var mu sync.Mutex // guards s.files
+	s := &Snapshot{Root: root, files: map[string]stat{}, repos: map[string]bool{}}
+	var mu sync.Mutex // guards s.files, s.control and s.repos
 	var over bool
-	err := walk.Walk(ctx, root, walk.Options{Skip: opts.Skip}, func(e walk.Entry) error {
+	wopts := walk.Options{Skip: opts.Skip}
+	if opts.Control != nil {
+		wopts.Keep = func(name string, _ bool) bool { return opts.Control(name) }
+		wopts.Repo = func(path string) {
+			mu.Lock()
+			defer mu.Unlock()
+			s.repos[path] = true
+		}
+	}
+	err := walk.Walk(ctx, root, wopts, func(e walk.Entry) error {
 		info, err := e.Info()
 		if err != nil {
 			return nil // gone meanwhile
 		}
+		control := opts.Control != nil && opts.Control(e.Rel())
 		mu.Lock()
 		defer mu.Unlock()
 		if len(s.files) >= maxFiles {
@@ -88,6 +133,9 @@ func Take(ctx context.Context, root string, opts Options) (*Snapshot, error) {
 			return walk.SkipAll
 		}
 		s.files[e.Path] = stat{size: info.Size(), mtime: info.ModTime(), mode: info.Mode().Type()}
+		if control {
+			s.control = append(s.control, e.Path)
+		}
 		return nil
 	})
 	switch {

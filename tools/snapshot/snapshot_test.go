@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 func write(t *testing.T, root string, files map[string]string) {
@@ -138,5 +140,54 @@ func TestTooManyFiles(t *testing.T) {
 	write(t, root, map[string]string{"a": "", "b": "", "c": ""})
 	if _, err := Take(t.Context(), root, Options{MaxFiles: 2}); err == nil {
 		t.Error("Take listed 3 files with MaxFiles 2")
+	}
+}
+
+// With Options.Control, a snapshot lists the control files it finds, even
+// those the ignore files leave out, and the repositories, and tells the
+// repositories made between two snapshots.
+func TestSnapshotControl(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		".gitignore": ".vscode/\n", "pkg/reasonix.toml": "", "pkg/.vscode/tasks.json": "",
+		"a.go": "", "lib/.git/HEAD": "",
+	})
+	control := func(rel string) bool {
+		_, ok := permission.ControlRoot(rel)
+		return ok
+	}
+	rels := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			r, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return out
+	}
+	before, err := Take(t.Context(), root, Options{Control: control})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rels(before.Control()), []string{"lib/.git", "pkg/.vscode/tasks.json", "pkg/reasonix.toml"}; !slices.Equal(got, want) {
+		t.Errorf("Control = %v, want %v", got, want)
+	}
+	write(t, root, map[string]string{"new/.git/HEAD": "", "pkg/.vscode/settings.json": ""})
+	after, err := Take(t.Context(), root, Options{Control: control})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rels(NewRepos(before, after)); !slices.Equal(got, []string{"new/.git"}) {
+		t.Errorf("NewRepos = %v", got)
+	}
+	if got := diffNames(root, Diff(before, after)); !slices.Equal(got, []string{"+pkg/.vscode/settings.json"}) {
+		t.Errorf("Diff = %v", got)
+	}
+	// Without it, nothing changes from a plain listing.
+	plain, err := Take(t.Context(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Len() != 3 || len(plain.Control()) != 0 {
+		t.Errorf("plain: %d files, control %v", plain.Len(), plain.Control())
 	}
 }

@@ -71,6 +71,16 @@ type Options struct {
 	// function too, before their content. Returning SkipDir for one
 	// prunes it.
 	Dirs bool
+	// Keep, when set, is asked about every entry the ignore rules leave
+	// out, by its name; true visits it nonetheless, and a directory is
+	// then walked whole, no ignore rule applying below it. A caller that
+	// must see certain names wherever they are (Reasonix's control
+	// files, often in .gitignore) uses it.
+	Keep func(name string, isDir bool) bool
+	// Repo, when set, is called with the path of each .git directory
+	// the walk finds (and, as every version-control directory, does not
+	// go into), the root's own included. It is called concurrently.
+	Repo func(path string)
 }
 
 // SkipDir, returned by the visit function for a directory, leaves it out.
@@ -186,6 +196,7 @@ type task struct {
 	name  string // the subdirectory of dir to open and read; "" reads dir itself
 	path  string // the real path of the directory to read
 	rules *rules // the rules from above it; readDir adds its own ignore file
+	keep  bool   // Options.Keep kept the directory or one above it: no rule applies
 	files []Entry
 }
 
@@ -369,7 +380,7 @@ func (w *walker) readDir(d *dir, t task) (files []Entry, subdirs []task, err err
 	// also the path the caller sees.
 	same := w.shown == w.prefix
 	r := t.rules
-	if !w.opts.NoIgnore && d != w.root {
+	if !w.opts.NoIgnore && d != w.root && !t.keep {
 		// The root's own rules came from loadRules.
 		hasGit, hasIgnore := false, false
 		for _, e := range ents {
@@ -398,23 +409,31 @@ func (w *walker) readDir(d *dir, t task) (files []Entry, subdirs []task, err err
 		name := de.Name()
 		typ := de.Type()
 		isDir := typ.IsDir()
+		path := prefix + name
+		shown := path
+		if !same {
+			shown = w.shown + path[len(w.prefix):]
+		}
 		if isDir && isVCSDir(name) {
+			if name == gitDir && w.opts.Repo != nil && (w.opts.Skip == nil || !w.opts.Skip(path, true)) {
+				w.opts.Repo(shown)
+			}
 			continue
 		}
-		path := prefix + name
 		if w.opts.Skip != nil && w.opts.Skip(path, isDir) {
 			continue
 		}
-		if !w.opts.NoIgnore && r != nil && r.ignored(path, isDir) {
-			continue
+		keep := t.keep
+		if !w.opts.NoIgnore && r != nil && !keep && r.ignored(path, isDir) {
+			if w.opts.Keep == nil || !w.opts.Keep(name, isDir) {
+				continue
+			}
+			keep = true
 		}
 		if w.opts.Withhold != nil && w.opts.Withhold(path, isDir) {
 			continue
 		}
-		e := Entry{Path: path, Type: typ, relOff: len(w.shown), d: de, dir: d}
-		if !same {
-			e.Path = w.shown + path[len(w.prefix):]
-		}
+		e := Entry{Path: shown, Type: typ, relOff: len(w.shown), d: de, dir: d}
 		if !isDir {
 			files = append(files, e)
 			continue
@@ -429,7 +448,7 @@ func (w *walker) readDir(d *dir, t task) (files []Entry, subdirs []task, err err
 			}
 		}
 		d.hold()
-		subdirs = append(subdirs, task{dir: d, name: name, path: path, rules: r})
+		subdirs = append(subdirs, task{dir: d, name: name, path: path, rules: r, keep: keep})
 	}
 	return files, subdirs, nil
 }

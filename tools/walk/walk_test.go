@@ -381,3 +381,48 @@ func TestWalkWithhold(t *testing.T) {
 		t.Errorf("walking a withheld root: %v", err)
 	}
 }
+
+// Keep shows entries the ignore files leave out, by name, and what is
+// below them; Repo reports each .git directory without going into it.
+func TestWalkKeepAndRepo(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		".gitignore":                   ".vscode/\n*.toml\nbuild/\n",
+		"sub/.gitignore":               "*\n",
+		".vscode/settings.json":        "",
+		"pkg/.vscode/tasks.json":       "",
+		"pkg/reasonix.toml":            "",
+		"pkg/other.toml":               "",
+		"build/x/reasonix.toml":        "", // below an ignored directory: not seen
+		"sub/reasonix.toml":            "",
+		"sub/deeper/a.txt":             "",
+		"lib/.git/HEAD":                "",
+		".git/HEAD":                    "",
+		".vscode/nested/.gitignore":    "*\n",
+		".vscode/nested/launch.json":   "",
+		"pkg/.vscode/.git/config":      "",
+		"pkg/.vscode/inner/.gitignore": "*.json\n",
+		"pkg/.vscode/inner/x.json":     "",
+	})
+	keep := func(name string, isDir bool) bool {
+		return name == ".vscode" || name == "reasonix.toml" || name == ".gitignore"
+	}
+	var mu sync.Mutex
+	var repos []string
+	seen := walkAll(t, root, Options{Keep: keep, Repo: func(p string) {
+		mu.Lock()
+		defer mu.Unlock()
+		r, _ := filepath.Rel(root, p)
+		repos = append(repos, filepath.ToSlash(r))
+	}})
+	slices.Sort(repos)
+	want := []string{".gitignore", ".vscode/nested/.gitignore", ".vscode/nested/launch.json", ".vscode/settings.json",
+		"pkg/.vscode/inner/.gitignore", "pkg/.vscode/inner/x.json", "pkg/.vscode/tasks.json", "pkg/reasonix.toml",
+		"sub/.gitignore", "sub/reasonix.toml"}
+	if !slices.Equal(seen, want) {
+		t.Errorf("walk found %v\nwant %v", seen, want)
+	}
+	if want := []string{".git", "lib/.git", "pkg/.vscode/.git"}; !slices.Equal(repos, want) {
+		t.Errorf("repositories %v, want %v", repos, want)
+	}
+}
