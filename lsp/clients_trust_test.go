@@ -39,9 +39,10 @@ const (
 // model, /mcp lists no server of the repository's, and nothing of it has
 // acted (the client checks the marks). reasonix.trust asks again;
 // trusted, the repository's stdio MCP server starts (the client waits
-// for its mark). Its provider never got a request, and its HTTP MCP
-// server never got the token, which the user's [trust] env does not
-// name.
+// for its mark). The Node client then revokes the trust, and is not
+// asked straight back. The repository's provider never got a request,
+// and its HTTP MCP server never got the token, which the user's [trust]
+// env does not name.
 func TestEditorTrust(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the editor tests build the binary and run real editors")

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // vscode-languageserver-protocol opens a hostile repository's folder: the
 // server asks whether to trust its configuration, which starts nothing
-// until the user does.
+// until the user does; a revoke turns it off again without asking back.
 //
 //   node node/trust.js
 //
@@ -75,8 +75,18 @@ async function main() {
   const started = env('REASONIX_TEST_STARTED').split('|');
   await waitFor(`the marks ${started}`, () => started.every((m) => acted().includes(m)));
 
+  // Revoked: off again from the next turn, and not asked straight back
+  // (a question the rebuild asked would have come before the answer to
+  // shutdown).
+  answer = 'Keep disabled';
+  const revoked = await conn.sendRequest(ExecuteCommandRequest.type, { command: 'reasonix.trust', arguments: [{ action: 'revoke' }] });
+  check(!revoked.trusted && !revoked.granted, `the revoke answered ${JSON.stringify(revoked)}`);
+  const after = await ask('/mcp');
+  check(after.text.includes('No MCP servers are configured'), `after the revoke, /mcp lists ${after.text}`);
+
   await stopServer(conn, exited);
   server = undefined;
+  check(dialogs.length === 2, `after the revoke, ${dialogs.length} dialogs: ${JSON.stringify(dialogs.map((d) => d.actions))}`);
   return { ok: true, acted: acted() };
 }
 
