@@ -256,8 +256,25 @@ type clientRun struct {
 }
 
 // startClientRun writes files (and a reasonix.toml pointing at a server
-// playing script) into a fresh workspace.
+// playing script) into a fresh workspace, trusted as the user's own.
 func startClientRun(t *testing.T, bin string, script *scripted.Script, files map[string]string) *clientRun {
+	return startClientRunWith(t, bin, script, files, clientRunOptions{})
+}
+
+// clientRunOptions change how startClientRunWith sets up a run.
+type clientRunOptions struct {
+	// untrusted puts the scripted model in the user's configuration
+	// (REASONIX_HOME/config.toml) instead of the workspace's
+	// reasonix.toml, and leaves the workspace untrusted: what its own
+	// files bring stays off until the client trusts it.
+	untrusted bool
+	// keyVar, when set, is the environment variable the scripted model's
+	// API key is read from.
+	keyVar string
+}
+
+// startClientRunWith is startClientRun with opts.
+func startClientRunWith(t *testing.T, bin string, script *scripted.Script, files map[string]string, opts clientRunOptions) *clientRun {
 	run := &clientRun{modelLog: &lockedBuffer{}}
 	run.srv = scripted.NewServer(script, scripted.Options{Logf: run.modelLog.Logf})
 	url, err := run.srv.Start()
@@ -272,14 +289,21 @@ func startClientRun(t *testing.T, bin string, script *scripted.Script, files map
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := map[string]string{"reasonix.toml": fmt.Sprintf(`default_model = "scripted"
+	model := fmt.Sprintf(`default_model = "scripted"
 review = "apply"
 [[providers]]
 name = "scripted"
 base_url = %q
 model = "deepseek-flash"
 options = { retry_base_ms = 10 }
-`, url)}
+`, url)
+	if opts.keyVar != "" {
+		model += fmt.Sprintf("api_key_env = %q\n", opts.keyVar)
+	}
+	all := map[string]string{"reasonix.toml": model}
+	if opts.untrusted {
+		all = map[string]string{}
+	}
 	for name, body := range files {
 		all[name] = body
 	}
@@ -297,12 +321,21 @@ options = { retry_base_ms = 10 }
 	// (stderr) in a file of ours, since each editor hides it differently.
 	aux := t.TempDir()
 	run.home = filepath.Join(aux, "home")
-	// The workspace's configuration is the user's: trusted, as a user
-	// does with reasonix trust.
-	trust := exec.Command(bin, "trust", "--yes", run.root)
-	trust.Env = append(os.Environ(), "REASONIX_HOME="+run.home)
-	if out, err := trust.CombinedOutput(); err != nil {
-		t.Fatalf("reasonix trust: %v\n%s", err, out)
+	if opts.untrusted {
+		if err := os.MkdirAll(run.home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run.home, "config.toml"), []byte(model), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		// The workspace's configuration is the user's: trusted, as a
+		// user does with reasonix trust.
+		trust := exec.Command(bin, "trust", "--yes", run.root)
+		trust.Env = append(os.Environ(), "REASONIX_HOME="+run.home)
+		if out, err := trust.CombinedOutput(); err != nil {
+			t.Fatalf("reasonix trust: %v\n%s", err, out)
+		}
 	}
 	run.serverLog = filepath.Join(aux, "server.log")
 	run.wrapper = filepath.Join(aux, "reasonix-lsp")

@@ -124,14 +124,20 @@ func (s *Server) trust(ctx context.Context, args trustArgs) (trustResult, error)
 		if _, err := config.Revoke(root); err != nil {
 			return trustResult{}, err
 		}
-		s.mu.Lock()
-		delete(s.trustAsked, root)
-		s.mu.Unlock()
-		s.rebuild(root)
 	default:
 		return trustResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s: action must be %q or %q, not %q", cmdTrust, trustReview, trustRevoke, args.Action))
 	}
 	cfg, err := config.Load(config.Options{Dir: root, File: s.opts.ConfigFile})
+	if args.Action == trustRevoke {
+		if err == nil {
+			// The user has just turned it off: the rebuild must not ask
+			// straight back whether to turn it on. Review asks on demand.
+			s.mu.Lock()
+			s.trustAsked[root] = cfg.Workspace.Hash
+			s.mu.Unlock()
+		}
+		s.rebuild(root)
+	}
 	if err != nil {
 		return trustResult{}, err
 	}

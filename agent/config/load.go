@@ -54,8 +54,10 @@ func Load(opts Options) (*Config, error) {
 		case opts.TrustHash != "" && t.matches(opts.TrustHash):
 			t.Trusted, t.By = true, "flag"
 		case opts.TrustHash != "":
-			return nil, &Error{Msg: fmt.Sprintf("--trust %s does not match the configuration of %s, whose digest is %s: review it with `reasonix trust`",
-				opts.TrustHash, t.Dir, t.ShortHash()), Warnings: slices.Clone(full.Warnings)}
+			// The workspace is where the mismatch is: a zero At would
+			// blame the built-in defaults.
+			return nil, &Error{At: Pos{File: t.Dir}, Msg: fmt.Sprintf("--trust %s does not match this workspace's configuration, whose digest is %s: review it with `reasonix trust`",
+				opts.TrustHash, t.ShortHash()), Warnings: slices.Clone(full.Warnings)}
 		case all:
 			t.Trusted, t.By = true, "record"
 		}

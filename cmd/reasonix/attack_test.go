@@ -113,7 +113,19 @@ func newHostile(t *testing.T) *hostile {
 func (h *hostile) config(t *testing.T, url, extra string) string {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "config.toml")
-	mustWrite(t, cfg, fmt.Sprintf(`default_model = "scripted"
+	mustWrite(t, cfg, attackConfig(url)+extra)
+	if h.uid != nil {
+		if err := chownTree(filepath.Dir(cfg), *h.uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cfg
+}
+
+// attackConfig is config TOML that makes a scripted server at url the
+// default model, with the API key in attackKeyVar.
+func attackConfig(url string) string {
+	return fmt.Sprintf(`default_model = "scripted"
 
 [[providers]]
 name        = "scripted"
@@ -122,13 +134,7 @@ base_url    = %q
 model       = "deepseek-flash"
 api_key_env = %q
 options     = { retry_base_ms = 10, max_retries = 5 }
-`, url, attackKeyVar)+extra)
-	if h.uid != nil {
-		if err := chownTree(filepath.Dir(cfg), *h.uid); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return cfg
+`, url, attackKeyVar)
 }
 
 // attackCall is one call of the hostile model.
@@ -234,7 +240,14 @@ func (h *hostile) attack(t *testing.T, extraConfig string, flags []string, calls
 	for _, r := range srv.Requests() {
 		seen = append(seen, r.Body)
 	}
-	seen = append(seen, stdout.String(), stderr.String())
+	h.noSecret(t, append(seen, stdout.String(), stderr.String())...)
+	return results
+}
+
+// noSecret fails the test if a text the model or the user was shown
+// holds one of h's secrets, in any spelling.
+func (h *hostile) noSecret(t *testing.T, seen ...string) {
+	t.Helper()
 	for _, s := range h.secrets {
 		for _, form := range spellings(s) {
 			for _, text := range seen {
@@ -244,7 +257,6 @@ func (h *hostile) attack(t *testing.T, extraConfig string, flags []string, calls
 			}
 		}
 	}
-	return results
 }
 
 // toolResults returns the tool results the model received, in order: a
@@ -419,16 +431,20 @@ func TestAttackEnvironAsAUser(t *testing.T) {
 	}
 }
 
-// asNobody makes h run reasonix as uid 65534, to whom it hands the
-// stage: the home, the workspace, Reasonix's directory and the binaries.
-func (h *hostile) asNobody(t *testing.T) {
+// asNobody makes h run reasonix as uid 65534, handing it h's
+// directories and the trees dirs (with their parents); it skips the test
+// where that cannot be done.
+func (h *hostile) asNobody(t *testing.T, dirs ...string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run reasonix as another user")
 	}
 	nobody := 65534
 	h.uid = &nobody
-	for _, d := range []string{h.home, h.work, h.rhome, filepath.Dir(h.work), filepath.Dir(h.rhome)} {
+	for _, d := range append([]string{h.work, h.rhome}, dirs...) {
+		dirs = append(dirs, filepath.Dir(d))
+	}
+	for _, d := range append([]string{h.home, h.work, h.rhome}, dirs...) {
 		if err := chownTree(d, nobody); err != nil {
 			t.Skipf("cannot hand %s to uid %d: %v", d, nobody, err)
 		}

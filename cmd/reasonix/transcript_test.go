@@ -64,6 +64,13 @@ func runReasonix(t *testing.T, dir, home string, env []string, args ...string) r
 	path := strings.Join([]string{binDir, mcptest.BinDir(), os.Getenv("PATH")}, string(os.PathListSeparator))
 	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home, "DEEPSEEK_API_KEY=", "PATH="+path)
 	cmd.Env = append(cmd.Env, env...)
+	return execute(t, cmd)
+}
+
+// execute runs cmd, a command of the binary, and returns what it wrote
+// and its exit code.
+func execute(t *testing.T, cmd *exec.Cmd) run {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -100,34 +100,11 @@ func TestNodeClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs Node")
 	}
-	clientDir, _ := filepath.Abs(filepath.Join("testdata", "node"))
-	if err := peer(clientDir); err != nil {
-		msg := fmt.Sprintf("Node with @agentclientprotocol/sdk is not installed (%v); `make peers` installs it", err)
-		if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
-			t.Fatal(msg + ", and REASONIX_REQUIRE_PEERS=1 requires it")
-		}
-		t.Skip(msg)
-	}
+	clientDir := requireNodeClient(t)
 	root := workspace(t, nodeScript)
 	appendConfig(t, root, "[sandbox]\nclient_terminal = true\n")
-	bin := filepath.Join(t.TempDir(), "reasonix")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/reasonix/reasonix/cmd/reasonix")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(clientDir, "client.mjs"), bin, root)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node client: %v\nstderr:\n%s", err, stderr.String())
-	}
 	var r nodeReport
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("report: %v\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
+	runNodeClient(t, nil, &r, filepath.Join(clientDir, "client.mjs"), buildReasonix(t), root)
 	calc := filepath.Join(root, "calc.go")
 
 	if r.ProtocolVersion != 1 || !r.AgentCapabilities.LoadSession || r.AgentCapabilities.PromptCapabilities.Image ||
@@ -210,6 +187,56 @@ func TestNodeClient(t *testing.T) {
 	if r.ExitCode != 0 {
 		t.Errorf("reasonix acp exited %d", r.ExitCode)
 	}
+}
+
+// requireNodeClient returns the directory of the Node client programs,
+// and skips the test (or fails it, under REASONIX_REQUIRE_PEERS=1) when
+// Node or the client library is not installed.
+func requireNodeClient(t *testing.T) string {
+	t.Helper()
+	clientDir, _ := filepath.Abs(filepath.Join("testdata", "node"))
+	if err := peer(clientDir); err != nil {
+		msg := fmt.Sprintf("Node with @agentclientprotocol/sdk is not installed (%v); `make peers` installs it", err)
+		if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
+			t.Fatal(msg + ", and REASONIX_REQUIRE_PEERS=1 requires it")
+		}
+		t.Skip(msg)
+	}
+	return clientDir
+}
+
+// buildReasonix builds cmd/reasonix, as `make build` does, and returns
+// the binary.
+func buildReasonix(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "reasonix")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/reasonix/reasonix/cmd/reasonix")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runNodeClient runs a Node client program with args, env added to the
+// environment, and decodes the JSON report it prints into report; it
+// returns what the program wrote on stderr (the server's log among it).
+func runNodeClient(t *testing.T, env []string, report any, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node client: %v\nstderr:\n%s", err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), report); err != nil {
+		t.Fatalf("report: %v\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	t.Logf("report: %s", stdout.String())
+	return stderr.String()
 }
 
 // peer checks that node and the client library are installed.

@@ -91,12 +91,14 @@ func (ss *session) performTrust(ctx context.Context, revoke bool) {
 		}
 		return
 	}
+	// What follows goes on the message of /trust, which says what the
+	// configuration brings: a paragraph of its own.
 	cfg, err := config.Load(config.Options{Dir: ss.cwd, File: ss.s.opts.ConfigFile})
 	if err != nil {
-		ss.message("Cannot read the workspace's configuration: " + err.Error())
+		ss.message("\n\nCannot read the workspace's configuration: " + err.Error())
 		return
 	}
 	if cfg.Workspace.Untrusted() && ss.askTrust(ctx, cfg.Workspace) {
-		ss.message("Trusted: the workspace's configuration takes effect from the next prompt.")
+		ss.message("\n\nTrusted: the workspace's configuration takes effect from the next prompt.")
 	}
 }
