@@ -30,7 +30,21 @@
                 (with-current-buffer buf (save-buffer))
                 (push uri saved))
             (error (push (list :uri uri :reason (error-message-string err)) failed)))))
-      (list :saved (vconcat (nreverse saved)) :failed (vconcat (nreverse failed))))))
+      (list :saved (vconcat (nreverse saved)) :failed (vconcat (nreverse failed)))))
+
+  ;; The question whether to trust the workspace's own configuration
+  ;; (what its reasonix.toml and .mcp.json would run, where they would
+  ;; send your keys).  Eglot's dialog takes an empty answer for its first
+  ;; action, here "Trust and enable"; with this, an empty answer keeps
+  ;; that configuration off.
+  (cl-defmethod eglot-handle-request :around
+    (_server (_method (eql window/showMessageRequest)) &key message actions &allow-other-keys)
+    (let ((titles (mapcar (lambda (a) (plist-get a :title)) actions)))
+      (if (not (equal titles '("Trust and enable" "Keep disabled")))
+          (cl-call-next-method)
+        (let ((answer (completing-read
+                       (concat message "\nTrust it? (empty: Keep disabled) ") titles nil t)))
+          (list :title (if (equal answer "Trust and enable") answer "Keep disabled")))))))
 
 (defun reasonix-fix ()
   "Ask Reasonix to fix the Flymake diagnostic at point.
@@ -62,5 +76,32 @@ Reasonix computes none."
          (command (plist-get fix :command)))
     (eglot-execute-command server (intern (plist-get command :command))
                            (plist-get command :arguments))))
+
+(defun reasonix-trust (&optional revoke)
+  "Ask again whether to trust this workspace's own Reasonix configuration.
+What its reasonix.toml and .mcp.json bring that runs programs, connects
+to servers, receives your keys or loosens the sandbox is off until you
+trust it.  With a prefix argument, REVOKE that trust instead.  The
+request does not time out: the question stays open while you read it."
+  (interactive "P")
+  (let ((action (if revoke "revoke" "review")))
+    (jsonrpc-async-request
+     (eglot--current-server-or-lose) :workspace/executeCommand
+     (list :command "reasonix.trust" :arguments (vector (list :action action)))
+     :timeout nil
+     :success-fn
+     (lambda (r)
+       (let ((dir (plist-get r :workspace))
+             (none (seq-empty-p (plist-get r :items))))
+         (cond ((and revoke none)
+                (message "Reasonix: nothing in the configuration of %s needs trust" dir))
+               (revoke
+                (message "Reasonix: forgot what you trusted in %s: its own servers and settings are off until you trust them again" dir))
+               ((eq (plist-get r :granted) t)
+                (message "Reasonix: you trust the configuration of %s: its own servers and settings are on" dir))
+               ((and (not none) (not (eq (plist-get r :trusted) t)))
+                (message "Reasonix: the configuration of %s stays off until you trust it (M-x reasonix-trust)" dir)))))
+     :error-fn
+     (lambda (err) (message "Reasonix: reasonix.trust failed: %s" (plist-get err :message))))))
 
 ;;; reasonix-eglot.el ends here

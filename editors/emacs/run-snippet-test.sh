@@ -3,7 +3,9 @@
 # Emacs against the real `reasonix lsp` and the scripted model server: a
 # quick fix through M-x reasonix-fix, its permission questions answered
 # through eglot's dialog, the fix saved by reasonix/saveDocuments before
-# the agent's `go test`, and `go test` passing afterwards.
+# the agent's `go test`, and `go test` passing afterwards; the question
+# whether to trust the project's reasonix.toml, kept off by an empty
+# answer, and trusted through M-x reasonix-trust.
 #
 #   editors/emacs/run-snippet-test.sh
 #
@@ -87,14 +89,22 @@ func TestSub(t *testing.T) {
 	}
 }
 GO
-cat > reasonix.toml <<TOML
+# The model is the user's own (their config.toml needs no trust); the
+# project's reasonix.toml brings an allow rule, which stays off until the
+# user trusts it: eglot's dialog asks, and M-x reasonix-trust asks again.
+cat > "$tmp/home/config.toml" <<TOML
 default_model = "scripted"
-review = "apply"
 
 [[providers]]
 name = "scripted"
 base_url = "$(cat "$tmp/url")"
 model = "deepseek-flash"
+TOML
+cat > reasonix.toml <<'TOML'
+review = "apply"
+
+[permissions]
+allow = ["Bash(go vet:*)"]
 TOML
 
 PATH="$tmp/bin:$PATH" REASONIX_HOME="$tmp/home" DEEPSEEK_API_KEY= \

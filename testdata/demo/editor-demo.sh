@@ -2,10 +2,13 @@
 # The editor demo behind `make demo-editor`: writes the demo module (a Go
 # package whose test fails) to a directory, starts the scripted model server
 # that plays fix-failing-test.txtar, points the module's reasonix.toml at it,
-# and waits. Open the module in an editor with Reasonix and fix the test;
-# no API key is needed. Once the script has played, the server keeps
-# answering with a note that the demo is over. Ctrl-C stops the server and
-# removes the reasonix.toml it wrote, which would point at a dead port.
+# trusts that file for the person running it (reasonix trust --yes: a
+# workspace's own provider is used only once the user trusts it), and
+# waits. Open the module in an editor with Reasonix and fix the test; no
+# API key is needed. Once the script has played, the server keeps
+# answering with a note that the demo is over. Ctrl-C stops the server,
+# removes the reasonix.toml it wrote, which would point at a dead port,
+# and forgets the trust it recorded.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +22,7 @@ cleanup() {
 	rm -f "$dir/.reasonix-demo-url"
 	if head -n 1 "$dir/reasonix.toml" 2>/dev/null | grep -q '^# Written by make demo-editor'; then
 		rm -f "$dir/reasonix.toml"
+		"$bin/reasonix" trust --revoke "$dir" >/dev/null 2>&1 || true
 	fi
 }
 # Ctrl-C is how the demo ends: it is not a failure.
@@ -61,8 +65,17 @@ model    = "deepseek-flash"
 approval = "ask"
 TOML
 
+# You wrote this file by running the demo: trust it, as its author would,
+# so that the editor uses its provider without asking. It is shown first.
+echo "== reasonix trust --yes $dir"
+"$bin/reasonix" trust --yes "$dir"
+echo
+
 cat <<TEXT
 The demo module is in $dir; its model is the scripted server at $(cat "$dir/.reasonix-demo-url").
+Its reasonix.toml names that server as a provider, which Reasonix uses only
+once you trust it: this script trusted it for you (reasonix trust --yes, in
+your Reasonix home), and Ctrl-C forgets that trust with the file.
 Make sure $bin is on your PATH (the editor starts 'reasonix lsp'), then:
 
   Neovim (with editors/nvim on the runtimepath):

@@ -1,5 +1,6 @@
 -- Test helpers: a temporary Go module whose reasonix.toml points the
--- default model at a scripted model server (bin/scripted-model), the real
+-- default model at a scripted model server (bin/scripted-model), trusted
+-- with `reasonix trust --yes` as the user who wrote it would, the real
 -- `reasonix lsp`, waits, and a stub for vim.ui.select.
 --
 -- Binaries: $REASONIX_BIN and $SCRIPTED_MODEL_BIN, else the repository's
@@ -63,6 +64,11 @@ local stderr = {}
 local original_select = vim.ui.select
 local original_input = vim.ui.input
 
+--- The Reasonix home ($REASONIX_HOME) of the case's workspaces, set by
+--- the first H.workspace of a case; cleanup forgets it.
+---@type string|nil
+H.home = nil
+
 --- Every vim.notify of the test, as {msg, level}.
 H.notifications = {}
 vim.notify = function(msg, level)
@@ -70,6 +76,18 @@ vim.notify = function(msg, level)
   if os.getenv('REASONIX_TEST_VERBOSE') then
     io.stderr:write('notify: ' .. tostring(msg) .. '\n')
   end
+end
+
+--- The first notification whose message contains s, or nil.
+---@param s string
+---@return {msg: string, level: integer}|nil
+function H.notified(s)
+  for _, n in ipairs(H.notifications) do
+    if n.msg:find(s, 1, true) then
+      return n
+    end
+  end
+  return nil
 end
 
 --- Fails with what was awaited unless cond holds within ms (default 45 s:
@@ -146,28 +164,47 @@ function H.model(script)
   return H.read(url_file)
 end
 
+--- Records the user's trust in the configuration of the workspace root,
+--- in $REASONIX_HOME, as `reasonix trust --yes ROOT` in a terminal does.
+---@param root string
+function H.trust(root)
+  local out = vim.fn.system({ H.reasonix, 'trust', '--yes', root })
+  H.eq(0, vim.v.shell_error, 'reasonix trust --yes ' .. root .. ':\n' .. out)
+end
+
 --- A Go module with a failing test, whose reasonix.toml points the default
 --- model at a scripted server playing script. REASONIX_HOME is a fresh
---- directory. Returns the module's root.
+--- directory for each case (its workspaces share it), where the user
+--- trusts that reasonix.toml unless opts.trust is false. With opts.provider = 'user' the scripted provider is in the
+--- user's $REASONIX_HOME/config.toml instead, which needs no trust.
+--- Returns the module's root.
 ---@param script string
 --- The agent's edits are applied at once unless opts.review says
 --- "propose".
----@param opts {toml: string|nil, files: table<string,string>|nil, review: string|nil}|nil
+---@param opts {toml: string|nil, files: table<string,string>|nil, review: string|nil, trust: boolean|nil, provider: 'user'|nil}|nil
 ---@return string
 function H.workspace(script, opts)
   opts = opts or {}
   local url = H.model(script)
   local root = H.tmpdir()
+  -- One user: a case's workspaces share the Reasonix home.
+  H.home = H.home or H.tmpdir()
+  local home = H.home
+  local provider = string.format(
+    'default_model = "scripted"\n\n[[providers]]\nname = "scripted"\nbase_url = %q\nmodel = "deepseek-flash"\noptions = { retry_base_ms = 10 }\n',
+    url
+  )
+  local project = string.format('review = %q\n', opts.review or 'apply')
+  if opts.provider == 'user' then
+    H.write(home .. '/config.toml', provider)
+  else
+    project = project .. provider
+  end
   local files = {
     ['go.mod'] = 'module example.com/calc\n\ngo 1.21\n',
     ['calc.go'] = H.calc_go,
     ['calc_test.go'] = H.calc_test_go,
-    ['reasonix.toml'] = string.format(
-      'default_model = "scripted"\nreview = %q\n\n[[providers]]\nname = "scripted"\nbase_url = %q\nmodel = "deepseek-flash"\noptions = { retry_base_ms = 10 }\n%s',
-      opts.review or 'apply',
-      url,
-      opts.toml or ''
-    ),
+    ['reasonix.toml'] = project .. (opts.toml or ''),
   }
   for name, text in pairs(opts.files or {}) do
     files[name] = text
@@ -175,8 +212,11 @@ function H.workspace(script, opts)
   for name, text in pairs(files) do
     H.write(root .. '/' .. name, text)
   end
-  vim.env.REASONIX_HOME = H.tmpdir()
+  vim.env.REASONIX_HOME = home
   vim.env.DEEPSEEK_API_KEY = ''
+  if opts.trust ~= false then
+    H.trust(root)
+  end
   return root
 end
 
@@ -293,6 +333,7 @@ function H.cleanup()
   end
   vim.fn.jobwait(jobs, 2000)
   jobs, stderr = {}, {}
+  H.home = nil
   vim.ui.select, vim.ui.input = original_select, original_input
   H.notifications = {}
   vim.cmd('silent! %bwipeout!')

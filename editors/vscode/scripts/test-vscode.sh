@@ -6,8 +6,9 @@
 # extension's npm packages, Debian's chromium. Screenshots go to
 # $ARTIFACTS (default: a new temporary directory, printed at the end).
 #
-# Needs bin/reasonix and bin/scripted-model (make build), or
-# REASONIX_LSP (and REASONIX_SCRIPTED_MODEL) pointing at them.
+# Needs bin/reasonix, bin/scripted-model and bin/reasonix-plugin-example
+# (make build), or REASONIX_LSP (and REASONIX_SCRIPTED_MODEL) pointing at
+# them, the plugin beside REASONIX_LSP.
 #
 #   editors/vscode/scripts/test-vscode.sh        (from anywhere)
 set -euo pipefail
@@ -16,17 +17,19 @@ repo=$(cd ../.. && pwd)
 
 bin=${REASONIX_LSP:-$repo/bin/reasonix}
 model=${REASONIX_SCRIPTED_MODEL:-$(dirname "$bin")/scripted-model}
-for b in "$bin" "$model"; do
+plugin=$(dirname "$bin")/reasonix-plugin-example
+for b in "$bin" "$model" "$plugin"; do
   if [ ! -x "$b" ]; then
     echo "scripts/test-vscode.sh: $b is missing: run make build in $repo" >&2
     exit 1
   fi
 done
-# run.mjs finds both in one directory.
+# run.mjs finds them in one directory.
 bindir=$(mktemp -d "${TMPDIR:-/tmp}/reasonix-vscode-bin.XXXXXX")
 trap 'rm -rf "$bindir"' EXIT
 ln -s "$bin" "$bindir/reasonix"
 ln -s "$model" "$bindir/scripted-model"
+ln -s "$plugin" "$bindir/reasonix-plugin-example"
 
 if [ ! -d node_modules ]; then
   npm ci --no-audit --no-fund --loglevel=error

@@ -46,6 +46,7 @@ import {
   type ServerFeatures,
   missingMethods,
 } from './protocol';
+import { isTrustQuestion } from './trust';
 
 /** What the extension does with the server's requests and notifications. */
 export interface Hooks {
@@ -54,6 +55,8 @@ export interface Hooks {
   /** The agent's question to the user (the ask tool). */
   question(params: QuestionParams, token: CancellationToken): Promise<QuestionResult>;
   saveDocuments(params: SaveDocumentsParams): Promise<SaveDocumentsResult>;
+  /** The question whether to trust a workspace folder's own configuration. */
+  trust(params: ShowMessageRequestParams): Promise<MessageActionItem | null>;
   /** Called with every workspace/applyEdit; `apply` is the default handling. */
   applyEdit(
     params: ApplyWorkspaceEditParams,
@@ -216,9 +219,11 @@ function registerHandlers(client: LanguageClient, hooks: Hooks): void {
     void showFor(params.type)(plainText(params.message));
   });
   // Replaces the client's default dialog: permission questions go where
-  // reasonix/approve ones go; anything else is shown as VS Code would.
+  // reasonix/approve ones go, the trust question to its own dialog;
+  // anything else is shown as VS Code would.
   client.onRequest(ShowMessageRequest.type, async (params: ShowMessageRequestParams, token: CancellationToken) => {
     const actions = params.actions ?? [];
+    if (isTrustQuestion(actions)) return hooks.trust(params);
     if (isPermissionDialog(actions)) {
       const ev = lastApproval?.message === params.message ? lastApproval : undefined;
       const request: ApproveParams = {

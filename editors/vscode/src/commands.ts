@@ -3,7 +3,16 @@
 // registered by the language client, so code actions run as they are.
 import * as vscode from 'vscode';
 import { type Controller } from './controller';
-import { type McpServer, type McpServersResult, type McpServerState, type MemoryNote, type MemoryResult } from './protocol';
+import {
+  type McpServer,
+  type McpServersResult,
+  type McpServerState,
+  type MemoryNote,
+  type MemoryResult,
+  type TrustArgs,
+  type TrustResult,
+} from './protocol';
+import { trustOutcome } from './trust';
 
 export const CommandIds = {
   openChat: 'reasonix.openChat',
@@ -13,6 +22,8 @@ export const CommandIds = {
   mcpServers: 'reasonix.mcpServers',
   showMemory: 'reasonix.showMemory',
   restartServer: 'reasonix.restartServer',
+  reviewTrust: 'reasonix.reviewTrust',
+  revokeTrust: 'reasonix.revokeTrust',
 } as const;
 
 export function registerCommands(c: Controller): vscode.Disposable[] {
@@ -27,6 +38,8 @@ export function registerCommands(c: Controller): vscode.Disposable[] {
     vscode.commands.registerCommand(CommandIds.mcpServers, () => showMcpServers(c)),
     vscode.commands.registerCommand(CommandIds.showMemory, () => showMemory(c)),
     vscode.commands.registerCommand(CommandIds.restartServer, () => c.restart()),
+    vscode.commands.registerCommand(CommandIds.reviewTrust, () => workspaceTrust(c, 'review')),
+    vscode.commands.registerCommand(CommandIds.revokeTrust, () => workspaceTrust(c, 'revoke')),
   ];
 }
 
@@ -141,6 +154,25 @@ async function showMemory(c: Controller): Promise<MemoryNoteItem | undefined> {
   });
   if (picked) await vscode.window.showTextDocument(vscode.Uri.file(picked.note.path));
   return picked;
+}
+
+/**
+ * Reviews (asks the trust question again) or revokes the trust in the
+ * configuration of the active editor's workspace folder (or the first
+ * folder), and says what came of it. Resolves to reasonix.trust's result.
+ */
+async function workspaceTrust(c: Controller, action: NonNullable<TrustArgs['action']>): Promise<TrustResult | undefined> {
+  const folder = activeFolder();
+  let result: TrustResult;
+  try {
+    result = await c.trust({ uri: folder?.uri.toString(), action });
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Reasonix: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+  const said = trustOutcome(action, result);
+  if (said) void vscode.window.showInformationMessage(said);
+  return result;
 }
 
 /** A server as the QuickPick shows it. */

@@ -9,10 +9,21 @@ import { BinaryNotFoundError, RESTART_SETTINGS, SECTION, openSettings } from './
 import { findFiles, saveDocuments } from './documents';
 import { type Attach, type ExtensionToPanel, type PanelToExtension } from './messages';
 import { ChatPanel, VIEW_ID } from './panel';
-import { type AskArgs, Commands, type McpServersResult, type MemoryResult, Methods, type ReasonixEvent, type TurnResult } from './protocol';
+import {
+  type AskArgs,
+  Commands,
+  type McpServersResult,
+  type MemoryResult,
+  Methods,
+  type ReasonixEvent,
+  type TrustArgs,
+  type TrustResult,
+  type TurnResult,
+} from './protocol';
 import { Questions } from './questions';
 import { EditReview } from './review';
 import { StatusBar } from './status';
+import { askTrust } from './trust';
 
 export const OPEN_SETTINGS = 'Open Settings';
 export const SHOW_OUTPUT = 'Show Output';
@@ -82,6 +93,7 @@ export class Controller implements vscode.Disposable {
         approve: (p, token) => this.approvals.ask(p, token),
         question: (p, token) => this.questions.ask(p, token),
         saveDocuments: (p) => saveDocuments(p),
+        trust: (p) => askTrust(p),
         applyEdit: (p, apply) => this.review.apply(p, apply),
       });
       this.output.info(`started ${this.current.binary} (server ${this.current.features.version ?? 'unknown version'})`);
@@ -350,6 +362,23 @@ export class Controller implements vscode.Disposable {
       );
     }
     return client.request(Methods.memory, { folder: folderUri });
+  }
+
+  /**
+   * Runs reasonix.trust on a workspace folder (a URI; default: the
+   * first): `review` asks the trust question again, `revoke` forgets
+   * what was trusted. Resolves once the user has answered.
+   */
+  async trust(args: TrustArgs): Promise<TrustResult> {
+    const client = await this.requireClient();
+    const known = client.client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    if (!known.includes(Commands.trust.command)) {
+      throw new Error(
+        `The Reasonix server ${client.binary} does not know workspace trust (it lacks the command ${Commands.trust.command}). ` +
+          'Update reasonix, or set reasonix.path to a newer binary.',
+      );
+    }
+    return client.execute(Commands.trust, args);
   }
 
   /**

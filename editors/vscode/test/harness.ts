@@ -1,9 +1,12 @@
 // The test harness: installs the mocked `vscode` module for every
 // require (the extension bundle and the real vscode-languageclient alike),
-// builds a workspace with a project reasonix.toml pointing at the
-// scripted model server, and activates the built extension
-// (dist/extension.js) against the real `reasonix lsp`.
-import { type ChildProcess, spawn } from 'node:child_process';
+// builds a workspace and a Reasonix home whose user config.toml points
+// the default model at the scripted model server, and activates the
+// built extension (dist/extension.js) against the real `reasonix lsp`.
+// What a test adds to the workspace's own reasonix.toml is trusted with
+// `reasonix trust --yes`, as the user who wrote it would, unless the test
+// is about the trust question.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import Module from 'node:module';
 import * as os from 'node:os';
@@ -103,10 +106,20 @@ export function loadExtension(): ExtensionModule {
 export interface EnvOptions {
   /** The scripted model's script (see agent/provider/scripted/doc.go). */
   script: string;
-  /** More reasonix.toml after the provider (a function gets the model server's URL). */
+  /**
+   * The workspace's own reasonix.toml (a function gets the model server's
+   * URL); none when unset. The scripted provider is in the user's
+   * config.toml.
+   */
   toml?: string | ((modelUrl: string) => string);
   /** Files of the workspace besides reasonix.toml; default: the calc module. */
   files?: Record<string, string>;
+  /**
+   * Whether the user trusts the workspace's own configuration before the
+   * editor opens it (`reasonix trust --yes`); default true. With false,
+   * the server asks when the extension starts it.
+   */
+  trust?: boolean;
   /** Settings before activation, by full key ("reasonix.model"). */
   settings?: Record<string, unknown>;
 }
@@ -122,21 +135,18 @@ export async function setup(opts: EnvOptions): Promise<Env> {
   fs.mkdirSync(home);
   const model = await startModel(tmp, opts.script);
   const files = opts.files ?? { 'go.mod': 'module example.com/calc\n\ngo 1.21\n', 'calc.go': calcGo, 'calc_test.go': calcTest };
-  files['reasonix.toml'] = `default_model = "scripted"
-[[providers]]
-name = "scripted"
-base_url = ${JSON.stringify(model.url)}
-model = "deepseek-flash"
-options = { retry_base_ms = 10 }
-${typeof opts.toml === 'function' ? opts.toml(model.url) : (opts.toml ?? '')}`;
+  if (opts.toml !== undefined) files['reasonix.toml'] = typeof opts.toml === 'function' ? opts.toml(model.url) : opts.toml;
   for (const [name, body] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
     fs.writeFileSync(path.join(root, name), body);
   }
+  // The user's own configuration, which needs no trust.
+  fs.writeFileSync(path.join(home, 'config.toml'), userConfig(model.url));
 
   // The server inherits these: sessions go to a temp home, and no real key leaks in.
   process.env.REASONIX_HOME = home;
   process.env.DEEPSEEK_API_KEY = '';
+  if (opts.trust !== false) trustWorkspace(root);
 
   const packageJson = JSON.parse(fs.readFileSync(path.join(EXT_ROOT, 'package.json'), 'utf8'));
   vscode._test.loadDefaults(packageJson);
@@ -163,6 +173,26 @@ ${typeof opts.toml === 'function' ? opts.toml(model.url) : (opts.toml ?? '')}`;
       fs.rmSync(tmp, { recursive: true, force: true });
     },
   };
+}
+
+/** The user's config.toml: the scripted model server as the default model. */
+export function userConfig(modelUrl: string): string {
+  return `default_model = "scripted"
+[[providers]]
+name = "scripted"
+base_url = ${JSON.stringify(modelUrl)}
+model = "deepseek-flash"
+options = { retry_base_ms = 10 }
+`;
+}
+
+/**
+ * Records the user's trust in a workspace's own configuration, in
+ * process.env.REASONIX_HOME, as `reasonix trust --yes DIR` from a
+ * terminal does.
+ */
+export function trustWorkspace(dir: string): void {
+  execFileSync(reasonixBinary(), ['trust', '--yes', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 export function makeContext(tmp: string) {

@@ -906,6 +906,8 @@ export interface ShownMessage {
   message: string;
   items: string[];
   modal: boolean;
+  /** The modal dialog's detail, if any. */
+  detail?: string;
   /** The item marked isCloseAffordance (what Escape picks), if any. */
   closeAffordance?: string;
 }
@@ -917,13 +919,14 @@ export interface ShownQuickPick {
 
 function showMessage(level: ShownMessage['level']) {
   return (message: string, ...rest: unknown[]): Promise<unknown> => {
-    let modal = false;
+    let options: { modal?: boolean; detail?: string } = {};
     if (rest.length && typeof rest[0] === 'object' && rest[0] !== null && !('title' in rest[0])) {
-      modal = Boolean((rest.shift() as { modal?: boolean }).modal);
+      options = rest.shift() as typeof options;
     }
     const items = rest.map((i) => (typeof i === 'string' ? i : (i as { title: string }).title));
     const close = rest.find((i) => typeof i === 'object' && i !== null && (i as { isCloseAffordance?: boolean }).isCloseAffordance);
-    const shown: ShownMessage = { level, message, items, modal };
+    const shown: ShownMessage = { level, message, items, modal: Boolean(options.modal) };
+    if (options.detail !== undefined) shown.detail = options.detail;
     if (close) shown.closeAffordance = (close as { title: string }).title;
     _test.messages.push(shown);
     _test.onMessage.fire(shown);

@@ -461,7 +461,56 @@ function M.memory()
   end)
 end
 
-M.subcommands = { 'accept', 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'reject', 'resume', 'review', 'sessions' }
+--- What reasonix.trust did, for the user; nil where the server has said it
+--- already (nothing needs trust, or all of it is trusted).
+---@param action string 'review' or 'revoke'
+---@param r table reasonix.trust's result
+---@return string|nil
+function M.trust_outcome(action, r)
+  local ws = r.workspace or '?'
+  if #(r.items or {}) == 0 then
+    return action == 'revoke' and ('nothing in the configuration of ' .. ws .. ' needs trust') or nil
+  end
+  if action == 'revoke' then
+    return 'forgot what you trusted in ' .. ws .. ': its own servers and settings are off until you trust them again'
+  end
+  if r.granted then
+    return 'you trust the configuration of ' .. ws .. ': its own servers and settings are on'
+  end
+  if not r.trusted then
+    return 'the configuration of ' .. ws .. ' stays off until you trust it (:Reasonix trust)'
+  end
+  return nil
+end
+
+--- Reviews or revokes the trust in the configuration of the workspace
+--- (reasonix.trust). 'review' (the default) asks the trust question again
+--- when some of it is off; 'revoke' forgets what was trusted. The outcome
+--- is told with vim.notify.
+---@param action string|nil 'review' or 'revoke'
+function M.trust(action)
+  action = action ~= '' and action or 'review'
+  if action ~= 'review' and action ~= 'revoke' then
+    notify("trust takes 'review' or 'revoke', not '" .. action .. "'", vim.log.levels.ERROR)
+    return
+  end
+  with_client(target_buffer(), function(client)
+    local args = { uri = folder_of(client), action = action }
+    local params = { command = protocol.commands.trust, arguments = { args } }
+    lsp.request(client, 'workspace/executeCommand', params, function(err, result)
+      if err or type(result) ~= 'table' then
+        notify('cannot ' .. action .. ' the workspace trust: ' .. error_text(err), vim.log.levels.ERROR)
+        return
+      end
+      local said = M.trust_outcome(action, result)
+      if said then
+        notify(said)
+      end
+    end)
+  end)
+end
+
+M.subcommands = { 'accept', 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'reject', 'resume', 'review', 'sessions', 'trust' }
 
 --- :Reasonix {subcommand} [args].
 ---@param o table the user command's argument table
@@ -488,6 +537,8 @@ function M.run(o)
     M.memory()
   elseif sub == 'review' then
     require('reasonix.review').list()
+  elseif sub == 'trust' then
+    M.trust(vim.trim(rest))
   elseif sub == 'accept' or sub == 'reject' then
     local scope = vim.trim(rest) == 'file' and 'file' or 'hunk'
     require('reasonix.review').decide(sub, scope)
@@ -581,6 +632,9 @@ function M.complete(arglead, cmdline, cursorpos)
   end
   if #words == 1 and (words[1] == 'accept' or words[1] == 'reject') then
     return matching({ 'file' })
+  end
+  if #words == 1 and words[1] == 'trust' then
+    return matching({ 'review', 'revoke' })
   end
   if #words == 1 and words[1] == 'ask' and vim.startswith(arglead, '/') then
     return matching(slash_commands())

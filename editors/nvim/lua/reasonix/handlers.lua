@@ -51,13 +51,15 @@ end
 
 --- Asks the user to pick one of titles with vim.ui.select, so telescope,
 --- fzf-lua, snacks or dressing show it when installed, and returns the
---- chosen title or nil.
+--- chosen title or nil. kind is the picker's kind (default
+--- 'reasonix.approval').
 ---@param message string
 ---@param titles string[]
+---@param kind string|nil
 ---@return string|nil
-function M.pick(message, titles)
+function M.pick(message, titles, kind)
   return queued(function(answered)
-    vim.ui.select(titles, { prompt = message, kind = 'reasonix.approval' }, answered)
+    vim.ui.select(titles, { prompt = message, kind = kind or 'reasonix.approval' }, answered)
   end)
 end
 
@@ -111,7 +113,9 @@ function M.approve(_, params, ctx)
 end
 
 --- window/showMessageRequest: the same question for servers (or Reasonix
---- versions) that ask it the standard way.
+--- versions) that ask it the standard way, and the question whether to
+--- trust a workspace's own configuration, which only this way asks (kind
+--- 'reasonix.trust'; dismissing it keeps that configuration off).
 function M.show_message_request(_, params, ctx)
   params = params or {}
   local titles = {}
@@ -121,8 +125,9 @@ function M.show_message_request(_, params, ctx)
   if #titles == 0 then
     return vim.NIL
   end
-  local choice = M.pick(params.message or '', titles)
-  if package.loaded['reasonix.chat'] then
+  local trust = vim.deep_equal(titles, protocol.trust_actions)
+  local choice = M.pick(params.message or '', titles, trust and 'reasonix.trust' or nil)
+  if not trust and package.loaded['reasonix.chat'] then
     chat().approval_answered(ctx.client_id, nil, choice)
   end
   for _, a in ipairs(params.actions) do

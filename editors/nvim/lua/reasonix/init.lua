@@ -179,4 +179,11 @@ function M.memory()
   commands().memory()
 end
 
+--- Reviews the trust in the workspace's own configuration (asks again
+--- when some of it is off), or with 'revoke' forgets it.
+---@param action 'review'|'revoke'|nil
+function M.trust(action)
+  commands().trust(action)
+end
+
 return M

@@ -36,6 +36,10 @@ M.commands = {
   trust = 'reasonix.trust',
 }
 
+--- The actions of the trust question (window/showMessageRequest), in the
+--- server's order: whether to trust a workspace's own configuration.
+M.trust_actions = { 'Trust and enable', 'Keep disabled' }
+
 --- What the plugin declares in capabilities.experimental.reasonix: it
 --- handles every method of M.to_client.
 ---@return table

@@ -13,6 +13,8 @@ describe('demo', function()
     H.write(root .. '/reasonix.toml', string.format(
       'default_model = "demo"\nreview = "apply"\n\n[[providers]]\nname = "demo"\nkind = "openai"\nbase_url = %q\nmodel = "deepseek-flash"\n', url))
     vim.env.REASONIX_HOME = H.tmpdir()
+    -- make demo-editor trusts the reasonix.toml it wrote, for the user who runs it.
+    H.trust(root)
     H.setup()
     vim.cmd('cd ' .. vim.fn.fnameescape(root))
     H.open(root, 'calc_test.go')

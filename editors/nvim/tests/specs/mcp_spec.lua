@@ -29,15 +29,7 @@ args    = ["-c", "echo boom >&2; exit 3"]
   )
 end
 
---- The first notification whose message contains s, or nil.
-local function notified(s)
-  for _, n in ipairs(H.notifications) do
-    if n.msg:find(s, 1, true) then
-      return n
-    end
-  end
-  return nil
-end
+local notified = H.notified
 
 --- Runs :Reasonix mcp and returns the notification it shows.
 local function show_servers()
@@ -67,7 +59,7 @@ describe('mcp', function()
     H.open(root, 'calc.go')
     local n = show_servers()
     H.truthy(n.msg:find('No MCP servers are configured', 1, true), n.msg)
-    H.eq({ '/help', '/new', '/clear', '/compact', '/model', '/cost', '/mcp' }, vim.fn.getcompletion('Reasonix ask /', 'cmdline'), 'completions')
+    H.eq({ '/help', '/new', '/clear', '/compact', '/model', '/cost', '/mcp', '/trust' }, vim.fn.getcompletion('Reasonix ask /', 'cmdline'), 'completions')
   end)
 
   it('completes slash commands, answers /mcp and sends an MCP prompt', function()

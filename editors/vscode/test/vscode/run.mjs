@@ -1,12 +1,13 @@
 // The extension in real VS Code: code-server with the packaged extension
 // installed, opened in headless Chromium (Debian's, through
-// playwright-core), on a workspace whose reasonix.toml points at the
-// scripted model. Run through scripts/test-vscode.sh, which installs
-// code-server when it is missing and builds the .vsix; it passes:
+// playwright-core), with the scripted model in the user's config.toml.
+// Run through scripts/test-vscode.sh, which installs code-server when it
+// is missing and builds the .vsix; it passes:
 //
 //   CODE_SERVER   the code-server launcher (Node 24 first on PATH)
 //   VSIX          the packaged extension
-//   REASONIX_BIN  the directory of reasonix and scripted-model
+//   REASONIX_BIN  the directory of reasonix, scripted-model and
+//                 reasonix-plugin-example
 //   ARTIFACTS     where the screenshots go
 //   KEEP_TMP=1    keeps the workspace, code-server's logs and the
 //                 output channel's log file (the path is printed)
@@ -17,8 +18,10 @@
 // a restart; a chat turn streamed into the panel; the light bulb's "Ask
 // Reasonix to fix" with the panel hidden, whose permission questions are
 // modal dialogs of four buttons in plain text; the edit in the buffer; the
-// answer's notification in plain text; and the server's log lines in the
-// output channel at their own levels.
+// answer's notification in plain text; the server's log lines in the
+// output channel at their own levels; and, in another folder whose
+// reasonix.toml adds an MCP server, the question whether to trust it as a
+// modal dialog listing the server, which starts once trusted.
 import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -71,14 +74,18 @@ const BROKEN_JSON = '{\n  "name": "calc"\n  "version": 1\n}\n';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reasonix-code-server-'));
 const ws = path.join(tmp, 'calc');
+// A folder whose reasonix.toml adds an MCP server that leaves a mark when it starts.
+const untrusted = path.join(tmp, 'untrusted');
+const marker = path.join(tmp, 'marker-server-started');
 const home = path.join(tmp, 'home');
+const reasonixHome = path.join(home, '.reasonix');
 const gopath = path.join(tmp, 'gopath');
 const userData = path.join(tmp, 'user-data');
 const extensions = path.join(tmp, 'extensions');
 const children = [];
 let browser;
 let page;
-let url;
+let origin;
 
 /** Starts a child that the test stops at the end; its output goes to a log in tmp. */
 function start(name, cmd, args, opts = {}) {
@@ -157,7 +164,7 @@ async function chatFrame() {
 
 before(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  for (const d of [ws, home, path.join(gopath, 'bin'), path.join(userData, 'User'), extensions]) fs.mkdirSync(d, { recursive: true });
+  for (const d of [ws, untrusted, reasonixHome, path.join(gopath, 'bin'), path.join(userData, 'User'), extensions]) fs.mkdirSync(d, { recursive: true });
 
   // The scripted model.
   fs.writeFileSync(path.join(tmp, 'script'), SCRIPT);
@@ -166,11 +173,17 @@ before(async () => {
   const modelUrl = await until('the scripted model', () => fs.existsSync(urlFile) && fs.readFileSync(urlFile, 'utf8').trim());
 
   fs.writeFileSync(path.join(ws, 'calc.json'), BROKEN_JSON);
+  // The model is the user's own: their config.toml needs no trust.
   fs.writeFileSync(
-    path.join(ws, 'reasonix.toml'),
-    // editor_theme is not a Reasonix setting: the server warns about it on
-    // stderr (the output channel) and in a notification.
-    `editor_theme = "dark"\ndefault_model = "scripted"\n[[providers]]\nname = "scripted"\nbase_url = ${JSON.stringify(modelUrl)}\nmodel = "deepseek-flash"\noptions = { retry_base_ms = 10 }\n`,
+    path.join(reasonixHome, 'config.toml'),
+    `default_model = "scripted"\n[[providers]]\nname = "scripted"\nbase_url = ${JSON.stringify(modelUrl)}\nmodel = "deepseek-flash"\noptions = { retry_base_ms = 10 }\n`,
+  );
+  // editor_theme is not a Reasonix setting: the server warns about it on
+  // stderr (the output channel) and in a notification.
+  fs.writeFileSync(path.join(ws, 'reasonix.toml'), 'editor_theme = "dark"\n');
+  fs.writeFileSync(
+    path.join(untrusted, 'reasonix.toml'),
+    `[[plugins]]\nname = "marker"\ncommand = "sh"\nargs = ["-c", "touch \\"$0\\" && exec \\"$1\\"", ${JSON.stringify(marker)}, ${JSON.stringify(path.join(BIN, 'reasonix-plugin-example'))}]\n`,
   );
   fs.writeFileSync(
     path.join(userData, 'User', 'settings.json'),
@@ -189,7 +202,7 @@ before(async () => {
     }),
   );
 
-  const csEnv = { ...process.env, HOME: home, GOPATH: gopath, REASONIX_HOME: path.join(home, '.reasonix'), REASONIX_LOG: 'info', DEEPSEEK_API_KEY: '' };
+  const csEnv = { ...process.env, HOME: home, GOPATH: gopath, REASONIX_HOME: reasonixHome, REASONIX_LOG: 'info', DEEPSEEK_API_KEY: '' };
   delete csEnv.GOBIN;
   // reasonix is nowhere the extension looks: not on PATH, nor in GOPATH/bin or ~/go/bin.
   csEnv.PATH = (process.env.PATH ?? '')
@@ -216,8 +229,8 @@ before(async () => {
     ],
     { env: csEnv },
   );
-  url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`;
-  await until('code-server', () => healthy(`http://127.0.0.1:${port}/healthz`));
+  origin = `http://127.0.0.1:${port}`;
+  await until('code-server', () => healthy(`${origin}/healthz`));
 
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -231,7 +244,7 @@ before(async () => {
   const consoleLog = fs.createWriteStream(path.join(ARTIFACTS, 'browser-console.log'));
   page.on('console', (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
   page.on('pageerror', (e) => consoleLog.write(`[pageerror] ${e.stack ?? e}\n`));
-  await page.goto(url);
+  await page.goto(`${origin}/?folder=${encodeURIComponent(ws)}`);
   await page.locator('.monaco-workbench').waitFor();
 });
 
@@ -362,6 +375,35 @@ test("the output channel: the server's stderr at its own levels", async () => {
   await palette('Output: Show Output Channels...', 'Reasonix');
   await page.locator('.panel .monaco-editor .view-lines', { hasText: 'initialized client=' }).first().waitFor();
   await shot('7-output');
+});
+
+test("a folder whose reasonix.toml adds an MCP server: the trust question is a modal; trusted, the server starts", async () => {
+  await page.goto(`${origin}/?folder=${encodeURIComponent(untrusted)}`);
+  await page.locator('.monaco-workbench').waitFor();
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'comes with configuration that takes effect only once you trust it' });
+  await dialog.waitFor();
+  const message = await dialog.locator('.dialog-message-container').innerText();
+  const buttons = await dialog.locator('.dialog-buttons .monaco-button').allInnerTexts();
+  assert.deepEqual([...buttons].sort(), ['Keep disabled', 'Trust and enable'], message);
+  assert.ok(message.includes(`The workspace ${untrusted} comes with configuration`), message);
+  assert.match(message, /• MCP server "marker": runs sh -c .* \(reasonix\.toml:1\)/);
+  assert.equal(fs.existsSync(marker), false, 'the MCP server started before it was trusted');
+  await shot('8-trust-question');
+  await dialog.getByRole('button', { name: 'Trust and enable' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  await until('the trusted MCP server to start', () => fs.existsSync(marker));
+  // Its QuickPick stays open for the screenshot; `pick` would close it.
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill('>Reasonix: Show MCP Servers');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Reasonix: Show MCP Servers' }).first().waitFor();
+  await input.press('Enter');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'marker' }).first();
+  await row.waitFor();
+  assert.match(await row.innerText(), /stdio · connected · 3 tools/);
+  await shot('9-trusted-mcp-server');
+  await input.press('Escape');
+  await input.waitFor({ state: 'hidden' });
 });
 
 /** The Reasonix output channel's log file, as VS Code writes it. */

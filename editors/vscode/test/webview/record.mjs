@@ -102,7 +102,12 @@ function rpc(child, onRequest, onNotification) {
 
 async function main() {
   const url = await startModel();
-  fs.writeFileSync(path.join(root, 'reasonix.toml'), `default_model = "scripted"
+  // The model is the user's own (their config.toml needs no trust), as
+  // a workspace's own provider is used only once the user trusts it. The
+  // edits apply at once, as they do for the extension, whose review
+  // panel this recorder has not.
+  fs.writeFileSync(path.join(home, 'config.toml'), `default_model = "scripted"
+review = "apply"
 [[providers]]
 name = "scripted"
 base_url = ${JSON.stringify(url)}
