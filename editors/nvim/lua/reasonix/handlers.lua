@@ -114,8 +114,9 @@ end
 
 --- window/showMessageRequest: the same question for servers (or Reasonix
 --- versions) that ask it the standard way, and the question whether to
---- trust a workspace's own configuration, which only this way asks (kind
---- 'reasonix.trust'; dismissing it keeps that configuration off).
+--- trust a workspace's own configuration, which only this way asks (the
+--- kind is the command's name, reasonix.trust; dismissing it keeps that
+--- configuration off).
 function M.show_message_request(_, params, ctx)
   params = params or {}
   local titles = {}
@@ -126,7 +127,7 @@ function M.show_message_request(_, params, ctx)
     return vim.NIL
   end
   local trust = vim.deep_equal(titles, protocol.trust_actions)
-  local choice = M.pick(params.message or '', titles, trust and 'reasonix.trust' or nil)
+  local choice = M.pick(params.message or '', titles, trust and protocol.commands.trust or nil)
   if not trust and package.loaded['reasonix.chat'] then
     chat().approval_answered(ctx.client_id, nil, choice)
   end
