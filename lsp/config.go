@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"go.lsp.dev/protocol"
@@ -148,6 +149,12 @@ type workspace struct {
 	// review is the resolved review setting: reviewApply or
 	// reviewPropose.
 	review string
+	// needsTrust is set when the configuration has entries that need the
+	// user's trust, trustStamp the state of the trust record it was built
+	// with: trusting or revoking elsewhere (reasonix trust in a terminal)
+	// rebuilds the agent at its next use.
+	needsTrust bool
+	trustStamp time.Time
 }
 
 // workspaceBuild is a workspace being built; done is closed when w or err
@@ -164,7 +171,7 @@ type workspaceBuild struct {
 func (s *Server) workspaceFor(path string) (*workspace, error) {
 	s.mu.Lock()
 	root := s.rootFor(path)
-	if w, ok := s.spaces[root]; ok {
+	if w, ok := s.spaces[root]; ok && !(w.needsTrust && !config.TrustStamp(root).Equal(w.trustStamp)) {
 		s.mu.Unlock()
 		return w, nil
 	}
@@ -202,6 +209,7 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 	// A failed configuration's warnings go with its error, which every
 	// caller shows: an unknown (misspelt) setting is often what the error
 	// is about.
+	stamp := config.TrustStamp(root) // before the load: a later change rebuilds
 	cfg, err := config.Load(config.Options{Dir: root, File: s.opts.ConfigFile})
 	if err != nil {
 		return nil, s.configFailed(root, err, nil)
@@ -219,7 +227,7 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 	if cfg.Workspace.Untrusted() {
 		s.offerTrust(root, cfg.Workspace)
 	}
-	w := &workspace{review: s.reviewModeFor(cfg.Review)}
+	w := &workspace{review: s.reviewModeFor(cfg.Review), needsTrust: len(cfg.Workspace.Items) > 0, trustStamp: stamp}
 	a, err := agent.Build(cfg, agent.Options{
 		Dir:      root,
 		Approver: &approver{s: s},

@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -218,5 +219,42 @@ func TestConfigWarningsShownOnce(t *testing.T) {
 	ed.Await("a warning about the new setting", 30*time.Second, func(r *lsptest.Recorded) bool { return warnings(*r, frob) > 0 })
 	if rec := ed.Snapshot(); warnings(rec, stepz) != 1 || warnings(rec, frob) != 1 {
 		t.Errorf("messages: %v", rec.Messages)
+	}
+}
+
+// TestTrustElsewhereReachesTheServer: trusting a workspace's
+// configuration outside the editor (reasonix trust in a terminal) takes
+// effect at the running server's next turn, and revoking it too.
+func TestTrustElsewhereReachesTheServer(t *testing.T) {
+	root, _ := workspace(t, "match one\ntext ok\n", "")
+	appendLines(t, projectFile(t, root), "\n[sandbox]\nnetwork = true\n")
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+	trustText := func() string {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"prompt": "/trust"})
+		return fmt.Sprint(execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})["text"])
+	}
+	if text := trustText(); !strings.Contains(text, "takes effect only once you trust it") {
+		t.Fatalf("before: %s", text)
+	}
+	cfg, err := config.Load(config.Options{Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := config.Trust(cfg.Workspace); err != nil {
+		t.Fatal(err)
+	}
+	if text := trustText(); !strings.Contains(text, "You trust the configuration") {
+		t.Fatalf("after trusting elsewhere: %s", text)
+	}
+	// Revoked, the workspace's own provider is off too: the built-in
+	// one, without a key, cannot start a session.
+	if _, err := config.Revoke(root); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"prompt": "/trust"})
+	_, err = ed.Server().ExecuteCommand(ctx(t), &protocol.ExecuteCommandParams{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
+	if err == nil || !strings.Contains(err.Error(), `provider "deepseek" needs an API key`) {
+		t.Fatalf("after revoking elsewhere: %v", err)
 	}
 }

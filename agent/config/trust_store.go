@@ -83,6 +83,23 @@ func trustedDigests(dir string) map[string]bool {
 	return out
 }
 
+// TrustStamp identifies the state of the trust record of the workspace
+// dir — its modification time, zero when there is none — so that a
+// long-running front end can tell that the user trusted or revoked
+// something elsewhere (reasonix trust in a terminal) since it loaded the
+// configuration.
+func TrustStamp(dir string) time.Time {
+	path, err := trustPath(canonical(dir))
+	if err != nil {
+		return time.Time{}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
 // Trust records that the user trusts what t lists, replacing what the
 // workspace's record held.
 func Trust(t WorkspaceTrust) error {
