@@ -66,13 +66,14 @@ export function serverPath(): string {
   }
   const found = onPath('reasonix');
   if (found) return found;
-  // `go install` puts it where Go puts binaries, which is often not on
-  // the PATH the editor was started with (a desktop launcher's).
-  const goDirs = goBinDirs();
-  const inGo = findIn(goDirs, 'reasonix');
-  if (inGo) return inGo;
+  // Installers put it where binaries go, which is often not on the PATH
+  // the editor was started with (a desktop launcher's, or a remote
+  // extension host's, which is not a login shell's).
+  const dirs = installDirs();
+  const installed = findIn(dirs, 'reasonix');
+  if (installed) return installed;
   throw new BinaryNotFoundError(
-    `Reasonix: the "reasonix" binary is not on PATH, nor where go install puts it (${goDirs.join(', ')}). Install it ` +
+    `Reasonix: the "reasonix" binary is not on PATH, nor where installers put it (${dirs.join(', ')}). Install it ` +
       '(go install github.com/reasonix/reasonix/cmd/reasonix@latest, or make build in a checkout) ' +
       'or set reasonix.path to the binary.',
     false,
@@ -93,6 +94,22 @@ export function goBinDirs(env: NodeJS.ProcessEnv = process.env): string[] {
   }
   dirs.push(path.join(os.homedir(), 'go', 'bin'));
   return [...new Set(dirs.map((d) => path.resolve(d.replace(/^~(?=$|[\\/])/, os.homedir()))))];
+}
+
+/**
+ * Where installers put the binary, in the order they are searched: where
+ * `go install` and `make install` put it (goBinDirs), then the user's and
+ * the system's bin directories that a login shell has on its PATH but an
+ * editor started otherwise may not (~/.local/bin, /usr/local/bin, and
+ * Homebrew's on macOS).
+ */
+export function installDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  const dirs = goBinDirs(env);
+  if (platform !== 'win32') {
+    dirs.push(path.join(os.homedir(), '.local', 'bin'), '/usr/local/bin');
+  }
+  if (platform === 'darwin') dirs.push('/opt/homebrew/bin');
+  return [...new Set(dirs)];
 }
 
 /**

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { vscode } from './harness';
 import { logServerLine } from '../src/client';
-import { goBinDirs, serverSettings } from '../src/config';
+import { goBinDirs, installDirs, serverSettings } from '../src/config';
 import { saveDocuments } from '../src/documents';
 import { plainText } from '../src/plaintext';
 import { isPanelMessage } from '../src/panel';
@@ -138,6 +138,18 @@ test("the server's log lines reach the channel at their own level", () => {
     '[warn] config warning=/w/reasonix.toml:1: unknown setting "x" (ignored)',
     '[error] panic: runtime error: index out of range',
   ]);
+});
+
+test('installDirs: where go install puts it, then ~/.local/bin and /usr/local/bin (and Homebrew on macOS)', () => {
+  const home = os.homedir();
+  assert.deepEqual(installDirs({ GOBIN: '/opt/gobin' }, 'linux'), [
+    '/opt/gobin',
+    path.join(home, 'go', 'bin'),
+    path.join(home, '.local', 'bin'),
+    '/usr/local/bin',
+  ]);
+  assert.deepEqual(installDirs({}, 'darwin').slice(-1), ['/opt/homebrew/bin']);
+  assert.ok(!installDirs({}, 'win32').includes('/usr/local/bin'));
 });
 
 test('goBinDirs: GOBIN, each GOPATH entry, then ~/go/bin', () => {
