@@ -238,13 +238,3 @@ func (s *Server) closeAll() {
 		ss.close()
 	}
 }
-
-// requestError makes a failure of the agent a JSON-RPC error that keeps
-// its message.
-func requestError(err error) error {
-	var re *acpsdk.RequestError
-	if errors.As(err, &re) {
-		return err
-	}
-	return acpsdk.NewInternalError(map[string]any{"error": err.Error()})
-}
