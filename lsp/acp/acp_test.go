@@ -59,8 +59,9 @@ type editor struct {
 	// refuseRead, when set, is the error fs/read_text_file answers for
 	// a path, or nil to read it.
 	refuseRead func(path string) error
-	// noRead declares no fs.readTextFile.
-	noRead bool
+	// noRead declares no fs.readTextFile; firstSchema initializes as a
+	// client on ACP's first schema does, without clientInfo.
+	noRead, firstSchema bool
 	// terms, when set, are the editor's terminals, and it declares
 	// the terminal capability.
 	terms *terminals
@@ -174,10 +175,14 @@ func connect(t testing.TB, ed *editor) *acpsdk.ClientSideConnection {
 		aw.Close()
 	})
 	conn := acpsdk.NewClientSideConnection(ed, cw, cr)
-	init, err := conn.Initialize(testCtx(t), acpsdk.InitializeRequest{
+	req := acpsdk.InitializeRequest{
 		ProtocolVersion:    acpsdk.ProtocolVersionNumber,
 		ClientCapabilities: acpsdk.ClientCapabilities{Fs: acpsdk.FileSystemCapabilities{ReadTextFile: !ed.noRead, WriteTextFile: true}, Terminal: ed.terms != nil},
-	})
+	}
+	if !ed.firstSchema {
+		req.ClientInfo = &acpsdk.Implementation{Name: "reasonix-acp-test", Version: "0"}
+	}
+	init, err := conn.Initialize(testCtx(t), req)
 	if err != nil {
 		t.Fatal(err)
 	}
