@@ -108,32 +108,27 @@ func (f *clientFS) Overlaid(name string) ([]byte, bool, error) {
 		// give): reading the disk instead would go around it. Fail
 		// closed, with the client's reason.
 		f.ss.s.log.Debug("fs/read_text_file", "path", name, "err", err)
-		return nil, true, f.refusal(ctx, name, err)
+		return nil, true, refusal(ctx, err)
 	}
 	return []byte(resp.Content), true, nil
 }
 
-// refusal is the error of a read of path that the client answered with
-// err, or did not answer before ctx ended.
-func (f *clientFS) refusal(ctx context.Context, path string, err error) error {
-	rel := path
-	if env := f.env(); env != nil {
-		rel = env.Rel(path)
-	}
+// refusal is the error of a read that the client answered with err, or
+// did not answer before ctx ended.
+func refusal(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return &readRefused{path: rel, reason: fmt.Sprintf("no answer to fs/read_text_file within %s", clientTimeout)}
+		return &readRefused{reason: fmt.Sprintf("no answer to fs/read_text_file within %s", clientTimeout)}
 	}
-	return &readRefused{path: rel, reason: errorReason(err)}
+	return &readRefused{reason: errorReason(err)}
 }
 
-// readRefused is a read the client refused, with its reason.
+// readRefused is a read the client refused, with its reason. The tools
+// name the file before it.
 type readRefused struct {
-	path, reason string
+	reason string
 }
 
-func (e *readRefused) Error() string {
-	return "the editor refused to read " + e.path + ": " + e.reason
-}
+func (e *readRefused) Error() string { return "the editor refused to read it: " + e.reason }
 
 func (f *clientFS) ReadFile(name string) ([]byte, error) {
 	if data, held, err := f.Overlaid(name); held {

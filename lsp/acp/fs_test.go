@@ -29,21 +29,21 @@ func TestRefusedRead(t *testing.T) {
 			ed: &editor{refuseRead: func(string) error {
 				return &acpsdk.RequestError{Code: -32603, Message: "Internal error", Data: map[string]any{"details": reason}}
 			}},
-			result: "the editor refused to read calc.go: " + reason,
+			result: "calc.go: the editor refused to read it: " + reason,
 		},
 		{
 			name: "error in the message",
 			ed: &editor{refuseRead: func(string) error {
 				return &acpsdk.RequestError{Code: -32000, Message: reason}
 			}},
-			result: "the editor refused to read calc.go: " + reason,
+			result: "calc.go: the editor refused to read it: " + reason,
 		},
 		{
 			name: "a plain error, as the Go SDK sends it",
 			ed: &editor{refuseRead: func(string) error {
 				return errors.New(reason)
 			}},
-			result: "the editor refused to read calc.go: " + reason,
+			result: "calc.go: the editor refused to read it: " + reason,
 		},
 		{
 			name:   "no fs.readTextFile",
