@@ -207,7 +207,7 @@ func (f *clientFS) Apply(ctx context.Context, changes []tools.Change) error {
 		for i, c := range changes {
 			if err := f.write(ctx, c.Path, string(c.Content)); err != nil {
 				f.undo(changes[:i], olds[:i])
-				return fmt.Errorf("the editor did not write %s: %w", env.Rel(c.Path), err)
+				return fmt.Errorf("the editor did not write %s: %s", env.Rel(c.Path), errorReason(err))
 			}
 		}
 	}
