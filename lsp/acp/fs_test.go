@@ -3,6 +3,8 @@ package acp_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,5 +92,29 @@ text Done.
 				t.Errorf("the refused read returned the file from the disk: %q", text)
 			}
 		})
+	}
+}
+
+// TestRefusedReadKeepsTheFile: a file the client refuses to read is not
+// overwritten either, since what it held could not be shown in the diff
+// nor put back.
+func TestRefusedReadKeepsTheFile(t *testing.T) {
+	root := workspace(t, `call write_file {"path": "calc.go", "content": "package calc\n"}
+---
+expect tool the editor refused to read it: private
+text Could not.
+`)
+	ed := &editor{refuseRead: func(string) error { return errors.New("private") }}
+	conn, id := newSession(t, ed, root)
+	if r := prompt(t, conn, id, "overwrite calc.go"); r.StopReason != acpsdk.StopReasonEndTurn {
+		t.Fatalf("stopReason = %q", r.StopReason)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if len(ed.writes) != 0 {
+		t.Errorf("fs/write_text_file calls: %+v", ed.writes)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "calc.go")); string(data) != calcGo {
+		t.Errorf("calc.go after the refused read:\n%s", data)
 	}
 }
