@@ -197,13 +197,14 @@ func (s *Server) Authenticate(_ context.Context, p acpsdk.AuthenticateRequest) (
 // first schema: config_option_update, session_info_update and
 // usage_update. The version number did not change with them and no
 // capability announces them, yet a client on the first schema
-// (@zed-industries/agent-client-protocol 0.4, and Zed of that time)
-// validates every update against the kinds it knows and rejects these,
-// each as invalid params. What tells the schemas apart in initialize is
-// clientInfo: the field came with the schema revision after 0.4, every
-// SDK since has it, and the protocol asks clients to send it. A client
-// that names itself is taken to know the later updates; one that does
-// not gets none of them, and finds the turn's usage in the prompt's
+// (@zed-industries/agent-client-protocol 0.4) validates every update
+// against the kinds it knows and rejects these, each as invalid params.
+// What tells the schemas apart in initialize is clientInfo: the schema
+// has had the field since the revision after 0.4, and the protocol asks
+// clients to send it. A client that names itself is taken to know the
+// later updates (one built on a schema of the months between, with
+// clientInfo and without usage_update, would still reject it); one that
+// does not gets none of them, and finds the turn's usage in the prompt's
 // answer instead.
 func takesLaterUpdates(p acpsdk.InitializeRequest) bool {
 	return p.ClientInfo != nil
