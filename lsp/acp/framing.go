@@ -43,25 +43,35 @@ func newWire(in io.Reader, out io.Writer) *wire {
 	return &wire{in: in, out: out, changed: make(chan struct{})}
 }
 
-// envelope is what the counting needs of a message.
+// envelope is what the counting and the errors need of a message.
 type envelope struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Error  json.RawMessage `json:"error"`
 }
 
 // Write sends one message of the agent's; a response settles a request.
+// An error response goes out with its reason in its message
+// (explainError, errors.go).
 func (w *wire) Write(p []byte) (int, error) {
 	var e envelope
 	json.Unmarshal(p, &e)
+	msg := p
+	if len(e.Error) > 0 {
+		msg = explainError(p)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n, err := w.out.Write(p)
+	_, err := w.out.Write(msg)
 	if e.Method == "" && len(e.ID) > 0 && w.pending > 0 {
 		w.pending--
 		close(w.changed)
 		w.changed = make(chan struct{})
 	}
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // received counts a request of the client's.

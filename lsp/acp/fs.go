@@ -103,11 +103,32 @@ func (f *clientFS) Overlaid(name string) ([]byte, bool, error) {
 	defer cancel()
 	resp, err := f.ss.s.conn.ReadTextFile(ctx, acpsdk.ReadTextFileRequest{SessionId: acpsdk.SessionId(f.ss.id), Path: name})
 	if err != nil {
+		// A client that offers reads and answers one with an error has
+		// refused it (a client that gates reads, a buffer it cannot
+		// give): reading the disk instead would go around it. Fail
+		// closed, with the client's reason.
 		f.ss.s.log.Debug("fs/read_text_file", "path", name, "err", err)
-		return nil, false, nil // the client could not: read the disk
+		return nil, true, refusal(ctx, err)
 	}
 	return []byte(resp.Content), true, nil
 }
+
+// refusal is the error of a read that the client answered with err, or
+// did not answer before ctx ended.
+func refusal(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &readRefused{reason: fmt.Sprintf("no answer to fs/read_text_file within %s", clientTimeout)}
+	}
+	return &readRefused{reason: errorReason(err)}
+}
+
+// readRefused is a read the client refused, with its reason. The tools
+// name the file before it.
+type readRefused struct {
+	reason string
+}
+
+func (e *readRefused) Error() string { return "the editor refused to read it: " + e.reason }
 
 func (f *clientFS) ReadFile(name string) ([]byte, error) {
 	if data, held, err := f.Overlaid(name); held {
@@ -128,13 +149,20 @@ func (f *clientFS) Stat(name string) (fs.FileInfo, error) {
 
 func (f *clientFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 
-// current is a file's content before a change, as the agent sees it.
-func (f *clientFS) current(path string) (string, bool) {
+// current is a file's content before a change, as the agent sees it;
+// existed is false when it cannot be read. A read the client refused is
+// an error: what the file holds is unknown, so it can be neither shown
+// nor put back.
+func (f *clientFS) current(path string) (text string, existed bool, err error) {
 	data, err := f.ReadFile(path)
-	if err != nil {
-		return "", false
+	var refused *readRefused
+	switch {
+	case errors.As(err, &refused):
+		return "", false, err
+	case err != nil:
+		return "", false, nil
 	}
-	return string(data), true
+	return string(data), true, nil
 }
 
 // Apply makes the changes: through the client when they are all writes
@@ -152,7 +180,10 @@ func (f *clientFS) Apply(ctx context.Context, changes []tools.Change) error {
 	}
 	olds := make([]diff, len(changes))
 	for i, c := range changes {
-		olds[i].old, olds[i].existed = f.current(c.Path)
+		var err error
+		if olds[i].old, olds[i].existed, err = f.current(c.Path); err != nil {
+			return err
+		}
 	}
 	if !viaClient {
 		f.ss.mu.Lock()
@@ -176,7 +207,7 @@ func (f *clientFS) Apply(ctx context.Context, changes []tools.Change) error {
 		for i, c := range changes {
 			if err := f.write(ctx, c.Path, string(c.Content)); err != nil {
 				f.undo(changes[:i], olds[:i])
-				return fmt.Errorf("the editor did not write %s: %w", env.Rel(c.Path), err)
+				return fmt.Errorf("the editor did not write %s: %s", env.Rel(c.Path), errorReason(err))
 			}
 		}
 	}
@@ -273,7 +304,10 @@ func (f *clientFS) preview(tool string, args json.RawMessage) ([]acpsdk.ToolCall
 	if env := f.env(); env != nil && env.CheckRead(path) != nil {
 		return nil, false
 	}
-	old, existed := f.current(path)
+	old, existed, err := f.current(path)
+	if err != nil {
+		return nil, false
+	}
 	var next string
 	switch tool {
 	case "write_file":

@@ -301,7 +301,7 @@ func TestBrokenMCPServerIsTold(t *testing.T) {
 func TestRefusedWriteUndoesTheSet(t *testing.T) {
 	patch := "--- a/calc.go\n+++ b/calc.go\n@@ -5 +5 @@\n-\treturn a - b\n+\treturn a + b\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n"
 	args, _ := json.Marshal(map[string]string{"patch": patch})
-	root := workspace(t, "call apply_patch "+string(args)+"\n---\nexpect tool read-only buffer\ntext Could not write.\n")
+	root := workspace(t, "call apply_patch "+string(args)+"\n---\nexpect tool the editor did not write b.txt: read-only buffer\ntext Could not write.\n")
 	ed := &editor{refuse: func(path string) bool { return filepath.Base(path) == "b.txt" }}
 	conn, id := newSession(t, ed, root)
 	if r := prompt(t, conn, id, "patch it"); r.StopReason != acpsdk.StopReasonEndTurn {

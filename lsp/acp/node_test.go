@@ -196,13 +196,19 @@ func requireNodeClient(t *testing.T) string {
 	t.Helper()
 	clientDir, _ := filepath.Abs(filepath.Join("testdata", "node"))
 	if err := peer(clientDir); err != nil {
-		msg := fmt.Sprintf("Node with @agentclientprotocol/sdk is not installed (%v); `make peers` installs it", err)
-		if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
-			t.Fatal(msg + ", and REASONIX_REQUIRE_PEERS=1 requires it")
-		}
-		t.Skip(msg)
+		missing(t, fmt.Sprintf("Node with @agentclientprotocol/sdk is not installed (%v); `make peers` installs it", err))
 	}
 	return clientDir
+}
+
+// missing skips a test whose peer is not here, or fails it under
+// REASONIX_REQUIRE_PEERS=1.
+func missing(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
+		t.Fatal(msg + ", and REASONIX_REQUIRE_PEERS=1 requires it")
+	}
+	t.Skip(msg)
 }
 
 // buildReasonix builds cmd/reasonix, as `make build` does, and returns

@@ -59,9 +59,13 @@ type Server struct {
 	// of every session of the connection.
 	services *agent.Services
 
-	mu sync.Mutex // guards caps, live and closing
+	mu sync.Mutex // guards caps, laterUpdates, live and closing
 	// caps are what the client declared in initialize.
 	caps acpsdk.ClientCapabilities
+	// laterUpdates is set for a client that takes the session updates
+	// protocol version 1 gained after its first schema (see
+	// takesLaterUpdates).
+	laterUpdates bool
 	// live holds the sessions this connection opened, by id.
 	live map[string]*session
 	// closing is set once the connection is ending: no session opens and
@@ -118,6 +122,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 func (s *Server) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acpsdk.InitializeResponse, error) {
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities
+	s.laterUpdates = takesLaterUpdates(p)
 	s.mu.Unlock()
 	// A client asking for a version this agent does not speak gets the
 	// latest it does; the client decides whether to go on.
@@ -187,11 +192,39 @@ func (s *Server) Authenticate(_ context.Context, p acpsdk.AuthenticateRequest) (
 	return acpsdk.AuthenticateResponse{}, nil
 }
 
+// takesLaterUpdates reports whether the client of an initialize request
+// takes the session updates that protocol version 1 gained after its
+// first schema: config_option_update, session_info_update and
+// usage_update. The version number did not change with them and no
+// capability announces them, yet a client on the first schema
+// (@zed-industries/agent-client-protocol 0.4) validates every update
+// against the kinds it knows and rejects these, each as invalid params.
+// What tells the schemas apart in initialize is clientInfo: the schema
+// has had the field since the revision after 0.4, and the protocol asks
+// clients to send it. A client that names itself is taken to know the
+// later updates (one built on a schema of the months between, with
+// clientInfo and without usage_update, would still reject it); one that
+// does not gets none of them, and finds the turn's usage in the prompt's
+// answer instead.
+func takesLaterUpdates(p acpsdk.InitializeRequest) bool {
+	return p.ClientInfo != nil
+}
+
 // client reports the client's capabilities.
 func (s *Server) client() acpsdk.ClientCapabilities {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.caps
+}
+
+// takes reports whether the client can be sent the update u.
+func (s *Server) takes(u acpsdk.SessionUpdate) bool {
+	if u.UsageUpdate == nil && u.ConfigOptionUpdate == nil && u.SessionInfoUpdate == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.laterUpdates
 }
 
 // errClosing answers a request that arrives as the connection ends.
@@ -237,14 +270,4 @@ func (s *Server) closeAll() {
 	for _, ss := range live {
 		ss.close()
 	}
-}
-
-// requestError makes a failure of the agent a JSON-RPC error that keeps
-// its message.
-func requestError(err error) error {
-	var re *acpsdk.RequestError
-	if errors.As(err, &re) {
-		return err
-	}
-	return acpsdk.NewInternalError(map[string]any{"error": err.Error()})
 }

@@ -13,8 +13,12 @@ import (
 )
 
 // update sends one session/update of the session. A client that went
-// away loses it; the turn goes on to its end and is saved.
+// away loses it; the turn goes on to its end and is saved. A kind of
+// update the client's schema lacks is not sent (Server.takes).
 func (ss *session) update(u acpsdk.SessionUpdate) {
+	if !ss.s.takes(u) {
+		return
+	}
 	ss.mu.Lock()
 	id := ss.id
 	ss.mu.Unlock()
