@@ -13,6 +13,9 @@
 #                    install-code-server.sh); its native modules build
 #                    with node-gyp, so it needs g++, make and python3
 #                    from apt first
+#   Neovim 0.10      Debian trixie's packages extracted, not installed,
+#                    into ~/.cache/reasonix-test (editors/nvim/tests/
+#                    install-nvim-0.10.sh), beside the system's Neovim
 #
 # The kinds install at the same time, each into its own log under
 # $PEERS_LOG (default: a temporary directory); code-server waits for apt
@@ -152,6 +155,18 @@ if [ ! -f "$cs_marker" ] && [ -z "$cs_pkgs" ] && [ -n "$have_npm" ]; then
 	code_server
 fi
 
+# Neovim 0.10: trixie's packages fetched with apt-get download through a
+# source list, package lists and cache of its own, so it runs beside the
+# system's apt (and its lock) from the start.
+nvim010_pid=
+nvim010_marker=${REASONIX_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reasonix-test}/nvim-0.10/.installed
+if [ ! -f "$nvim010_marker" ]; then
+	echo "installing Neovim 0.10"
+	(sh editors/nvim/tests/install-nvim-0.10.sh >"$logs/nvim-0.10.log" 2>&1 ||
+		{ fail "Neovim 0.10" "$logs/nvim-0.10.log"; exit 1; }) &
+	nvim010_pid=$!
+fi
+
 status=0
 wait "$apt_pid" || status=1
 if [ $status = 0 ] && [ ! -f "$cs_marker" ] && [ -z "$cs_pid" ]; then
@@ -164,4 +179,5 @@ else
 fi
 [ -z "$go_pid" ] || wait "$go_pid" || status=1
 [ -z "$cs_pid" ] || wait "$cs_pid" || status=1
+[ -z "$nvim010_pid" ] || wait "$nvim010_pid" || status=1
 exit $status

@@ -148,9 +148,13 @@ func TestEditorClients(t *testing.T) {
 	reasonix := buildReasonix(t)
 
 	t.Run("neovim", func(t *testing.T) {
-		requirePeer(t, "Neovim (nvim)", runs("nvim", "--version"))
-		playClient(t, reasonix(t), "neovim.txtar",
-			"nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim.lua")
+		for _, nv := range neovims() {
+			t.Run(nv.name, func(t *testing.T) {
+				requirePeer(t, "Neovim "+nv.name, runs(nv.path, "--version"))
+				playClient(t, reasonix(t), "neovim.txtar",
+					nv.path, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim.lua")
+			})
+		}
 	})
 	t.Run("eglot", func(t *testing.T) {
 		requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))

@@ -156,6 +156,9 @@ func (s *Server) event(e agent.Event) {
 			s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: "+nest+"the shell command "+string(e.File.Status)+" "+e.File.Path)
 			s.recordShellChange(e.SessionID, e.File)
 		}
+	case agent.EventTurnDone:
+		// Before the client hears of it, which may start the next turn.
+		s.sessions.closing(e)
 	}
 	s.mu.Lock()
 	stream := s.caps.events

@@ -38,6 +38,12 @@ type turnState struct {
 	// unwatch stops following the parent context.
 	unwatch  func()
 	progress *progress
+	// closing is set once the client has been told the turn is over
+	// (turn_done) and what is left of it asks nobody anything; guarded by
+	// sessions.mu.
+	closing bool
+	// ended is closed when the turn releases its session.
+	ended chan struct{}
 }
 
 func newSessions(s *Server) *sessions {
@@ -81,12 +87,32 @@ func (m *sessions) get(ws *workspace, id string) (*liveSession, error) {
 
 // begin reserves the session for a turn whose context derives from
 // parent and the server's lifetime. The returned context ends when the
-// turn is cancelled, the parent ends, or the client goes away.
+// turn is cancelled, the parent ends, or the client goes away. A session
+// whose turn is running is busy, unless the client has been told that
+// turn is over: a client may start the next one as soon as it sees
+// turn_done, and that waits the moments the last turn takes to close
+// (its progress end, its diagnostics).
 func (m *sessions) begin(parent context.Context, ls *liveSession, title string) (context.Context, *turnState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if ls.turn != nil {
-		return nil, nil, errBusy
+	for ls.turn != nil {
+		if !ls.turn.closing {
+			return nil, nil, errBusy
+		}
+		ended := ls.turn.ended
+		m.mu.Unlock()
+		var err error
+		select {
+		case <-ended:
+		case <-parent.Done():
+			err = parent.Err()
+		case <-m.s.ctx.Done():
+			err = m.s.ctx.Err()
+		}
+		m.mu.Lock()
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	ctx, cancel := context.WithCancel(m.s.ctx)
 	// Follow the parent (a request's context, cancelled by
@@ -103,7 +129,7 @@ func (m *sessions) begin(parent context.Context, ls *liveSession, title string) 
 		}
 	}()
 	var once sync.Once
-	ts := &turnState{cancel: cancel, unwatch: func() {
+	ts := &turnState{cancel: cancel, ended: make(chan struct{}), unwatch: func() {
 		once.Do(func() { close(done); <-watched })
 	}}
 	ts.progress = m.s.newProgress(ls.id, title, ts.cancel)
@@ -118,6 +144,7 @@ func (m *sessions) end(ls *liveSession, ts *turnState) {
 	if ls.turn == ts {
 		ls.turn = nil
 	}
+	close(ts.ended)
 	m.mu.Unlock()
 	ts.unwatch()
 	ts.cancel()
@@ -185,6 +212,26 @@ func (s *Server) reportTurnError(err error, ws *workspace) {
 		msg += " — is the model endpoint reachable?"
 	}
 	s.showError(s.ctx, msg)
+}
+
+// closing records that the client is being told a session's turn is over
+// (turn_done). A turn that still performs a built-in command's action
+// that asks the user (perform: /clear, /trust) is not over yet.
+func (m *sessions) closing(e agent.Event) {
+	if e.Parent != "" {
+		return // a sub-task's turn
+	}
+	if e.Done != nil && e.Done.Action != nil {
+		switch e.Done.Action.Kind {
+		case agent.ActionClear, agent.ActionTrust:
+			return
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ls, ok := m.live[e.SessionID]; ok && ls.turn != nil {
+		ls.turn.closing = true
+	}
 }
 
 // progressFor returns the progress of a session's running turn.

@@ -22,6 +22,9 @@ end
 H.reasonix = bin('REASONIX_BIN', 'reasonix')
 H.scripted_model = bin('SCRIPTED_MODEL_BIN', 'scripted-model')
 
+--- libuv: vim.uv from 0.10 on, where vim.loop is its deprecated name.
+H.uv = vim.uv or vim.loop
+
 H.ACTIONS = { 'Allow once', 'Allow for session', 'Always allow', 'Deny' }
 
 H.calc_go = [[
@@ -132,7 +135,7 @@ end
 function H.tmpdir()
   local d = vim.fn.tempname()
   vim.fn.mkdir(d, 'p')
-  return vim.loop.fs_realpath(d)
+  return H.uv.fs_realpath(d)
 end
 
 --- Stops job (a process the test started) at cleanup.
@@ -319,14 +322,24 @@ end
 --- Stops every client and model server, restores stubs, wipes buffers and
 --- the plugin's state.
 function H.cleanup()
-  for _, c in ipairs(vim.lsp.get_active_clients()) do
-    c.stop()
+  -- get_active_clients is deprecated from 0.10 on, the `.` call of a
+  -- client's method from 0.11.
+  local clients = vim.lsp.get_clients or vim.lsp.get_active_clients
+  local function stop(c, force)
+    if vim.fn.has('nvim-0.11') == 1 then
+      c:stop(force)
+    else
+      c.stop(force)
+    end
+  end
+  for _, c in ipairs(clients()) do
+    stop(c)
   end
   vim.wait(5000, function()
-    return #vim.lsp.get_active_clients() == 0
+    return #clients() == 0
   end, 10)
-  for _, c in ipairs(vim.lsp.get_active_clients()) do
-    c.stop(true)
+  for _, c in ipairs(clients()) do
+    stop(c, true)
   end
   for _, job in ipairs(jobs) do
     vim.fn.jobstop(job)

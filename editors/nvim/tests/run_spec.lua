@@ -6,12 +6,17 @@
 -- A spec file calls it(name, fn) for each case; describe(name, fn) only
 -- groups. Cases run in order; after each, helpers.cleanup() stops the
 -- servers and model servers it started and wipes the buffers. A case
--- fails on an error, or if it left an error message behind (v:errmsg),
--- since an error in an LSP handler only shows as a message. The process
--- exits 0 when every case passed, 1 otherwise, printing one line per case.
+-- fails on an error, if it left an error message behind (v:errmsg),
+-- since an error in an LSP handler only shows as a message, or if it
+-- (with its cleanup) called what the running Neovim deprecates
+-- (deprecations.lua). The process exits 0 when every case passed, 1
+-- otherwise, printing one line per case.
 
 local here = debug.getinfo(1, 'S').source:sub(2):match('(.*)/') or '.'
 package.path = here .. '/?.lua;' .. package.path
+
+local deprecations = require('deprecations')
+deprecations.watch()
 
 local out = function(s)
   io.stdout:write(s .. '\n')
@@ -52,12 +57,12 @@ local function main()
   local failed = 0
   for _, case in ipairs(cases) do
     vim.v.errmsg = ''
-    local t0 = vim.loop.hrtime()
+    local t0 = H.uv.hrtime()
     local ok, e = xpcall(case.fn, debug.traceback)
     if ok and vim.v.errmsg ~= '' then
       ok, e = false, 'an error message was left behind: ' .. vim.v.errmsg
     end
-    local ms = (vim.loop.hrtime() - t0) / 1e6
+    local ms = (H.uv.hrtime() - t0) / 1e6
     if ok then
       out(string.format('\n  ok    %6.0f ms  %s', ms, case.name))
       if os.getenv('REASONIX_TEST_VERBOSE') then
@@ -72,6 +77,13 @@ local function main()
     if not cleaned then
       failed = failed + 1
       out('  FAIL  cleanup after ' .. case.name .. ': ' .. tostring(cerr))
+    end
+    local used = deprecations.take()
+    if #used > 0 then
+      failed = failed + 1
+      local v = vim.version()
+      out(string.format('  FAIL  %s called what Neovim %d.%d.%d deprecates:\n        %s',
+        case.name, v.major, v.minor, v.patch, table.concat(used, '\n        ')))
     end
   end
   return failed == 0 and #cases > 0

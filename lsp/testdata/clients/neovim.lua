@@ -1,4 +1,6 @@
--- Neovim 0.7's built-in LSP client runs Reasonix's quick fix, headless.
+-- Neovim's built-in LSP client runs Reasonix's quick fix, headless, the
+-- same on 0.7 and 0.10 (lsp/clients_test.go runs both), whose clients
+-- declare different capabilities.
 --
 --   nvim --headless -u NONE -i NONE -n -c 'luafile neovim.lua'
 --
@@ -10,9 +12,10 @@
 --                             gopls would: the server computes none
 --   REASONIX_TEST_WANT        the file's text once fixed
 --
--- Neovim 0.7 has vim.lsp.start_client but not vim.lsp.start. Its default
--- window/showMessageRequest handler waits on inputlist(), which blocks
--- headless, so permission dialogs are answered here ("Allow once").
+-- Neovim 0.7 has vim.lsp.start_client but not vim.lsp.start; 0.10 has
+-- both. 0.7's default window/showMessageRequest handler waits on
+-- inputlist(), which blocks headless, so permission dialogs are answered
+-- here ("Allow once").
 -- reasonix/saveDocuments is implemented as the Neovim plugin does, so the
 -- agent's `go test` sees the fix. The script exits 0 only if every check
 -- held; anything else (an error, a timeout) exits 1 with the reason on

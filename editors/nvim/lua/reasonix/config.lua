@@ -71,6 +71,21 @@ local function list_of_strings(v, allow_empty)
   return true
 end
 
+local function non_empty_strings(v)
+  return list_of_strings(v, false)
+end
+
+local function strings(v)
+  return list_of_strings(v, true)
+end
+
+--- The predicate f that also accepts nil (an option left unset).
+local function maybe(f)
+  return function(v)
+    return v == nil or f(v)
+  end
+end
+
 local function one_of(...)
   local allowed = { ... }
   return function(v)
@@ -92,9 +107,24 @@ local function fail(msg)
   error('reasonix: ' .. msg, 0)
 end
 
---- Runs vim.validate and rewords its error without the source position.
-local function validate(spec)
-  local ok, err = pcall(vim.validate, spec)
+-- Neovim 0.11 validates one argument per call, vim.validate(name, value,
+-- validator, optional_or_msg), and deprecates the table form; 0.7–0.10
+-- have only the table form.
+local per_argument = vim.fn.has('nvim-0.11') == 1
+
+--- Checks one option with vim.validate, in the form this Neovim has, and
+--- rewords its error without the source position.
+---@param name string the option, as the user writes it
+---@param value any
+---@param validator string|fun(v: any): boolean a type name or a predicate
+---@param optional_or_msg boolean|string|nil true: nil is fine; a string: what the value must be
+local function check(name, value, validator, optional_or_msg)
+  local ok, err
+  if per_argument then
+    ok, err = pcall(vim.validate, name, value, validator, optional_or_msg)
+  else
+    ok, err = pcall(vim.validate, { [name] = { value, validator, optional_or_msg } })
+  end
   if not ok then
     fail((tostring(err):gsub('^[^\n]-:%d+: ', '')))
   end
@@ -117,58 +147,31 @@ function M.validate(opts)
     fail('options must be a table, got ' .. type(opts))
   end
   unknown_keys(opts, top_keys, '')
-  validate({
-    cmd = {
-      opts.cmd,
-      function(v)
-        return v == nil or list_of_strings(v, false)
-      end,
-      'a non-empty list of strings, such as {"reasonix", "lsp"}',
-    },
-    root_markers = {
-      opts.root_markers,
-      function(v)
-        return v == nil or list_of_strings(v, false)
-      end,
-      'a non-empty list of file names',
-    },
-    filetypes = {
-      opts.filetypes,
-      function(v)
-        return v == nil or list_of_strings(v, true)
-      end,
-      'nil (every filetype) or a list of filetypes',
-    },
-    settings = { opts.settings, 'table', true },
-    autostart = { opts.autostart, 'boolean', true },
-    chat = { opts.chat, 'table', true },
-    keymaps = { opts.keymaps, 'table', true },
-    progress = { opts.progress, 'boolean', true },
-    request_coroutines = { opts.request_coroutines, 'boolean', true },
-  })
+  check('cmd', opts.cmd, maybe(non_empty_strings), 'a non-empty list of strings, such as {"reasonix", "lsp"}')
+  check('root_markers', opts.root_markers, maybe(non_empty_strings), 'a non-empty list of file names')
+  check('filetypes', opts.filetypes, maybe(strings), 'nil (every filetype) or a list of filetypes')
+  check('settings', opts.settings, 'table', true)
+  check('autostart', opts.autostart, 'boolean', true)
+  check('chat', opts.chat, 'table', true)
+  check('keymaps', opts.keymaps, 'table', true)
+  check('progress', opts.progress, 'boolean', true)
+  check('request_coroutines', opts.request_coroutines, 'boolean', true)
   if opts.chat then
     unknown_keys(opts.chat, vim.tbl_keys(M.defaults.chat), 'chat.')
     local position, position_msg = one_of('right', 'bottom')
     local reasoning, reasoning_msg = one_of('hide', 'fold', 'show')
-    local function opt(f)
-      return function(v)
-        return v == nil or f(v)
-      end
-    end
-    validate({
-      ['chat.position'] = { opts.chat.position, opt(position), position_msg },
-      ['chat.width'] = { opts.chat.width, opt(positive_integer), 'a positive integer' },
-      ['chat.height'] = { opts.chat.height, opt(positive_integer), 'a positive integer' },
-      ['chat.reasoning'] = { opts.chat.reasoning, opt(reasoning), reasoning_msg },
-      ['chat.auto_open'] = { opts.chat.auto_open, 'boolean', true },
-    })
+    check('chat.position', opts.chat.position, maybe(position), position_msg)
+    check('chat.width', opts.chat.width, maybe(positive_integer), 'a positive integer')
+    check('chat.height', opts.chat.height, maybe(positive_integer), 'a positive integer')
+    check('chat.reasoning', opts.chat.reasoning, maybe(reasoning), reasoning_msg)
+    check('chat.auto_open', opts.chat.auto_open, 'boolean', true)
   end
   if opts.keymaps then
     local actions = vim.tbl_keys(M.actions)
     table.sort(actions)
     unknown_keys(opts.keymaps, actions, 'keymaps.')
     for name, lhs in pairs(opts.keymaps) do
-      validate({ ['keymaps.' .. name] = { lhs, 'string' } })
+      check('keymaps.' .. name, lhs, 'string')
     end
   end
 end

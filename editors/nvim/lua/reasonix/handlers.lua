@@ -7,6 +7,9 @@ local async = require('reasonix.async')
 local protocol = require('reasonix.protocol')
 local state = require('reasonix.state')
 
+-- vim.uv from 0.10 on, where vim.loop is its deprecated name.
+local uv = vim.uv or vim.loop
+
 local M = {}
 
 --- The permission answers, in the order the server offers them.
@@ -143,11 +146,11 @@ end
 ---@param fname string
 ---@return integer|nil
 local function buffer_of(fname)
-  local real = vim.loop.fs_realpath(fname) or fname
+  local real = uv.fs_realpath(fname) or fname
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(b) then
       local name = vim.api.nvim_buf_get_name(b)
-      if name == fname or (name ~= '' and (vim.loop.fs_realpath(name) or name) == real) then
+      if name == fname or (name ~= '' and (uv.fs_realpath(name) or name) == real) then
         return b
       end
     end

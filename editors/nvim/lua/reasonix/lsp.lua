@@ -8,6 +8,9 @@
 local config = require('reasonix.config')
 local state = require('reasonix.state')
 
+-- vim.uv from 0.10 on, where vim.loop is its deprecated name.
+local uv = vim.uv or vim.loop
+
 local M = {}
 
 M.name = 'reasonix'
@@ -106,7 +109,7 @@ function M.find_root(path, markers)
   local dir = vim.fn.fnamemodify(path, ':p:h')
   while dir and dir ~= '' do
     for _, marker in ipairs(markers) do
-      if vim.loop.fs_stat(dir .. '/' .. marker) then
+      if uv.fs_stat(dir .. '/' .. marker) then
         return dir
       end
     end
@@ -185,7 +188,7 @@ function M.attach(bufnr)
   end
   local id = by_root[root]
   local client = id and vim.lsp.get_client_by_id(id)
-  if not client or client.is_stopped() then
+  if not client or M.is_stopped(client) then
     id = vim.lsp.start_client(M.client_config(root))
     if not id then
       return nil
@@ -273,11 +276,11 @@ end
 ---@param client table
 ---@param fn fun(client: table)
 function M.when_ready(client, fn)
-  local deadline = vim.loop.now() + 15000
+  local deadline = uv.now() + 15000
   local function poll()
     if client.initialized then
       fn(client)
-    elseif M.is_stopped(client) or vim.loop.now() > deadline then
+    elseif M.is_stopped(client) or uv.now() > deadline then
       vim.notify('reasonix: the server did not start (:checkhealth reasonix)', vim.log.levels.ERROR)
     else
       vim.defer_fn(poll, 20)

@@ -54,7 +54,7 @@ describe('approvals', function()
     local bufnr = H.open(root, 'calc.go')
     local calls = H.stub_select('Allow once', { delay_ms = 400 })
     local ticks, seen_open = 0, false
-    local timer = vim.loop.new_timer()
+    local timer = H.uv.new_timer()
     timer:start(20, 20, vim.schedule_wrap(function()
       ticks = ticks + 1
     end))

@@ -21,12 +21,12 @@ describe('cancel', function()
     local state = require('reasonix.state')
     H.truthy(state.running[state.session], 'the turn is running')
 
-    local t0 = vim.loop.hrtime()
+    local t0 = H.uv.hrtime()
     vim.cmd('Reasonix cancel')
     H.wait('the turn to end', function()
       return not state.running[state.session]
     end, 1000)
-    local ms = (vim.loop.hrtime() - t0) / 1e6
+    local ms = (H.uv.hrtime() - t0) / 1e6
     H.truthy(ms < 1000, string.format('cancelled in %.0f ms', ms))
 
     local lines = require('reasonix.chat').lines()

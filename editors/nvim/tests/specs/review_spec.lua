@@ -55,7 +55,7 @@ describe('review', function()
     -- Show diff opens the proposal as a diff file.
     vim.api.nvim_set_current_buf(bufnr)
     local client = require('reasonix').client(bufnr)
-    local shown = client.request_sync('workspace/executeCommand', {
+    local shown = require('reasonix.lsp').request_sync(client, 'workspace/executeCommand', {
       command = 'reasonix.review.diff',
       arguments = { { uri = vim.uri_from_bufnr(bufnr) } },
     }, 10000, bufnr)
