@@ -415,11 +415,14 @@ func (sc *scenario) expect(n int, a []string) {
 	case "error":
 		has("error", []string{sc.failed}, strings.Join(a[2:], " "))
 	case "diagnostics":
-		// expect diagnostics PATH N
+		// expect diagnostics PATH N: the diagnostics follow the buffer's
+		// changes, which the server reads in its own time, as with
+		// "diagnostic".
 		want, _ := strconv.Atoi(a[2])
-		if got := len(rec.Diagnostics[sc.ed.Path(a[1])]); got != want {
-			t.Fatalf("step %d: %d diagnostics for %s, want %d: %+v", n, got, a[1], want, rec.Diagnostics[sc.ed.Path(a[1])])
-		}
+		path := sc.ed.Path(a[1])
+		sc.ed.Await(fmt.Sprintf("step %d: %d diagnostics for %s", n, want, a[1]), 10*time.Second, func(r *lsptest.Recorded) bool {
+			return len(r.Diagnostics[path]) == want
+		})
 	case "diagnostic":
 		// expect diagnostic PATH contains TEXT: the diagnostics follow the
 		// buffer's changes, which the server reads in its own time.
