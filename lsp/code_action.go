@@ -85,14 +85,16 @@ func isDiagnosticRange(r protocol.Range, diags []protocol.Diagnostic) bool {
 	return false
 }
 
-// kindWanted applies the client's "only" filter: a kind matches a filter
-// entry equal to it or to one of its dotted prefixes.
+// kindWanted applies the client's "only" filter. Kinds form a hierarchy
+// of dotted names whose root is the empty kind: a kind matches an entry
+// that is the kind itself, one of its dotted prefixes, or the empty kind
+// (which vim-lsp sends to ask for every kind).
 func kindWanted(kind protocol.CodeActionKind, only []protocol.CodeActionKind) bool {
 	if len(only) == 0 {
 		return true
 	}
 	for _, o := range only {
-		if kind == o || strings.HasPrefix(string(kind), string(o)+".") {
+		if o == "" || kind == o || strings.HasPrefix(string(kind), string(o)+".") {
 			return true
 		}
 	}
