@@ -96,6 +96,25 @@ func (s *server) diagnose(ctx context.Context, src *source, paths []string, dead
 	return out, nil
 }
 
+// fresh returns what the server published for the current version of
+// an open document, if it has (ok): a server that gives versions has then
+// nothing newer to say about that text. versioned reports whether the
+// server gave a version with what it last published for the file.
+func (s *server) fresh(path string) (diags []protocol.Diagnostic, ok, versioned bool) {
+	v, _, open := s.version(path)
+	// syncMu is never taken while diagMu is held.
+	s.diagMu.Lock()
+	defer s.diagMu.Unlock()
+	pub := s.diags[path]
+	if pub == nil || pub.version == 0 {
+		return nil, false, false
+	}
+	if !open || pub.version < v {
+		return nil, false, true
+	}
+	return pub.diags, true, true
+}
+
 // latest returns what the server last published for paths, leaving out
 // what it published for an older version of a document: that describes
 // text that is gone, and none are better than those.
