@@ -40,9 +40,14 @@ const fixWait = 5 * time.Second
 // at a place.
 const cmdFix = "reasonix.fix"
 
-// fixArgs is the argument object of reasonix.fix.
+// fixArgs is the argument object of reasonix.fix. The file is uri, or
+// textDocument.uri, so that a client's TextDocumentPositionParams (what
+// yegappan/lsp's getTextDocPosition returns) serve as they are.
 type fixArgs struct {
-	URI string `json:"uri"`
+	URI          string `json:"uri"`
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
 	// Range or Position says where; without either, the whole file.
 	Range    *protocol.Range    `json:"range,omitempty"`
 	Position *protocol.Position `json:"position,omitempty"`
@@ -63,6 +68,7 @@ type fixResult struct {
 // start), as the quick fix for a diagnostic does, and answers once the
 // turn has started.
 func (s *Server) fix(ctx context.Context, args fixArgs) (fixResult, error) {
+	args.URI = cmp.Or(args.URI, args.TextDocument.URI)
 	path := pathOf(uri.URI(args.URI))
 	if path == "" {
 		return fixResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, "reasonix.fix needs the uri of a file")

@@ -133,7 +133,11 @@ func TestGraphQuickFix(t *testing.T) {
 			t.Errorf("reasonix.fix %v: %v, want %d %q", tc.arg, err, tc.code, tc.msg)
 		}
 	}
-	res, err := runCommand(t, ed, "reasonix.fix", map[string]any{"uri": string(ed.URI("calc.go")), "position": map[string]int{"line": 9, "character": 0}})
+	// The argument as TextDocumentPositionParams.
+	res, err := runCommand(t, ed, "reasonix.fix", map[string]any{
+		"textDocument": map[string]string{"uri": string(ed.URI("calc.go"))},
+		"position":     map[string]int{"line": 9, "character": 0},
+	})
 	if err != nil {
 		t.Fatalf("reasonix.fix on Sub's line: %v", err)
 	}

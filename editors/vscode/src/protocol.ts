@@ -120,11 +120,12 @@ export interface StartResult {
 }
 
 /**
- * The argument of reasonix.fix: the file, and where in it (a range, a
- * position, or neither for the whole file).
+ * The argument of reasonix.fix: the file (uri, or textDocument.uri), and
+ * where in it (a range, a position, or neither for the whole file).
  */
 export interface FixArgs {
-  uri: string;
+  uri?: string;
+  textDocument?: { uri: string };
   range?: Range;
   position?: Position;
   prompt?: string;
