@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"sync"
 	"time"
@@ -90,27 +91,50 @@ func (s *server) diagnose(ctx context.Context, src *source, paths []string, dead
 		if err := s.awaitPublished(ctx, rest, before, deadline); err != nil {
 			return nil, err
 		}
-		versions := make(map[string]int32, len(rest))
-		for _, p := range rest {
-			versions[p], _, _ = s.version(p)
-		}
-		// syncMu is never taken while diagMu is held.
-		s.diagMu.Lock()
-		for _, p := range rest {
-			pub := s.diags[p]
-			if pub == nil {
-				continue
-			}
-			// Diagnostics for an older version describe text that is
-			// gone; none are better than those.
-			if pub.version != 0 && pub.version < versions[p] {
-				continue
-			}
-			out[p] = pub.diags
-		}
-		s.diagMu.Unlock()
+		maps.Copy(out, s.latest(rest))
 	}
 	return out, nil
+}
+
+// fresh returns what the server published for the current version of
+// an open document, if it has (ok): a server that gives versions has then
+// nothing newer to say about that text. versioned reports whether the
+// server gave a version with what it last published for the file.
+func (s *server) fresh(path string) (diags []protocol.Diagnostic, ok, versioned bool) {
+	v, _, open := s.version(path)
+	// syncMu is never taken while diagMu is held.
+	s.diagMu.Lock()
+	defer s.diagMu.Unlock()
+	pub := s.diags[path]
+	if pub == nil || pub.version == 0 {
+		return nil, false, false
+	}
+	if !open || pub.version < v {
+		return nil, false, true
+	}
+	return pub.diags, true, true
+}
+
+// latest returns what the server last published for paths, leaving out
+// what it published for an older version of a document: that describes
+// text that is gone, and none are better than those.
+func (s *server) latest(paths []string) map[string][]protocol.Diagnostic {
+	versions := make(map[string]int32, len(paths))
+	for _, p := range paths {
+		versions[p], _, _ = s.version(p)
+	}
+	out := make(map[string][]protocol.Diagnostic, len(paths))
+	// syncMu is never taken while diagMu is held.
+	s.diagMu.Lock()
+	defer s.diagMu.Unlock()
+	for _, p := range paths {
+		pub := s.diags[p]
+		if pub == nil || (pub.version != 0 && pub.version < versions[p]) {
+			continue
+		}
+		out[p] = pub.diags
+	}
+	return out
 }
 
 // pulls reports whether the server answers textDocument/diagnostic.

@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/reasonix/reasonix/agent/agenttest"
+	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/lsp/lsptest"
 )
 
@@ -139,6 +140,67 @@ func BenchmarkCodeAction(b *testing.B) {
 			}
 			b.ReportMetric(percentile(lat, 50), "p50-ms")
 			b.ReportMetric(percentile(lat, 99), "p99-ms")
+		})
+	}
+}
+
+// BenchmarkCodeActionGraph measures textDocument/codeAction for a client
+// that sends no diagnostic, so the fix comes from gopls behind the
+// project graph, on the 5,000-line file's line with an error: with gopls
+// warm and the file unchanged ("warm"), and right after each edit of
+// that line ("after-edit", where gopls checks the new text within the
+// request's bound or the fix is left for a later request). found is the
+// share of requests that offered the fix.
+func BenchmarkCodeActionGraph(b *testing.B) {
+	if _, err := graph.LookPath("gopls"); err != nil {
+		b.Skip(err)
+	}
+	for _, edit := range []bool{false, true} {
+		name := "warm"
+		if edit {
+			name = "after-edit"
+		}
+		b.Run(name, func(b *testing.B) {
+			root, _ := workspace(b, "text no turn runs here\n", "")
+			var src strings.Builder
+			src.WriteString("package calc\n\nvar v0 = zz0 // the error\n")
+			for i := 1; i < 4998; i++ {
+				fmt.Fprintf(&src, "var v%d = %d // a line of code\n", i, i)
+			}
+			os.WriteFile(filepath.Join(root, "big.go"), []byte(src.String()), 0o644)
+			ed := lsptest.New(b, lsptest.Options{Root: root})
+			ed.OpenFile("big.go")
+			params := &protocol.CodeActionParams{
+				TextDocument: protocol.TextDocumentIdentifier{URI: ed.URI("big.go")},
+				Range:        protocol.Range{Start: protocol.Position{Line: 2, Character: 4}, End: protocol.Position{Line: 2, Character: 4}},
+			}
+			ask := func() int {
+				acts, err := ed.Server().CodeAction(context.Background(), params)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return len(acts)
+			}
+			for deadline := time.Now().Add(time.Minute); ask() != 1; {
+				if time.Now().After(deadline) {
+					b.Fatal("gopls reported nothing within a minute")
+				}
+			}
+			var lat []float64
+			found, n := 0, 0
+			for b.Loop() {
+				if edit {
+					ed.Type("big.go", fmt.Sprintf("zz%d ", n), fmt.Sprintf("zz%d ", n+1))
+				}
+				n++
+				start := time.Now()
+				got := ask()
+				lat = append(lat, float64(time.Since(start).Microseconds())/1000)
+				found += got
+			}
+			b.ReportMetric(percentile(lat, 50), "p50-ms")
+			b.ReportMetric(percentile(lat, 99), "p99-ms")
+			b.ReportMetric(float64(found)/float64(n), "found")
 		})
 	}
 }

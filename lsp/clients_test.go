@@ -224,14 +224,21 @@ func playClient(t *testing.T, bin, scenario string, argv ...string) {
 		"REASONIX_TEST_DIAGNOSTIC=" + sc.diagnostic,
 		"REASONIX_TEST_WANT=" + sc.want[sc.file],
 	}, argv...)
+	run.checkFixed(t, sc.want)
+}
 
-	for name, want := range sc.want {
+// checkFixed checks what a client left behind: the files of want with
+// exactly that content on disk, a module whose `go test` passes, and
+// every scripted model step asked for.
+func (run *clientRun) checkFixed(t *testing.T, want map[string]string) {
+	t.Helper()
+	for name, body := range want {
 		got, err := os.ReadFile(filepath.Join(run.root, filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got) != want {
-			t.Errorf("%s on disk:\n%s\nwant:\n%s", name, got, want)
+		if string(got) != body {
+			t.Errorf("%s on disk:\n%s\nwant:\n%s", name, got, body)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)

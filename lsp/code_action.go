@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
 
@@ -26,7 +27,9 @@ var selectionActions = []struct {
 
 // CodeAction answers at once and never calls the model: it only offers
 // actions. The work happens when the client executes an action's command
-// (reasonix.start), which returns immediately while the turn runs.
+// (reasonix.start), which returns immediately while the turn runs. A
+// request that carries no diagnostic waits, at most codeActionWait, for
+// those of the project graph (fix.go).
 func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	s.mu.Lock()
 	literals := s.caps.codeActionLiterals
@@ -39,18 +42,31 @@ func (s *Server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		}
 		out = append(out, commandAction(literals, title, kind, cmdStart, args, diags))
 	}
-	out = append(out, s.reviewActions(params)...)
-	for i := range params.Context.Diagnostics {
-		d := params.Context.Diagnostics[i]
-		if isProposal(&d) {
-			continue
-		}
+	fix := func(d protocol.Diagnostic) {
 		raw, err := protocol.Marshal(&d)
 		if err != nil {
-			continue
+			return
 		}
 		add("Ask Reasonix to fix: "+clip(firstLine(strings.TrimSpace(diagnosticMessage(&d))), 80),
 			protocol.CodeActionKindQuickFix, askArgs{URI: u, Diagnostic: raw}, []protocol.Diagnostic{d})
+	}
+	out = append(out, s.reviewActions(params)...)
+	sent := false
+	for _, d := range params.Context.Diagnostics {
+		if !isProposal(&d) {
+			sent = true
+			fix(d)
+		}
+	}
+	if !sent && kindWanted(protocol.CodeActionKindQuickFix, params.Context.Only) {
+		// The client sent no problem of its own: those the project
+		// graph's language servers see on these lines. The wait must not
+		// hold up the messages that follow (the cursor moves on, the user
+		// types).
+		jsonrpc2.Async(ctx)
+		for _, p := range s.graphProblems(ctx, params.TextDocument.URI, params.Range) {
+			fix(p.d)
+		}
 	}
 	if r := params.Range; r.Start != r.End && !isDiagnosticRange(r, params.Context.Diagnostics) {
 		for _, a := range selectionActions {
@@ -85,14 +101,16 @@ func isDiagnosticRange(r protocol.Range, diags []protocol.Diagnostic) bool {
 	return false
 }
 
-// kindWanted applies the client's "only" filter: a kind matches a filter
-// entry equal to it or to one of its dotted prefixes.
+// kindWanted applies the client's "only" filter. Kinds form a hierarchy
+// of dotted names whose root is the empty kind: a kind matches an entry
+// that is the kind itself, one of its dotted prefixes, or the empty kind
+// (which vim-lsp sends to ask for every kind).
 func kindWanted(kind protocol.CodeActionKind, only []protocol.CodeActionKind) bool {
 	if len(only) == 0 {
 		return true
 	}
 	for _, o := range only {
-		if kind == o || strings.HasPrefix(string(kind), string(o)+".") {
+		if o == "" || kind == o || strings.HasPrefix(string(kind), string(o)+".") {
 			return true
 		}
 	}

@@ -30,6 +30,7 @@ const cmdStart = "reasonix.start"
 var commands = []endpoint{
 	{name: "reasonix.ask", dir: clientToServer, async: true, serve: handler((*Server).ask)},
 	{name: cmdStart, dir: clientToServer, async: true, serve: handler((*Server).start)},
+	{name: cmdFix, dir: clientToServer, async: true, serve: handler((*Server).fix)},
 	{name: "reasonix.cancel", dir: clientToServer, serve: handler((*Server).cancelTurn)},
 	{name: cmdReviewAccept, dir: clientToServer, async: true, serve: handler((*Server).acceptChange)},
 	{name: cmdReviewReject, dir: clientToServer, async: true, serve: handler((*Server).rejectChange)},

@@ -182,9 +182,10 @@ func nvimNames(t *testing.T, server []wireName) []wireName {
 var eglotHandler = regexp.MustCompile(`eglot-handle-(request|notification)\s*\(\S+\s+\(\S+\s+\(eql\s+'?(reasonix/[A-Za-z]+)\)\)`)
 
 // eglotNames are the methods the eglot snippet handles. It declares only
-// saveDocuments and sends nothing itself (its fix runs the command the
-// code action carries), so it has no table: each name is written once,
-// as the specializer of its handler.
+// saveDocuments and sends no custom method (only the commands
+// reasonix.fix and reasonix.trust, and those code actions carry), so it
+// has no table: each name is written once, as the specializer of its
+// handler.
 func eglotNames(t *testing.T) []wireName {
 	t.Helper()
 	var out []wireName

@@ -106,12 +106,7 @@ func runScenario(t *testing.T, file string) {
 					t.Setenv("PATH", mcptest.BinDir()+string(os.PathListSeparator)+os.Getenv("PATH"))
 					continue
 				}
-				if _, err := graph.LookPath(prog); err != nil {
-					if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
-						t.Fatalf("%v; REASONIX_REQUIRE_PEERS=1 requires it (make peers installs it)", err)
-					}
-					t.Skipf("%v (make peers installs it)", err)
-				}
+				requireProgram(t, prog)
 			}
 		case strings.HasPrefix(f.Name, "files/"):
 			files[strings.TrimPrefix(f.Name, "files/")] = string(f.Data)
@@ -221,6 +216,19 @@ func cloneActions(acts []protocol.CommandOrCodeAction) []protocol.CommandOrCodeA
 		out = append(out, c)
 	}
 	return out
+}
+
+// requireProgram skips the test when a program the project graph starts
+// (a language server) is not installed, or fails it when
+// REASONIX_REQUIRE_PEERS=1.
+func requireProgram(t *testing.T, prog string) {
+	t.Helper()
+	if _, err := graph.LookPath(prog); err != nil {
+		if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
+			t.Fatalf("%v; REASONIX_REQUIRE_PEERS=1 requires it (make peers installs it)", err)
+		}
+		t.Skipf("%v (make peers installs it)", err)
+	}
 }
 
 // actionTitles lists the titles of code actions.

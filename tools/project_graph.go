@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // A ProjectGraph is the project graph: it answers questions about code
@@ -94,6 +95,11 @@ type Diagnostic struct {
 	Message  string `json:"message"`
 	// Server names the language server that reported it.
 	Server string `json:"server,omitempty"`
+	// EndLine and EndColumn, counted as Line and Column, end the range
+	// the server reported, where the reporter gives it (zero where not).
+	// Reports to the model and to clients name the start only.
+	EndLine   int `json:"-"`
+	EndColumn int `json:"-"`
 }
 
 // String renders d as "calc.go:12:3: undefined: x".
@@ -114,4 +120,17 @@ type Diagnoser interface {
 	// server, or whose server is missing, are left out; the error says
 	// why nothing could be checked. The wait is bounded by ctx.
 	Diagnose(ctx context.Context, paths []string, texts map[string]string) ([]Diagnostic, error)
+}
+
+// A FileDiagnoser reports what the language servers say about one file
+// as the user sees it now, within a time bound short enough to answer an
+// editor's request for code actions. The project graph implements it.
+type FileDiagnoser interface {
+	// Reported returns the diagnostics of the file at path (absolute) as
+	// the editor's buffer, or else the disk, holds it now, with their
+	// ranges, sorted by position. It waits at most wait for the server to
+	// report on that text, then returns what the server has reported for
+	// it so far; a server not running yet starts, and the error says it
+	// is still starting. A file no server handles has nothing to report.
+	Reported(ctx context.Context, path string, wait time.Duration) ([]Diagnostic, error)
 }

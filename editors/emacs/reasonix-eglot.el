@@ -47,35 +47,42 @@
           (list :title (if (equal answer "Trust and enable") answer "Keep disabled")))))))
 
 (defun reasonix-fix ()
-  "Ask Reasonix to fix the Flymake diagnostic at point.
-This is `eglot-code-actions' for one diagnostic, from whichever Flymake
-backend reported it: eglot only sends its own server's diagnostics, and
-Reasonix computes none."
+  "Ask Reasonix to fix the problem at point.
+With a Flymake diagnostic at point, from whichever backend reported it,
+this is `eglot-code-actions' for that diagnostic: eglot only sends its
+own server's diagnostics, and Reasonix computes none.  Without one,
+Reasonix fixes what its own language servers (gopls) report on this
+line: the command reasonix.fix."
   (interactive)
-  (let* ((server (eglot--current-server-or-lose))
-         (diag (or (car (flymake-diagnostics (point)))
-                   (user-error "No diagnostic at point")))
-         (range (list :start (eglot--pos-to-lsp-position (flymake-diagnostic-beg diag))
-                      :end (eglot--pos-to-lsp-position (flymake-diagnostic-end diag))))
-         (severity (pcase (flymake-diagnostic-type diag)
-                     ((or :error 'eglot-error) 1)
-                     ((or :warning 'eglot-warning) 2)
-                     (_ 3)))
-         (actions (jsonrpc-request
-                   server :textDocument/codeAction
-                   (list :textDocument (eglot--TextDocumentIdentifier)
-                         :range range
-                         :context (list :diagnostics
-                                        (vector (list :range range :severity severity
-                                                      :message (flymake-diagnostic-text diag)))
-                                        :only ["quickfix"]))))
-         (fix (or (seq-find (lambda (a) (string-prefix-p "Ask Reasonix to fix"
-                                                         (plist-get a :title)))
-                            actions)
-                  (user-error "Reasonix offered no fix here")))
-         (command (plist-get fix :command)))
-    (eglot-execute-command server (intern (plist-get command :command))
-                           (plist-get command :arguments))))
+  (let ((server (eglot--current-server-or-lose))
+        (diag (car (flymake-diagnostics (point)))))
+    (if (not diag)
+        (let ((started (eglot-execute-command
+                        server 'reasonix.fix
+                        (vector (list :uri (eglot--path-to-uri buffer-file-name)
+                                      :position (eglot--pos-to-lsp-position))))))
+          (message "Reasonix is fixing %s" (plist-get started :problem)))
+      (let* ((range (list :start (eglot--pos-to-lsp-position (flymake-diagnostic-beg diag))
+                          :end (eglot--pos-to-lsp-position (flymake-diagnostic-end diag))))
+             (severity (pcase (flymake-diagnostic-type diag)
+                         ((or :error 'eglot-error) 1)
+                         ((or :warning 'eglot-warning) 2)
+                         (_ 3)))
+             (actions (jsonrpc-request
+                       server :textDocument/codeAction
+                       (list :textDocument (eglot--TextDocumentIdentifier)
+                             :range range
+                             :context (list :diagnostics
+                                            (vector (list :range range :severity severity
+                                                          :message (flymake-diagnostic-text diag)))
+                                            :only ["quickfix"]))))
+             (fix (or (seq-find (lambda (a) (string-prefix-p "Ask Reasonix to fix"
+                                                             (plist-get a :title)))
+                                actions)
+                      (user-error "Reasonix offered no fix here")))
+             (command (plist-get fix :command)))
+        (eglot-execute-command server (intern (plist-get command :command))
+                               (plist-get command :arguments))))))
 
 (defun reasonix-trust (&optional revoke)
   "Ask again whether to trust this workspace's own Reasonix configuration.

@@ -119,6 +119,26 @@ export interface StartResult {
   sessionId: string;
 }
 
+/**
+ * The argument of reasonix.fix: the file (uri, or textDocument.uri), and
+ * where in it (a range, a position, or neither for the whole file).
+ */
+export interface FixArgs {
+  uri?: string;
+  textDocument?: { uri: string };
+  range?: Range;
+  position?: Position;
+  prompt?: string;
+  sessionId?: string;
+}
+
+/** The result of reasonix.fix: the turn's session and the problem it fixes. */
+export interface FixResult {
+  sessionId: string;
+  /** "calc.go:5:9: undefined: c" */
+  problem: string;
+}
+
 export interface CancelArgs {
   sessionId: string;
 }
@@ -535,6 +555,7 @@ export const Methods = {
 export const Commands = {
   ask: { command: 'reasonix.ask' } as Command<AskArgs, TurnResult>,
   start: { command: 'reasonix.start' } as Command<AskArgs, StartResult>,
+  fix: { command: 'reasonix.fix' } as Command<FixArgs, FixResult>,
   cancel: { command: 'reasonix.cancel' } as Command<CancelArgs, CancelResult>,
   reviewAccept: { command: 'reasonix.review.accept' } as Command<ReviewArgs, ReviewChangeResult>,
   reviewReject: { command: 'reasonix.review.reject' } as Command<ReviewArgs, ReviewChangeResult>,

@@ -19,7 +19,7 @@ test('activation starts the server and registers every contribution', async () =
     const client = env.controller.client;
     assert.ok(client, `no client; messages: ${JSON.stringify(vscode._test.messages)}`);
     const caps = client.client.initializeResult?.capabilities;
-    assert.deepEqual(caps?.executeCommandProvider?.commands?.sort(), ['reasonix.ask', 'reasonix.cancel', 'reasonix.review.accept', 'reasonix.review.diff', 'reasonix.review.reject', 'reasonix.start', 'reasonix.trust']);
+    assert.deepEqual(caps?.executeCommandProvider?.commands?.sort(), ['reasonix.ask', 'reasonix.cancel', 'reasonix.fix', 'reasonix.review.accept', 'reasonix.review.diff', 'reasonix.review.reject', 'reasonix.start', 'reasonix.trust']);
     // Every method of the table, optional ones too, is one the server announces.
     for (const { method } of Object.values(Methods)) {
       assert.ok(client.features.methods?.includes(method), `server lacks ${method}`);

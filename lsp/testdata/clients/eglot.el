@@ -26,19 +26,6 @@
 
 (load (expand-file-name "reasonix-test.el") nil t)
 
-(defvar reasonix-test-messages nil "window/showMessage notifications, newest first: (TYPE MESSAGE).")
-
-;; Emacs 28 has no Go mode; a stand-in of the same name gives the buffer
-;; the major mode (and so the language id, "go") a user's would have.
-(unless (fboundp 'go-mode)
-  (define-derived-mode go-mode prog-mode "Go")
-  (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode)))
-
-(cl-defmethod eglot-handle-notification
-  (_server (_method (eql window/showMessage)) &key type message)
-  (push (list type message) reasonix-test-messages)
-  (reasonix-test-say "message (type %s): %s" type message))
-
 ;; Apply the server's edits without asking, as a user who trusts it
 ;; would have configured.
 (setq eglot-confirm-server-initiated-edits nil)

@@ -19,6 +19,20 @@
 (defvar reasonix-test-dialogs nil "Dialogs, newest first: (MESSAGE ACTIONS).")
 (defvar reasonix-test-server nil "The eglot connection, for its transcript.")
 
+(defvar reasonix-test-messages nil "window/showMessage notifications, newest first: (TYPE MESSAGE).")
+
+;; Emacs 28 has no Go mode; a stand-in of the same name gives the buffer
+;; the major mode (and so the language id, "go") a user's would have.
+(unless (fboundp 'go-mode)
+  (define-derived-mode go-mode prog-mode "Go")
+  (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode)))
+
+;; A turn's answer, or its error, comes as window/showMessage.
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql window/showMessage)) &key type message)
+  (push (list type message) reasonix-test-messages)
+  (reasonix-test-say "message (type %s): %s" type message))
+
 (defvar reasonix-test-answer (lambda (_message _actions) "Allow once")
   "How a dialog is answered: a function of its message and its action titles joined by |.")
 

@@ -29,6 +29,7 @@ M.to_client = {
 M.commands = {
   ask = 'reasonix.ask',
   start = 'reasonix.start',
+  fix = 'reasonix.fix',
   cancel = 'reasonix.cancel',
   reviewAccept = 'reasonix.review.accept',
   reviewReject = 'reasonix.review.reject',
