@@ -220,14 +220,22 @@ func playClient(t *testing.T, bin, scenario string, argv ...string) {
 		"REASONIX_TEST_DIAGNOSTIC=" + sc.diagnostic,
 		"REASONIX_TEST_WANT=" + sc.want[sc.file],
 	}, argv...)
+	run.checkAfter(t, sc.want, "")
+}
 
-	for name, want := range sc.want {
+// checkAfter checks what a client run left: the files of want with
+// exactly that content, `go test` in the module passing (fails == "") or
+// failing with fails in its output, and every scripted model step asked
+// for.
+func (run *clientRun) checkAfter(t *testing.T, want map[string]string, fails string) {
+	t.Helper()
+	for name, body := range want {
 		got, err := os.ReadFile(filepath.Join(run.root, filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got) != want {
-			t.Errorf("%s on disk:\n%s\nwant:\n%s", name, got, want)
+		if string(got) != body {
+			t.Errorf("%s on disk:\n%s\nwant:\n%s", name, got, body)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
@@ -235,8 +243,12 @@ func playClient(t *testing.T, bin, scenario string, argv ...string) {
 	gotest := exec.CommandContext(ctx, "go", "test", "-count=1", "./...")
 	gotest.Dir = run.root
 	gotest.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
-	if out, err := gotest.CombinedOutput(); err != nil {
+	out, err := gotest.CombinedOutput()
+	switch {
+	case fails == "" && err != nil:
 		t.Errorf("go test in the fixed module: %v\n%s", err, out)
+	case fails != "" && (err == nil || !strings.Contains(string(out), fails)):
+		t.Errorf("go test in the module: %v, without %q:\n%s", err, fails, out)
 	}
 	if n := run.srv.Remaining(); n != 0 {
 		t.Errorf("%d scripted model steps were never asked for", n)
