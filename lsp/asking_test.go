@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func playUnasked(t *testing.T, script string, opts lsptest.Options) lsptest.Reco
 	root, srv := workspace(t, script, "")
 	opts.Root = root
 	ed := lsptest.New(t, opts)
-	res := askTurn(t, ed, "Fix TestAdd")
+	res := askTurn(t, ed, map[string]any{"prompt": "Fix TestAdd"})
 	if res["error"] != nil {
 		t.Fatalf("the turn failed: %v", res["error"])
 	}
@@ -44,11 +45,11 @@ func playUnasked(t *testing.T, script string, opts lsptest.Options) lsptest.Reco
 	return ed.Snapshot()
 }
 
-// askTurn runs prompt as one reasonix.ask turn, which answers when the
+// askTurn runs one reasonix.ask turn with args, which answers when the
 // turn ends, and fails the test unless it ends within turnDeadline.
-func askTurn(t *testing.T, ed *lsptest.Editor, prompt string) map[string]any {
+func askTurn(t *testing.T, ed *lsptest.Editor, args map[string]any) map[string]any {
 	t.Helper()
-	arg, _ := json.Marshal(map[string]string{"prompt": prompt})
+	arg, _ := json.Marshal(args)
 	ctx, cancel := context.WithTimeout(context.Background(), turnDeadline)
 	defer cancel()
 	res, err := ed.Server().ExecuteCommand(ctx, &protocol.ExecuteCommandParams{
@@ -171,5 +172,36 @@ text No one answered; I changed nothing.
 				t.Errorf("the user was not told; warnings:\n%s", warnings)
 			}
 		})
+	}
+}
+
+// TestClientThatCannotAskKeepsWhatNeedsAYes: what only a person's yes
+// may do, a client that cannot ask does not get: /clear keeps the
+// conversation, saying why, and a workspace's configuration that needs
+// trust stays off, with the way to trust it from a terminal.
+func TestClientThatCannotAskKeepsWhatNeedsAYes(t *testing.T) {
+	root, _ := workspace(t, "text unused\n", "")
+	appendLines(t, projectFile(t, root), "\n[permissions]\nallow = [\"Bash(go test:*)\"]\n")
+	opts := aleLike
+	opts.Root = root
+	ed := lsptest.New(t, opts)
+
+	res := askTurn(t, ed, map[string]any{"prompt": "/clear"})
+	action, _ := res["action"].(map[string]any)
+	if action["kind"] != "clear" || action["cancelled"] != true ||
+		!strings.HasPrefix(fmt.Sprint(res["text"]), "The conversation was kept: this editor cannot ask you to confirm /clear.") {
+		t.Fatalf("/clear: %v", res)
+	}
+	file := filepath.Join(os.Getenv("REASONIX_HOME"), "sessions", fmt.Sprint(res["sessionId"])+".jsonl")
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the kept session's file: %v", err)
+	}
+
+	const how = "This editor cannot ask you, so it stays off: to trust it, run `reasonix trust "
+	ed.Await("how to trust the workspace", turnDeadline, func(r *lsptest.Recorded) bool {
+		return strings.Contains(messages(*r, protocol.MessageTypeWarning), how)
+	})
+	if rec := ed.Snapshot(); len(rec.Dialogs) != 0 {
+		t.Fatalf("a client that cannot ask was asked: %+v", rec.Dialogs)
 	}
 }

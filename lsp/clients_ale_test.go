@@ -3,6 +3,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,10 +88,49 @@ func playALE(t *testing.T, bin, name string) {
 			t.Fatalf("reasonix trust: %v\n%s", err, out)
 		}
 	}
+	// The vimrc of docs/editors.md, as is: its `reasonix` is, first on
+	// the PATH, the binary under test with its log kept.
+	vimrc := filepath.Join(t.TempDir(), "vimrc")
+	if err := os.WriteFile(vimrc, []byte(aleVimrc(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bin")
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" 2>>%q\n", bin, run.serverLog)
+	if err := os.WriteFile(filepath.Join(path, "reasonix"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	run.play(t, []string{
+		"PATH=" + path + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"REASONIX_TEST_VIMRC=" + vimrc,
 		"REASONIX_TEST_FILE=" + filepath.Join(run.root, "calc_test.go"),
 		"REASONIX_TEST_SHOWN=" + shown,
 	}, "vim", "-N", "-u", "NONE", "-i", "NONE", "-n", "-es", "-S", "ale.vim")
 
 	run.checkAfter(t, want, gotestFails)
+}
+
+// aleVimrc is the Vim script of docs/editors.md's section on ALE: its
+// first vim code block.
+func aleVimrc(t *testing.T) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "editors.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Vim (ALE)\n")
+	if !ok {
+		t.Fatal(`docs/editors.md has no section "## Vim (ALE)"`)
+	}
+	_, block, ok := strings.Cut(section, "\n```vim\n")
+	if !ok {
+		t.Fatal("docs/editors.md: no vim block in the section on ALE")
+	}
+	block, _, ok = strings.Cut(block, "\n```\n")
+	if !ok {
+		t.Fatal("docs/editors.md: the vim block on ALE does not end")
+	}
+	return block + "\n"
 }

@@ -2,21 +2,22 @@
 "
 "   vim -N -u NONE -i NONE -n -es -S ale.vim
 "
-" lsp/clients_test.go runs it (TestEditorALE) with the environment:
-"   REASONIX_LSP          the server command (`reasonix lsp`)
-"   REASONIX_TEST_ROOT    the workspace folder, a Go module whose test fails
-"   REASONIX_TEST_FILE    the file to open: the failing test's
+" lsp/clients_ale_test.go runs it (TestEditorALE) with the environment:
+"   REASONIX_TEST_VIMRC   docs/editors.md's configuration for ALE, to source
+"   REASONIX_TEST_FILE    the file to open: the failing test's, in a Go
+"                         module
 "   REASONIX_TEST_SHOWN   texts, separated by |, that must reach the user
 "                         through ALE's display of window/showMessage;
 "                         the last is the turn's answer, which ends the run
 "
-" ALE (Debian's vim-ale, 3.3.0) is set up as docs/editors.md shows: the
-" Reasonix server as an LSP linter of Go files, and a linter that reports
-" failing tests from `go test`, since Reasonix reports no diagnostics of
-" its own. ALE declares no window capabilities and applyEdit false, and
-" never answers window/showMessageRequest: the server must ask it
-" nothing, and writes the agent's edits to disk itself. So the run checks
-" that no such request ever arrives.
+" ALE (Debian's vim-ale, 3.3.0) is set up as docs/editors.md shows (the
+" Reasonix server as an LSP linter of Go files; `reasonix` on the PATH is
+" the binary under test), with a linter that reports failing tests from
+" `go test`, since Reasonix reports no diagnostics of its own. ALE
+" declares no window capabilities and applyEdit false, and never answers
+" window/showMessageRequest: the server must ask it nothing, and writes
+" the agent's edits to disk itself. So the run fails as soon as such a
+" request arrives.
 "
 " With the cursor on the test's failure, :ALECodeAction lists the code
 " actions and asks which to run with input(); here the answer is the
@@ -58,10 +59,8 @@ function! s:Wait(what, Cond) abort
 	endwhile
 endfunction
 
-let s:root = s:Env('REASONIX_TEST_ROOT')
 let s:file = s:Env('REASONIX_TEST_FILE')
 let s:shown_want = split(s:Env('REASONIX_TEST_SHOWN'), '|')
-let s:server = s:Env('REASONIX_LSP')
 
 " What reached the user, what the server sent, and the code action menu.
 let s:shown = []
@@ -70,27 +69,12 @@ let s:menu = ''
 
 packadd ale
 
-" --- The configuration docs/editors.md gives, with the test's server. ---
-
-" ALE shows a server's window/showMessage only at or above this
-" severity; the turn's answer is information.
-let g:ale_lsp_show_message_severity = 'information'
+" The configuration docs/editors.md gives, as is; this run's `reasonix`
+" is first on the PATH.
+execute 'source ' . fnameescape(s:Env('REASONIX_TEST_VIMRC'))
+" Only the two linters of this run.
 let g:ale_linters_explicit = 1
 let g:ale_linters = {'go': ['reasonix', 'gotest']}
-
-" The project root: the nearest go.mod's folder, else the file's.
-function! ReasonixRoot(buffer) abort
-	let l:mod = ale#path#FindNearestFile(a:buffer, 'go.mod')
-	return empty(l:mod) ? expand('#' . a:buffer . ':p:h') : fnamemodify(l:mod, ':h')
-endfunction
-
-call ale#linter#Define('go', {
-\   'name': 'reasonix',
-\   'lsp': 'stdio',
-\   'executable': s:server,
-\   'command': '%e',
-\   'project_root': function('ReasonixRoot'),
-\})
 
 " go test's failures as diagnostics: "--- FAIL: TestAdd" then, indented,
 " "calc_test.go:7: message" lines, each on that line of that file.
@@ -116,7 +100,7 @@ endfunction
 call ale#linter#Define('go', {
 \   'name': 'gotest',
 \   'executable': 'go',
-\   'cwd': {b -> ReasonixRoot(b)},
+\   'cwd': function('ReasonixRoot'),
 \   'command': 'go test ./...',
 \   'output_stream': 'stdout',
 \   'lint_file': 1,
