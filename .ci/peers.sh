@@ -89,6 +89,13 @@ nvim --version >/dev/null 2>&1 || pkgs="$pkgs neovim"
 emacs --version >/dev/null 2>&1 || pkgs="$pkgs emacs-nox"
 emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$pkgs elpa-eglot"
 [ -x /usr/bin/chromium ] || pkgs="$pkgs chromium"
+
+# Vim with ALE (lsp TestEditorALE): vim-nox, a Vim with jobs and
+# channels, and ALE 3.3 (vim-ale), which Vim loads with :packadd ale.
+vim --version 2>/dev/null | grep -q '+job' || pkgs="$pkgs vim-nox"
+vim -N -u NONE -i NONE -n -es -c 'packadd ale' -c "if !exists('g:loaded_ale') | cquit 1 | endif" -c 'qall!' \
+	>/dev/null 2>&1 || pkgs="$pkgs vim-ale"
+
 # What code-server's native modules build with.
 cs_pkgs=
 command -v g++ >/dev/null 2>&1 || cs_pkgs="$cs_pkgs g++"

@@ -32,5 +32,5 @@ func TestEglotGraphFix(t *testing.T) {
 		"REASONIX_TEST_WANT=" + want["calc.go"],
 		"REASONIX_TEST_SNIPPET=" + snippet,
 	}, "emacs", "--batch", "-l", "eglot-graph.el")
-	run.checkFixed(t, want)
+	run.checkAfter(t, want, "")
 }

@@ -224,13 +224,14 @@ func playClient(t *testing.T, bin, scenario string, argv ...string) {
 		"REASONIX_TEST_DIAGNOSTIC=" + sc.diagnostic,
 		"REASONIX_TEST_WANT=" + sc.want[sc.file],
 	}, argv...)
-	run.checkFixed(t, sc.want)
+	run.checkAfter(t, sc.want, "")
 }
 
-// checkFixed checks what a client left behind: the files of want with
-// exactly that content on disk, a module whose `go test` passes, and
-// every scripted model step asked for.
-func (run *clientRun) checkFixed(t *testing.T, want map[string]string) {
+// checkAfter checks what a client run left: the files of want with
+// exactly that content, `go test` in the module passing (fails == "") or
+// failing with fails in its output, and every scripted model step asked
+// for.
+func (run *clientRun) checkAfter(t *testing.T, want map[string]string, fails string) {
 	t.Helper()
 	for name, body := range want {
 		got, err := os.ReadFile(filepath.Join(run.root, filepath.FromSlash(name)))
@@ -246,8 +247,12 @@ func (run *clientRun) checkFixed(t *testing.T, want map[string]string) {
 	gotest := exec.CommandContext(ctx, "go", "test", "-count=1", "./...")
 	gotest.Dir = run.root
 	gotest.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
-	if out, err := gotest.CombinedOutput(); err != nil {
+	out, err := gotest.CombinedOutput()
+	switch {
+	case fails == "" && err != nil:
 		t.Errorf("go test in the fixed module: %v\n%s", err, out)
+	case fails != "" && (err == nil || !strings.Contains(string(out), fails)):
+		t.Errorf("go test in the module: %v, without %q:\n%s", err, fails, out)
 	}
 	if n := run.srv.Remaining(); n != 0 {
 		t.Errorf("%d scripted model steps were never asked for", n)

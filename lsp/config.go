@@ -228,12 +228,11 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 		s.offerTrust(root, cfg.Workspace)
 	}
 	w := &workspace{review: s.reviewModeFor(cfg.Review), needsTrust: len(cfg.Workspace.Items) > 0, trustStamp: stamp}
-	a, err := agent.Build(cfg, agent.Options{
+	opts := agent.Options{
 		Dir:      root,
-		Approver: &approver{s: s},
-		Plans:    &approver{s: s},
 		Asker:    &asker{s: s},
 		Notify:   func(msg string) { s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+msg) },
+		Refused:  s.refused,
 		FS:       &editorFS{s: s, w: w},
 		Sink:     s.event,
 		Warn:     func(msg string) { s.showWarning(s.ctx, "Reasonix: "+msg) },
@@ -243,7 +242,14 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 		// Saving needs the workspace's root, which Build resolves; no
 		// shell command runs before Build returns.
 		BeforeShell: func(ctx context.Context) (string, error) { return s.beforeShell(ctx, w) },
-	})
+	}
+	// A client that declared no way to ask gets no approver: the gate
+	// then refuses at once what it would have asked, and says which allow
+	// rule would let it run (refused); a plan cannot be approved.
+	if caps := s.capsNow(); caps.askWay(caps.approvals) != askNever {
+		opts.Approver, opts.Plans = &approver{s: s}, &approver{s: s}
+	}
+	a, err := agent.Build(cfg, opts)
 	if err != nil {
 		return nil, s.configFailed(root, err, cfg.Warnings)
 	}

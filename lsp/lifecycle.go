@@ -24,6 +24,9 @@ type clientCaps struct {
 	resourceOps     map[protocol.ResourceOperationKind]bool
 	// workDoneProgress: the client accepts window/workDoneProgress/create.
 	workDoneProgress bool
+	// showMessage: the client declared window.showMessage, the
+	// capability of window/showMessageRequest (see dialogs).
+	showMessage bool
 	// codeActionLiterals: CodeAction objects rather than bare Commands.
 	codeActionLiterals bool
 	// The Reasonix extensions the client implements (docs/PROTOCOL.md).
@@ -141,6 +144,7 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 	}
 	if w := caps.Window; w != nil {
 		c.workDoneProgress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
+		c.showMessage = w.ShowMessage != nil
 		c.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
 	if td := caps.TextDocument; td != nil && td.PublishDiagnostics != nil {

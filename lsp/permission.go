@@ -32,27 +32,26 @@ var _ permission.Approver = (*approver)(nil)
 func (a *approver) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
 	s := a.s
 	msg := promptText(p, s)
-	s.notifyApproval(p, msg)
-	s.mu.Lock()
-	custom := s.caps.approvals
-	s.mu.Unlock()
-	if custom {
-		return a.approveCustom(ctx, p, msg)
+	args := json.RawMessage(p.Args)
+	if !json.Valid(args) {
+		args = nil
 	}
-	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeWarning,
-		Message: msg,
-		Actions: []protocol.MessageActionItem{
-			{Title: titleAllowOnce}, {Title: titleAllowSession}, {Title: titleAlwaysAllow}, {Title: titleDeny},
+	title := agent.DescribeCall(p.Tool, args)
+	actions := []string{titleAllowOnce, titleAllowSession, titleAlwaysAllow, titleDeny}
+	answer, err := s.choose(ctx, choice{
+		params: approveParams{
+			SessionID: p.SessionID, Tool: p.Tool, Title: title, Arguments: args,
+			Scope: p.Scope, Message: msg, Actions: actions,
 		},
+		dialog: msg, typ: protocol.MessageTypeWarning,
+		what:     "The question whether to allow " + permission.Visible(title),
+		outcome:  "it counts as " + titleDeny,
+		announce: func() { s.notifyApproval(p, msg) },
 	})
 	if err != nil {
 		return permission.AnswerDeny, err
 	}
-	if item == nil {
-		return permission.AnswerDeny, nil // dismissed: no answer is no
-	}
-	return answerFor(item.Title), nil
+	return answerFor(answer), nil // no answer ("") is no
 }
 
 // answerFor maps an action title to the answer; anything else is Deny.
@@ -81,28 +80,6 @@ type approveParams struct {
 
 type approveResult struct {
 	Action *string `json:"action"`
-}
-
-// approveCustom asks through reasonix/approve, for clients that show the
-// question their own way.
-func (a *approver) approveCustom(ctx context.Context, p permission.Prompt, msg string) (permission.Answer, error) {
-	args := json.RawMessage(p.Args)
-	if !json.Valid(args) {
-		args = nil
-	}
-	params := approveParams{
-		SessionID: p.SessionID, Tool: p.Tool, Title: agent.DescribeCall(p.Tool, args), Arguments: args,
-		Scope: p.Scope, Message: msg,
-		Actions: []string{titleAllowOnce, titleAllowSession, titleAlwaysAllow, titleDeny},
-	}
-	var res approveResult
-	if _, err := a.s.conn.Call(ctx, methodApprove, params, &res); err != nil {
-		return permission.AnswerDeny, err
-	}
-	if res.Action == nil {
-		return permission.AnswerDeny, nil
-	}
-	return answerFor(*res.Action), nil
 }
 
 // promptText words the question: what the agent wants to do, and what a
@@ -229,17 +206,19 @@ const (
 // dialog says where it is; others get it clipped in the dialog.
 func (a *approver) ApprovePlan(ctx context.Context, sessionID, plan string) (bool, string, error) {
 	plan = strings.TrimSpace(plan)
-	a.s.mu.Lock()
-	custom := a.s.caps.approvals
-	a.s.mu.Unlock()
+	caps := a.s.capsNow()
 	var dialog string
-	if !custom {
+	if caps.askWay(caps.approvals) == askDialog {
 		dialog = a.s.planDialog(ctx, plan)
 	}
-	answer, err := a.s.choose(ctx, approveParams{
-		SessionID: sessionID, Tool: "exit_plan_mode", Title: "exit_plan_mode", Message: plan,
-		Actions: []string{titleApprovePlan, titleKeepPlanning},
-	}, dialog)
+	answer, err := a.s.choose(ctx, choice{
+		params: approveParams{
+			SessionID: sessionID, Tool: "exit_plan_mode", Title: "exit_plan_mode", Message: plan,
+			Actions: []string{titleApprovePlan, titleKeepPlanning},
+		},
+		dialog: dialog, typ: protocol.MessageTypeInfo,
+		what: "The plan's approval", outcome: "it counts as " + titleKeepPlanning,
+	})
 	if err != nil {
 		return false, "", err
 	}
@@ -264,33 +243,60 @@ func (s *Server) planDialog(ctx context.Context, plan string) string {
 	return "Reasonix proposes a plan:\n\n" + clip(plan, 3000)
 }
 
-// choose asks the user a question that is not a tool's permission — a
-// plan to approve, a conversation to clear — and returns the action
-// picked, "" for none: reasonix/approve (p) for clients that declared
-// approvals, else a dialog with dialog as its message.
-func (s *Server) choose(ctx context.Context, p approveParams, dialog string) (string, error) {
-	s.mu.Lock()
-	custom := s.caps.approvals
-	s.mu.Unlock()
-	if custom {
-		var res approveResult
-		if _, err := s.conn.Call(ctx, methodApprove, p, &res); err != nil {
-			return "", err
-		}
-		if res.Action == nil {
-			return "", nil
-		}
-		return *res.Action, nil
+// A choice is a question with fixed answers that is not the agent's own
+// question: a permission, a plan to approve, a conversation to clear.
+type choice struct {
+	// params is the reasonix/approve request, for clients that declared
+	// approvals; its Actions are the answers.
+	params approveParams
+	// dialog and typ are the message and type of the
+	// window/showMessageRequest asked of other clients.
+	dialog string
+	typ    protocol.MessageType
+	// what names the question and outcome says what no answer means, for
+	// the notice when none comes in time (await).
+	what, outcome string
+	// announce, when set, runs just before the question is sent.
+	announce func()
+}
+
+// choose asks c through reasonix/approve or a dialog, as the client
+// declared (askWay), and returns the action picked, "" for none. The
+// error is errCannotAsk for a client that cannot be asked, and wraps
+// errNoAnswer or errUnanswered for a question with no answer in time
+// (see unanswered).
+func (s *Server) choose(ctx context.Context, c choice) (string, error) {
+	caps := s.capsNow()
+	way := caps.askWay(caps.approvals)
+	if way == askNever {
+		return "", errCannotAsk
 	}
-	items := make([]protocol.MessageActionItem, len(p.Actions))
-	for i, a := range p.Actions {
-		items[i] = protocol.MessageActionItem{Title: a}
-	}
-	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type: protocol.MessageTypeInfo, Message: dialog, Actions: items,
+	var picked *string
+	err := s.await(ctx, c.what, c.outcome, func(ctx context.Context) error {
+		if c.announce != nil {
+			c.announce()
+		}
+		if way == askCustom {
+			var res approveResult
+			id, err := s.conn.Call(ctx, methodApprove, c.params, &res)
+			s.stopWaiting(ctx, id)
+			picked = res.Action
+			return err
+		}
+		items := make([]protocol.MessageActionItem, len(c.params.Actions))
+		for i, a := range c.params.Actions {
+			items[i] = protocol.MessageActionItem{Title: a}
+		}
+		item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+			Type: c.typ, Message: c.dialog, Actions: items,
+		})
+		if item != nil {
+			picked = &item.Title
+		}
+		return err
 	})
-	if err != nil || item == nil {
+	if err != nil || picked == nil {
 		return "", err
 	}
-	return item.Title, nil
+	return *picked, nil
 }

@@ -705,11 +705,18 @@ func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string
 		return without, nil
 	}
 	const accept = "Accept and run"
-	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeInfo,
-		Message: "Reasonix is about to run a command, and its proposed changes to " + strings.Join(names, ", ") + " are pending. Accept them first?",
-		Actions: []protocol.MessageActionItem{{Title: accept}, {Title: "Run without them"}},
-	})
+	var item *protocol.MessageActionItem
+	err := errCannotAsk // a client that cannot be asked runs it without them
+	if s.capsNow().askWay(false) != askNever {
+		err = s.await(ctx, "The question whether to accept the pending proposals", "the command runs without them", func(ctx context.Context) (err error) {
+			item, err = s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+				Type:    protocol.MessageTypeInfo,
+				Message: "Reasonix is about to run a command, and its proposed changes to " + strings.Join(names, ", ") + " are pending. Accept them first?",
+				Actions: []protocol.MessageActionItem{{Title: accept}, {Title: "Run without them"}},
+			})
+			return err
+		})
+	}
 	if err != nil && ctx.Err() != nil {
 		return "", ctx.Err()
 	}

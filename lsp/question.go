@@ -34,36 +34,45 @@ type questionResult struct {
 	Answer *string `json:"answer"`
 }
 
+// Ask returns the answer, "" for none: dismissed, or not given in time
+// (await). A client that cannot be asked gets no question
+// (errCannotAsk).
 func (a *asker) Ask(ctx context.Context, q tools.Question) (string, error) {
 	s := a.s
-	s.mu.Lock()
-	custom := s.caps.questions
-	s.mu.Unlock()
-	if custom {
-		var res questionResult
-		params := questionParams{SessionID: q.SessionID, Question: q.Question, Options: q.Options, AllowText: true}
-		if _, err := s.conn.Call(ctx, methodAsk, params, &res); err != nil {
-			return "", err
-		}
-		if res.Answer == nil {
-			return "", nil
-		}
-		return *res.Answer, nil
+	caps := s.capsNow()
+	way := caps.askWay(caps.questions)
+	if way == askNever {
+		return "", errCannotAsk
 	}
-	actions := make([]protocol.MessageActionItem, len(q.Options))
-	for i, o := range q.Options {
-		actions[i] = protocol.MessageActionItem{Title: o}
-	}
-	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeInfo,
-		Message: "Reasonix asks: " + q.Question,
-		Actions: actions,
+	var answer *string
+	err := s.await(ctx, "The agent's question", "it carries on without an answer", func(ctx context.Context) error {
+		if way == askCustom {
+			var res questionResult
+			params := questionParams{SessionID: q.SessionID, Question: q.Question, Options: q.Options, AllowText: true}
+			id, err := s.conn.Call(ctx, methodAsk, params, &res)
+			s.stopWaiting(ctx, id)
+			answer = res.Answer
+			return err
+		}
+		actions := make([]protocol.MessageActionItem, len(q.Options))
+		for i, o := range q.Options {
+			actions[i] = protocol.MessageActionItem{Title: o}
+		}
+		item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+			Type:    protocol.MessageTypeInfo,
+			Message: "Reasonix asks: " + q.Question,
+			Actions: actions,
+		})
+		if item != nil && slices.Contains(q.Options, item.Title) {
+			answer = &item.Title // else dismissed, or not one of ours: no answer
+		}
+		return err
 	})
-	if err != nil || item == nil {
-		return "", err // dismissed: no answer
+	switch {
+	case unanswered(err):
+		return "", nil
+	case err != nil || answer == nil:
+		return "", err
 	}
-	if !slices.Contains(q.Options, item.Title) {
-		return "", nil // not one of ours: no answer
-	}
-	return item.Title, nil
+	return *answer, nil
 }

@@ -44,6 +44,10 @@ type Options struct {
 	// ShutdownGrace bounds how long a vanished client's running turns get
 	// to stop before the server exits. Zero means five seconds.
 	ShutdownGrace time.Duration
+	// AnswerTimeout bounds how long a question to the user (a permission,
+	// the agent's question, the trust question) waits for its answer.
+	// Zero means DefaultAnswerTimeout (asking.go).
+	AnswerTimeout time.Duration
 }
 
 // A Server holds the state of a single client connection: the lifecycle,
@@ -104,6 +108,9 @@ type Server struct {
 	// trustAsked holds, by root, the hash of the workspace configuration
 	// whose trust the user was last asked about (offerTrust).
 	trustAsked map[string]string
+	// refusalsShown holds the notices of calls refused without asking
+	// that the user was shown (refused).
+	refusalsShown map[string]bool
 
 	sessions *sessions
 	// services keep the project graphs (language servers) and MCP
@@ -140,6 +147,9 @@ func New(opts Options) *Server {
 	if opts.ShutdownGrace == 0 {
 		opts.ShutdownGrace = 5 * time.Second
 	}
+	if opts.AnswerTimeout <= 0 {
+		opts.AnswerTimeout = DefaultAnswerTimeout
+	}
 	s := &Server{
 		opts:        opts,
 		log:         log,
@@ -156,6 +166,7 @@ func New(opts Options) *Server {
 	s.sessions = newSessions(s)
 	s.configWarned = map[string][]string{}
 	s.trustAsked = map[string]string{}
+	s.refusalsShown = map[string]bool{}
 	s.services = &agent.Services{}
 	return s
 }

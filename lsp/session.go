@@ -114,7 +114,7 @@ func (m *sessions) begin(parent context.Context, ls *liveSession, title string) 
 			return nil, nil, err
 		}
 	}
-	ctx, cancel := context.WithCancel(m.s.ctx)
+	ctx, cancel := context.WithCancel(withTurnQuestions(m.s.ctx))
 	// Follow the parent (a request's context, cancelled by
 	// $/cancelRequest) with a goroutine that is joined before the turn
 	// ends: a request context must not be touched once its handler has

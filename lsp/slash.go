@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.lsp.dev/protocol"
@@ -39,15 +40,25 @@ func (m *sessions) perform(ctx context.Context, ls *liveSession, res agent.TurnR
 		res.SessionID = next.id
 		res.Text = fmt.Sprintf("Started session %s; session %s stays saved.", next.id, ls.id)
 	case agent.ActionClear:
-		answer, err := m.s.choose(ctx, approveParams{
-			SessionID: ls.id, Tool: "/clear", Title: "/clear",
-			Message: "Clear this conversation? It is deleted and cannot be resumed.",
-			Actions: []string{titleClear, titleKeep},
-		}, "Reasonix: clear this conversation? It is deleted and cannot be resumed.")
-		if err != nil {
+		answer, err := m.s.choose(ctx, choice{
+			params: approveParams{
+				SessionID: ls.id, Tool: "/clear", Title: "/clear",
+				Message: "Clear this conversation? It is deleted and cannot be resumed.",
+				Actions: []string{titleClear, titleKeep},
+			},
+			dialog: "Reasonix: clear this conversation? It is deleted and cannot be resumed.",
+			typ:    protocol.MessageTypeInfo,
+			what:   "The question whether to clear the conversation", outcome: "it was kept",
+		})
+		switch {
+		case errors.Is(err, errCannotAsk):
+			// Deleting needs a yes no one can give here.
+			res.Action.Cancelled = true
+			res.Text = "The conversation was kept: this editor cannot ask you to confirm /clear. /new starts a new conversation and keeps this one saved."
+			return res, nil
+		case err != nil && !unanswered(err):
 			return res, fmt.Errorf("/clear: %w", err)
-		}
-		if answer != titleClear {
+		case answer != titleClear:
 			res.Action.Cancelled = true
 			res.Text = "The conversation was kept."
 			return res, nil

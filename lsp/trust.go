@@ -79,10 +79,19 @@ func (s *Server) askTrust(ctx context.Context, root string, t config.WorkspaceTr
 	if s.client == nil {
 		return false
 	}
-	item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeWarning,
-		Message: "Reasonix: " + t.Question(),
-		Actions: []protocol.MessageActionItem{{Title: titleTrust}, {Title: titleKeepOff}},
+	if s.capsNow().askWay(false) == askNever {
+		// Trusting takes a yes this editor cannot give: say where to give it.
+		s.showWarning(ctx, fmt.Sprintf("Reasonix: %s\nThis editor cannot ask you, so it stays off: to trust it, run `reasonix trust %s` in a terminal; the next turn takes it.", t.Question(), t.Dir))
+		return false
+	}
+	var item *protocol.MessageActionItem
+	err := s.await(ctx, "The question whether to trust the configuration of "+t.Dir, "it stays off", func(ctx context.Context) (err error) {
+		item, err = s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+			Type:    protocol.MessageTypeWarning,
+			Message: "Reasonix: " + t.Question(),
+			Actions: []protocol.MessageActionItem{{Title: titleTrust}, {Title: titleKeepOff}},
+		})
+		return err
 	})
 	if err != nil || item == nil || item.Title != titleTrust {
 		s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Reasonix: the configuration of %s stays off until you trust it (command %s, or reasonix trust in a terminal)", t.Dir, cmdTrust))

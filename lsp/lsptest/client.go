@@ -3,6 +3,7 @@ package lsptest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,6 +65,9 @@ func (c *client) ShowMessageRequest(ctx context.Context, p *protocol.ShowMessage
 	answer := c.e.answer
 	c.e.mu.Unlock()
 	c.e.record(func(r *Recorded) { r.Dialogs = append(r.Dialogs, *p) })
+	if c.e.opts.Unanswering {
+		return nil, c.e.leaveUnanswered(ctx)
+	}
 	if answer == nil {
 		return nil, nil
 	}
@@ -264,7 +268,7 @@ func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) ([]string, error)
 // choices fields: it is recorded among the dialogs (and by keep), and
 // the editor's answer goes back as the result's field answer, null when
 // there is none.
-func (e *Editor) askLikeDialog(req *jsonrpc2.Request, message, choices, answerField string, keep func(*Recorded, map[string]any)) (any, error) {
+func (e *Editor) askLikeDialog(ctx context.Context, req *jsonrpc2.Request, message, choices, answerField string, keep func(*Recorded, map[string]any)) (any, error) {
 	var p map[string]any
 	if err := json.Unmarshal(req.Params(), &p); err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
@@ -281,6 +285,9 @@ func (e *Editor) askLikeDialog(req *jsonrpc2.Request, message, choices, answerFi
 		keep(r, p)
 		r.Dialogs = append(r.Dialogs, dialog)
 	})
+	if e.opts.Unanswering {
+		return nil, e.leaveUnanswered(ctx)
+	}
 	var got any
 	if answer != nil {
 		if s := answer(&dialog); s != "" {
@@ -289,6 +296,19 @@ func (e *Editor) askLikeDialog(req *jsonrpc2.Request, message, choices, answerFi
 	}
 	b, _ := json.Marshal(map[string]any{answerField: got})
 	return jsonrpc2.RawMessage(b), nil
+}
+
+// leaveUnanswered holds a request from the server without answering it
+// (Options.Unanswering), until the server cancels it ($/cancelRequest)
+// or the editor closes; the error then goes back as the answer nobody
+// waits for any more.
+func (e *Editor) leaveUnanswered(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-e.gone:
+		return errors.New("the editor closed")
+	}
 }
 
 // custom handles the Reasonix methods.
@@ -301,13 +321,13 @@ func (e *Editor) custom(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, nil
 	case "reasonix/approve":
 		// A permission question, answered like a dialog of its actions.
-		return e.askLikeDialog(req, "message", "actions", "action", func(r *Recorded, p map[string]any) {
+		return e.askLikeDialog(ctx, req, "message", "actions", "action", func(r *Recorded, p map[string]any) {
 			r.Approvals = append(r.Approvals, p)
 		})
 	case "reasonix/ask":
 		// The agent's question: its options are the dialog's actions, and
 		// the answer may be any text.
-		return e.askLikeDialog(req, "question", "options", "answer", func(r *Recorded, p map[string]any) {
+		return e.askLikeDialog(ctx, req, "question", "options", "answer", func(r *Recorded, p map[string]any) {
 			r.Questions = append(r.Questions, p)
 		})
 	case "reasonix/saveDocuments":

@@ -57,6 +57,13 @@ type Options struct {
 	SaveDocuments    bool // implements reasonix/saveDocuments
 	UTF8             bool // offer the utf-8 position encoding
 	NoLiteralActions bool // no codeActionLiteralSupport
+	NoApplyEdit      bool // workspace.applyEdit false: the server writes to disk
+	NoWindow         bool // no window capabilities at all
+	ShowMessage      bool // window.showMessage, window/showMessageRequest's capability
+	// Unanswering leaves window/showMessageRequest, reasonix/approve and
+	// reasonix/ask unanswered (recorded all the same) until the server
+	// cancels them or the editor closes, as ALE does.
+	Unanswering bool
 	// LateDidChange makes the editor report buffer changes caused by
 	// workspace edits only when it saves, as some editors do, instead of
 	// right after answering the edit.
@@ -95,6 +102,10 @@ type Editor struct {
 	utf8     bool   // positions count bytes, as negotiated; else UTF-16 units
 	Recorded Recorded
 	closed   bool
+
+	// gone is closed when the editor closes: unanswered requests end.
+	gone     chan struct{}
+	goneOnce sync.Once
 }
 
 // Recorded is everything the server sent that a test may assert on.
@@ -136,7 +147,7 @@ func New(t testing.TB, opts Options) *Editor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Editor{t: t, root: root, opts: opts, buffers: map[string]*buffer{}, exit: make(chan int, 1)}
+	e := &Editor{t: t, root: root, opts: opts, buffers: map[string]*buffer{}, exit: make(chan int, 1), gone: make(chan struct{})}
 	e.cond = sync.NewCond(&e.mu)
 
 	serverEnd, clientEnd := net.Pipe()
@@ -203,6 +214,16 @@ func (e *Editor) capabilities() protocol.ClientCapabilities {
 	}
 	if e.opts.NoShowDocument {
 		caps.Window.ShowDocument = nil
+	}
+	if e.opts.ShowMessage {
+		caps.Window.ShowMessage = &protocol.ShowMessageRequestClientCapabilities{}
+	}
+	if e.opts.NoWindow {
+		caps.Window = nil
+	}
+	if e.opts.NoApplyEdit {
+		no := false
+		caps.Workspace.ApplyEdit = &no
 	}
 	diags := &protocol.PublishDiagnosticsClientCapabilities{}
 	diags.TagSupport.ValueSet = []protocol.DiagnosticTag{protocol.DiagnosticTagUnnecessary, protocol.DiagnosticTagDeprecated}
@@ -464,6 +485,7 @@ func (e *Editor) Disconnect() int {
 
 // Close ends the session if the test did not.
 func (e *Editor) Close() {
+	e.goneOnce.Do(func() { close(e.gone) })
 	e.mu.Lock()
 	closed := e.closed
 	e.closed = true

@@ -106,7 +106,7 @@ func (askTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage)
 	answer = strings.TrimSpace(answer)
 	if answer == "" {
 		return tools.Result{
-			Content: "The user dismissed the question without answering. " + assume,
+			Content: "No answer: the user dismissed the question or left it unanswered. " + assume,
 			Summary: "no answer",
 		}, nil
 	}

@@ -34,7 +34,7 @@ func TestAsk(t *testing.T) {
 		{"unattended", nil, "No user available: this run is unattended", true},
 		{"picked", &fakeAsker{answer: "SQLite"}, "The user picked: SQLite", false},
 		{"typed", &fakeAsker{answer: "  whatever is simplest "}, "The user answered, in their own words: whatever is simplest", false},
-		{"dismissed", &fakeAsker{}, "The user dismissed the question without answering.", true},
+		{"dismissed", &fakeAsker{}, "No answer: the user dismissed the question or left it unanswered.", true},
 		{"failed", &fakeAsker{err: errors.New("the editor went away")}, "The question could not be shown (the editor went away)", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -205,7 +205,11 @@ func (c *Checker) refuse(f Refusal) Verdict {
 	if c.Refused != nil {
 		c.Refused(f)
 	}
-	return Verdict{Reason: f.Why + ", and no one is available to approve calls in this run"}
+	reason := f.Why + ", and no one is available to approve calls in this run"
+	if f.Allow != "" {
+		reason += fmt.Sprintf(" (the allow rule %q under [permissions] would let it run)", f.Allow)
+	}
+	return Verdict{Reason: reason}
 }
 
 // ask puts the question to the user. Grants are remembered only when
