@@ -249,11 +249,24 @@ func (f *editorFS) Stat(name string) (fs.FileInfo, error) {
 
 func (f *editorFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 
+// Proposes implements tools.Proposer: the agent's changes are proposals
+// while its workspace is in propose mode.
+func (f *editorFS) Proposes() bool {
+	return f.w != nil && f.s.proposing(f.w.root)
+}
+
+var _ tools.Proposer = (*editorFS)(nil)
+
 // Apply makes the agent's changes: proposals in propose mode, else edits
 // in the editor at once.
 func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
-	if f.w != nil && f.s.proposing(f.w.root) {
+	if f.Proposes() {
 		return f.propose(ctx, changes)
+	}
+	if tools.ProposalOnly(ctx) {
+		// The call was let through as a proposal, and the review setting
+		// changed since: what it changes was never approved.
+		return fmt.Errorf("%w: this call was allowed as a proposal for review, and the workspace now applies changes at once (review = \"apply\"); make the call again", tools.ErrNotPermitted)
 	}
 	if err := f.apply(ctx, changes); err != nil {
 		return err
