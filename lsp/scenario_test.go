@@ -28,8 +28,8 @@ import (
 // extra project config (config), programs it needs (needs: language
 // servers; skipped without them), the editor's capabilities (editor: words
 // among events, saveDocuments, noResourceOps, noProgress, noShowDocument,
-// utf8, lateDidChange, openToEdit, approvals, questions, propose) and the
-// steps, one per line:
+// utf8, lateDidChange, openToEdit, loseProgressCreate, approvals,
+// questions, propose) and the steps, one per line:
 //
 //	open PATH                         open a file in a buffer
 //	type PATH "OLD" "NEW"             edit a buffer without saving
@@ -151,6 +151,8 @@ func runScenario(t *testing.T, file string) {
 			opts.LateDidChange = true
 		case "openToEdit":
 			opts.OpenToEdit = true
+		case "loseProgressCreate":
+			opts.LoseProgressCreate = true
 		case "approvals":
 			opts.Approvals = true
 		case "questions":

@@ -75,6 +75,11 @@ func (c *client) ShowMessageRequest(ctx context.Context, p *protocol.ShowMessage
 }
 
 func (c *client) WorkDoneProgressCreate(ctx context.Context, p *protocol.WorkDoneProgressCreateParams) error {
+	if c.e.opts.LoseProgressCreate {
+		// Lost: no answer, until the server gives up on it.
+		<-ctx.Done()
+		return ctx.Err()
+	}
 	return nil
 }
 

@@ -67,6 +67,11 @@ type Options struct {
 	// it open (didOpen, then didChange with the edit) before answering,
 	// and leaves it unsaved.
 	OpenToEdit bool
+	// LoseProgressCreate makes the editor never answer
+	// window/workDoneProgress/create, as Emacs lsp-mode 8.0.0 does when
+	// the request arrives together with the answer to a request it waits
+	// for.
+	LoseProgressCreate bool
 }
 
 // A buffer is the editor's copy of a file.
