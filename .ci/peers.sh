@@ -1,8 +1,8 @@
 #!/bin/sh
 # Installs the real peers the tests drive, each only when it is missing:
 #
-#   Debian packages  neovim, emacs-nox, elpa-eglot, chromium (and nodejs,
-#                    npm where the machine has no npm)
+#   Debian packages  neovim, emacs-nox, elpa-eglot, elpa-lsp-mode,
+#                    chromium (and nodejs, npm where the machine has no npm)
 #   npm packages     the Node LSP and ACP clients, the VS Code extension's
 #                    packages, pyright and typescript-language-server, the
 #                    MCP reference servers (each pinned by its
@@ -86,6 +86,11 @@ nvim --version >/dev/null 2>&1 || pkgs="$pkgs neovim"
 emacs --version >/dev/null 2>&1 || pkgs="$pkgs emacs-nox"
 emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$pkgs elpa-eglot"
 [ -x /usr/bin/chromium ] || pkgs="$pkgs chromium"
+
+# Emacs lsp-mode, a second Emacs client (lsp/testdata/clients/lsp-mode*.el):
+# Debian's elpa-lsp-mode, 8.0.0 in bookworm.
+emacs --batch --eval "(require 'lsp-mode)" >/dev/null 2>&1 || pkgs="$pkgs elpa-lsp-mode"
+
 # What code-server's native modules build with.
 cs_pkgs=
 command -v g++ >/dev/null 2>&1 || cs_pkgs="$cs_pkgs g++"
