@@ -59,9 +59,9 @@
          (uri (lsp--buffer-uri)))
     (unwind-protect
         (progn
-          (let ((turn (lsp-request "workspace/executeCommand"
-                                   (list :command "reasonix.ask"
-                                         :arguments (vector (list :prompt "Review these fixes to calc.go." :uri uri))))))
+          (let ((turn (reasonix-test-request ws "workspace/executeCommand"
+                                             (list :command "reasonix.ask"
+                                                   :arguments (vector (list :prompt "Review these fixes to calc.go." :uri uri))))))
             (unless (equal (lsp-get turn :stop) "done")
               (error "The turn: %S" turn)))
           (unless (string= (buffer-string) original)
@@ -103,12 +103,13 @@
               (error "A stale hunk offers \"Accept this change\""))
             (unless (member "Reject this change" titles)
               (error "A stale hunk offers no \"Reject this change\": %S" titles)))
-          (let* ((pending (lsp-request "reasonix/review" (list :uri uri)))
+          (let* ((pending (reasonix-test-request ws "reasonix/review" (list :uri uri)))
                  (hunk (aref (lsp-get (aref (lsp-get pending :files) 0) :hunks) 0))
                  (refused (condition-case err
-                              (progn (lsp-request "workspace/executeCommand"
-                                                  (list :command "reasonix.review.accept"
-                                                        :arguments (vector (list :uri uri :hunk (lsp-get hunk :id)))))
+                              (progn (reasonix-test-request
+                                                      ws "workspace/executeCommand"
+                                                      (list :command "reasonix.review.accept"
+                                                            :arguments (vector (list :uri uri :hunk (lsp-get hunk :id)))))
                                      nil)
                             (error (error-message-string err)))))
             (unless (eq (lsp-get hunk :stale) t)

@@ -2,9 +2,10 @@
 
 ;; Loaded by reasonix-test.el for the lsp-mode programs (lsp-mode.el,
 ;; lsp-mode-review.el): Reasonix registered as lsp-mode users register a
-;; server, started the way they start it (`lsp' from the major mode's
-;; hook, so any Go file lsp-mode loads is reported open), its dialogs
-;; answered as a user would, its shutdown checked, its transcript.
+;; server, beside gopls (when it is on PATH), started the way they start
+;; it (`lsp' from the major mode's hook, so any Go file lsp-mode loads is
+;; reported open), its dialogs answered as a user would, its shutdown
+;; checked, its transcript.
 ;;
 ;; Debian's elpa-lsp-mode (8.0.0) is on the load path through the site
 ;; start files (the programs run without -Q), but batch Emacs, like
@@ -31,8 +32,9 @@
   (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode)))
 
 (setq lsp-session-file (expand-file-name "session" (make-temp-file "reasonix-lsp-mode-" t))
-      ;; Only Reasonix, not lsp-mode's gopls client, when gopls is here.
-      lsp-enabled-clients '(reasonix)
+      ;; Reasonix, and gopls beside it when it is on PATH (lsp-mode's own
+      ;; client for it): none of lsp-mode's other clients.
+      lsp-enabled-clients '(reasonix gopls)
       lsp-restart 'ignore
       lsp-keep-workspace-alive nil
       lsp-log-io t
@@ -45,6 +47,8 @@
   :new-connection (lsp-stdio-connection (lambda () (list (reasonix-test-env "REASONIX_LSP"))))
   :major-modes '(go-mode)
   :server-id 'reasonix
+  ;; Beside the language's own server, not instead of it.
+  :add-on? t
   :initialization-options (lambda () reasonix-test-init-options)))
 
 ;; As a user's init file: lsp-mode starts in every Go buffer, including
@@ -72,19 +76,32 @@
 
 (defun reasonix-test-connect (root file)
   "Visit FILE in the workspace ROOT and wait until lsp-mode is connected.
-Returns the workspace."
+Returns Reasonix's workspace (lsp-mode's connection to one server)."
   ;; The folder is the project's, as a user answers lsp-mode's first
   ;; question about it.
   (lsp-workspace-folders-add root)
   (find-file file)
   (unless (eq major-mode 'go-mode)
     (error "%s opened in %s" file major-mode))
-  (reasonix-test-wait "lsp-mode to start the server" (lambda () (lsp-workspaces)))
-  (let ((ws (car (lsp-workspaces))))
+  (let ((ws nil))
+    (reasonix-test-wait "lsp-mode to start the server"
+                        (lambda ()
+                          (setq ws (seq-find (lambda (w) (eq (lsp--client-server-id (lsp--workspace-client w))
+                                                             'reasonix))
+                                             (lsp-workspaces)))))
     (reasonix-test-wait "the server to initialize"
                         (lambda () (eq (lsp--workspace-status ws) 'initialized)))
     (setq reasonix-test-server ws)
     ws))
+
+(defun reasonix-test-request (ws method params)
+  "Send METHOD with PARAMS to the server of WS alone, and wait for its answer.
+lsp-mode sends a request to every server of the buffer that can take it:
+gopls would answer workspace/executeCommand too, with an error for a
+command it does not know, which lsp-mode may report in place of
+Reasonix's own answer."
+  (with-lsp-workspace ws
+    (lsp-request method params)))
 
 (defun reasonix-test-shutdown (ws)
   "Send the server of WS shutdown and exit, and fail unless it exits 0.
@@ -92,8 +109,8 @@ lsp-mode's own shutdown kills the process straight after exit, so its
 exit code would be lost."
   (let ((proc (lsp--workspace-cmd-proc ws)))
     (setf (lsp--workspace-shutdown-action ws) 'shutdown)
+    (reasonix-test-request ws "shutdown" nil)
     (with-lsp-workspace ws
-      (lsp-request "shutdown" nil)
       (lsp-notify "exit" nil))
     (reasonix-test-exited proc)))
 
