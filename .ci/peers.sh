@@ -1,8 +1,8 @@
 #!/bin/sh
 # Installs the real peers the tests drive, each only when it is missing:
 #
-#   Debian packages  neovim, emacs-nox, elpa-eglot, chromium (and nodejs,
-#                    npm where the machine has no npm)
+#   Debian packages  neovim, emacs-nox, elpa-eglot, elpa-lsp-mode,
+#                    chromium (and nodejs, npm where the machine has no npm)
 #   npm packages     the Node LSP and ACP clients, the VS Code extension's
 #                    packages, pyright and typescript-language-server, the
 #                    MCP reference servers (each pinned by its
@@ -95,6 +95,10 @@ emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || pkgs="$pkgs elpa-eglo
 vim --version 2>/dev/null | grep -q '+job' || pkgs="$pkgs vim-nox"
 vim -N -u NONE -i NONE -n -es -c 'packadd ale' -c "if !exists('g:loaded_ale') | cquit 1 | endif" -c 'qall!' \
 	>/dev/null 2>&1 || pkgs="$pkgs vim-ale"
+
+# Emacs lsp-mode, a second Emacs client (lsp/testdata/clients/lsp-mode*.el):
+# Debian's elpa-lsp-mode, 8.0.0 in bookworm.
+emacs --batch --eval "(require 'lsp-mode)" >/dev/null 2>&1 || pkgs="$pkgs elpa-lsp-mode"
 
 # What code-server's native modules build with.
 cs_pkgs=

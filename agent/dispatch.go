@@ -222,6 +222,9 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		// approve, each time, having seen it.
 		req.AlwaysAsk = req.AlwaysAsk || len(req.Control) > 0
 		call.declared = req.Paths
+		// Changes made through an FS that proposes them wait for the
+		// user's review: that is where the user decides.
+		req.Proposes = t.a.Env.Proposes()
 	}
 	if fr, ok := tool.(tools.FileReader); ok && t.a.Env.ReadRules != nil {
 		// The rules about reading judge the files the call reads, and
@@ -233,6 +236,7 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		req.Reads = t.a.Env.ReadSpellings(paths)
 		call.reads = req.Reads
 	}
+	proposalOnly := false
 	if t.a.Gate != nil {
 		v := t.a.Gate.Check(ctx, req)
 		if !v.Allowed {
@@ -246,12 +250,16 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 		if v.Asked {
 			call.approved = controlSpelt
 		}
+		proposalOnly = v.Proposal
 	}
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Content: "Cancelled by the user before it ran.", IsError: true, Summary: "cancelled"}
 	}
 	tctx := tools.WithOutputFile(withWriteCall(tools.WithSession(ctx, t.s.ID), call), t.outputFile(c))
 	tctx = tools.WithShellWatcher(tctx, t.shellWatcher())
+	if proposalOnly {
+		tctx = tools.WithProposalOnly(tctx)
+	}
 	tctx = tools.WithProgress(tools.WithChanged(tctx, t.changedFiles()), func(msg string) {
 		t.event(Event{Kind: EventToolProgress, Tool: &ToolEvent{CallID: ev.CallID, Name: ev.Name, Title: ev.Title}, Text: msg})
 	})

@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// TestEditorReview plays review.txtar in Neovim's own client, in eglot and
-// in vscode-languageserver-protocol, each with review = "propose": the
-// agent's edits arrive as diagnostics, one hunk is accepted and one
-// rejected through code actions, and a hunk the user's own edit made stale
-// cannot be accepted. The file on disk must then hold exactly the accepted
+// TestEditorReview plays review.txtar in Neovim's own client, in eglot, in
+// lsp-mode and in vscode-languageserver-protocol, each with review =
+// "propose": the agent's edits arrive as diagnostics, one hunk is accepted
+// and one rejected through code actions, and a hunk the user's own edit
+// made stale cannot be accepted. The file on disk must then hold exactly the accepted
 // hunk and the user's edit.
 func TestEditorReview(t *testing.T) {
 	if testing.Short() {
@@ -26,6 +26,10 @@ func TestEditorReview(t *testing.T) {
 	t.Run("eglot", func(t *testing.T) {
 		requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
 		playReview(t, reasonix(t), "emacs", "--batch", "-l", "eglot-review.el")
+	})
+	t.Run("lsp-mode", func(t *testing.T) {
+		requireLSPMode(t)
+		playReview(t, reasonix(t), "emacs", "--batch", "-l", "lsp-mode-review.el")
 	})
 	t.Run("node", func(t *testing.T) {
 		requireNodeClient(t)

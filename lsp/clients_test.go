@@ -22,7 +22,7 @@ import (
 )
 
 // The editor tests drive the real `reasonix lsp` binary with real LSP
-// clients: Neovim's built-in client, Emacs's eglot, and
+// clients: Neovim's built-in client, Emacs's eglot and lsp-mode, and
 // vscode-languageserver-protocol (the library VS Code's client is built
 // on), each against the scripted model server. Each client's program lives
 // in testdata/clients beside the scenario it plays.
@@ -166,6 +166,18 @@ func TestEditorClients(t *testing.T) {
 		requireNodeClient(t)
 		playClient(t, reasonix(t), "node.txtar", "node", filepath.Join("node", "client.js"))
 	})
+	t.Run("lsp-mode", func(t *testing.T) {
+		requireLSPMode(t)
+		playClient(t, reasonix(t), "lsp-mode.txtar", "emacs", "--batch", "-l", "lsp-mode.el")
+	})
+}
+
+// requireLSPMode skips (or fails) the test without Emacs's lsp-mode
+// (Debian's elpa-lsp-mode, on the load path through the site start
+// files, as for eglot).
+func requireLSPMode(t *testing.T) {
+	t.Helper()
+	requirePeer(t, "Emacs with lsp-mode", runs("emacs", "--batch", "--eval", "(require 'lsp-mode)"))
 }
 
 // buildReasonix returns a function that builds cmd/reasonix, as `make

@@ -249,11 +249,24 @@ func (f *editorFS) Stat(name string) (fs.FileInfo, error) {
 
 func (f *editorFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 
+// Proposes implements tools.Proposer: the agent's changes are proposals
+// while its workspace is in propose mode.
+func (f *editorFS) Proposes() bool {
+	return f.w != nil && f.s.proposing(f.w.root)
+}
+
+var _ tools.Proposer = (*editorFS)(nil)
+
 // Apply makes the agent's changes: proposals in propose mode, else edits
 // in the editor at once.
 func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
-	if f.w != nil && f.s.proposing(f.w.root) {
+	if f.Proposes() {
 		return f.propose(ctx, changes)
+	}
+	if tools.ProposalOnly(ctx) {
+		// The call was let through as a proposal, and the review setting
+		// changed since: what it changes was never approved.
+		return fmt.Errorf("%w: this call was allowed as a proposal for review, and the workspace now applies changes at once (review = \"apply\"); make the call again", tools.ErrNotPermitted)
 	}
 	if err := f.apply(ctx, changes); err != nil {
 		return err
@@ -277,6 +290,14 @@ func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
 // not support resource operations) go to disk directly, but never for a
 // document the editor has open: that would leave its buffer in conflict
 // with the disk.
+//
+// A file the editor does not have open goes to disk too when the client
+// cannot save documents for the server (reasonix/saveDocuments): sent as
+// an edit, many clients (coc.nvim, lsp-mode, vim-lsp, yegappan/lsp) load
+// it into a hidden buffer, apply the edit there, report the file open and
+// leave it unsaved, where the agent's next command cannot see it and no
+// one sees it is dirty. Written by the server, the file has no buffer to
+// conflict with; the editor reads the new text when the user opens it.
 func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 	s := f.s
 	s.mu.Lock()
@@ -289,30 +310,45 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 		direct     []tools.Change
 		after      []func()
 		label      []string
+		// movedIn holds the files an earlier change of this edit renames
+		// an open document to: the editor holds them from then on.
+		movedIn = map[string]bool{}
 	)
+	isOpen := func(path string) bool {
+		_, open := s.docs.byPath(path)
+		return open || movedIn[path]
+	}
+	// toDisk reports whether a change to a file the editor does not have
+	// open is the server's to make on disk.
+	toDisk := func(path string) bool {
+		return !isOpen(path) && (!caps.applyEdit || !caps.saveDocuments)
+	}
 	for _, c := range changes {
 		u := uri.File(c.Path)
-		_, open := s.docs.byPath(c.Path)
+		open := isOpen(c.Path)
 		label = append(label, s.relPath(c.Path))
 		switch c.Kind {
 		case tools.Write:
 			newText := string(c.Content)
-			old, exists, version, err := f.current(c.Path)
+			path := c.Path
+			if toDisk(path) {
+				// The disk is then the file's truth: nothing to save.
+				direct = append(direct, c)
+				after = append(after, func() { s.edits.saved(path) })
+				continue
+			}
+			old, exists, version, err := f.current(path)
 			if err != nil {
 				return err
 			}
-			path := c.Path
 			after = append(after, func() { s.edits.wrote(path, &newText) })
-			if d, isOpen := s.docs.byPath(path); isOpen {
+			if d, ok := s.docs.byPath(path); ok {
 				base := d.Version
 				after = append(after, func() { s.edits.setApplied(path, newText, base) })
 			}
 			switch {
 			case !caps.applyEdit:
-				if open {
-					return errors.New("the editor does not accept workspace edits, and the file is open in it")
-				}
-				direct = append(direct, c)
+				return errors.New("the editor does not accept workspace edits, and the file is open in it")
 			case exists && caps.documentChanges:
 				docChanges = append(docChanges, &protocol.TextDocumentEdit{
 					TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
@@ -339,6 +375,9 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 		case tools.Delete:
 			path := c.Path
 			switch {
+			case toDisk(path):
+				direct = append(direct, c)
+				after = append(after, func() { s.edits.saved(path) })
 			case caps.applyEdit && caps.resourceOps[protocol.ResourceOperationKindDelete]:
 				docChanges = append(docChanges, &protocol.DeleteFile{Kind: "delete", URI: u})
 				after = append(after, func() { s.edits.saved(path) })
@@ -350,9 +389,15 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 		case tools.Rename:
 			from, to := c.Path, c.NewPath
 			switch {
+			case toDisk(from):
+				direct = append(direct, c)
+				after = append(after, func() { s.edits.saved(from) })
 			case caps.applyEdit && caps.resourceOps[protocol.ResourceOperationKindRename]:
 				docChanges = append(docChanges, &protocol.RenameFile{Kind: "rename", OldURI: u, NewURI: uri.File(to)})
 				after = append(after, func() { s.edits.saved(from) })
+				if open {
+					movedIn[to] = true
+				}
 			case open:
 				return fmt.Errorf("the editor cannot rename files through edits, and %s is open in it", s.relPath(from))
 			default:

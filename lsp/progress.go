@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -29,6 +30,14 @@ type progress struct {
 
 var progressSeq atomic.Int64
 
+// progressCreateWait bounds the wait for the client's answer to
+// window/workDoneProgress/create. A client that loses the request must
+// not hold the turn: Emacs lsp-mode 8.0.0 drops the messages that arrive
+// together with the answer to a request it waits for, and the request
+// follows the answer to reasonix.start at once. Without an answer the
+// turn goes on without progress.
+const progressCreateWait = 5 * time.Second
+
 func (s *Server) newProgress(sessionID, title string, cancel context.CancelFunc) *progress {
 	return &progress{
 		s:      s,
@@ -48,7 +57,9 @@ func (p *progress) start(ctx context.Context) {
 	if !supported {
 		return
 	}
-	if err := s.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(p.token)}); err != nil {
+	cctx, cancel := context.WithTimeout(ctx, progressCreateWait)
+	defer cancel()
+	if err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(p.token)}); err != nil {
 		s.log.Info("progress not created", "err", err)
 		return
 	}

@@ -150,6 +150,8 @@ func (f *editorFS) proposed(path string) (text string, deleted, held bool) {
 // publishProposals sends the diagnostics of path's pending hunks (none
 // clears them).
 func (s *Server) publishProposals(_ context.Context, path string) {
+	s.publishMu.Lock()
+	defer s.publishMu.Unlock()
 	cur, _, err := (&editorFS{s: s}).real(path)
 	if err != nil {
 		return

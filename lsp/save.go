@@ -14,9 +14,11 @@ import (
 
 // beforeShell runs before every shell command: what the agent changed must
 // be on disk first. Clients that implement reasonix/saveDocuments save the
-// documents themselves; for others the server writes only files the editor
-// does not have open (writing an open one would put its buffer in conflict
-// with the disk) and tells the model which edits the command cannot see.
+// documents themselves. For others the agent's changes to files the editor
+// does not have open went to disk as they were made (editorFS.apply); the
+// server writes only what is left of those (an edit to a document closed
+// since), never an open one (that would put its buffer in conflict with the
+// disk), and tells the model which edits the command cannot see.
 func (s *Server) beforeShell(ctx context.Context, w *workspace) (string, error) {
 	proposed := s.proposedUnder(w.root)
 	note, err := s.beforeShellProposals(ctx, w)

@@ -28,8 +28,8 @@ import (
 // extra project config (config), programs it needs (needs: language
 // servers; skipped without them), the editor's capabilities (editor: words
 // among events, saveDocuments, noResourceOps, noProgress, noShowDocument,
-// utf8, lateDidChange, approvals, questions, propose) and the
-// steps, one per line:
+// utf8, lateDidChange, openToEdit, loseProgressCreate, approvals,
+// questions, propose) and the steps, one per line:
 //
 //	open PATH                         open a file in a buffer
 //	type PATH "OLD" "NEW"             edit a buffer without saving
@@ -46,6 +46,7 @@ import (
 //	wait progress end | wait edits N  wait for a condition
 //	try TITLE-PREFIX                  execute an action's command, which must fail
 //	expect WHAT ...                   assert: buffer/disk PATH contains|lacks TEXT,
+//	                                  buffer PATH absent (the editor holds none),
 //	                                  dialogs N, approvals N, questions N,
 //	                                  dialog|log|message|progress contains TEXT,
 //	                                  result FIELD contains TEXT, actions N, edits N,
@@ -143,6 +144,10 @@ func runScenario(t *testing.T, file string) {
 			opts.UTF8 = true
 		case "lateDidChange":
 			opts.LateDidChange = true
+		case "openToEdit":
+			opts.OpenToEdit = true
+		case "loseProgressCreate":
+			opts.LoseProgressCreate = true
 		case "approvals":
 			opts.Approvals = true
 		case "questions":
@@ -375,6 +380,12 @@ func (sc *scenario) expect(n int, a []string) {
 	switch a[0] {
 	case "buffer", "disk":
 		var text string
+		if a[0] == "buffer" && a[2] == "absent" {
+			if text, held := sc.ed.Buffer(a[1]); held {
+				t.Fatalf("step %d: the editor holds a buffer of %s (dirty: %v):\n%s", n, a[1], sc.ed.Dirty(a[1]), text)
+			}
+			return
+		}
 		if a[0] == "buffer" {
 			text, _ = sc.ed.Buffer(a[1])
 		} else {

@@ -70,6 +70,11 @@ type Server struct {
 	edits *editTracker
 	// review holds the agent's proposed changes in propose mode.
 	review *review.Store
+	// publishMu serialises publishProposals: each reads the proposals and
+	// sends them under it, so what the editor gets last is the latest
+	// state, not whichever of two racing sends came second (an edit that
+	// settles a proposal, and the editor's report of that edit).
+	publishMu sync.Mutex
 
 	mu       sync.Mutex // guards the fields below
 	state    state

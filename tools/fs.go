@@ -38,6 +38,43 @@ type Overlay interface {
 	Overlaid(name string) (data []byte, held bool, err error)
 }
 
+// A Proposer is an FS whose changes may be proposals: while it proposes,
+// a change waits for a person to review and accept it (an editor's
+// review), and no file changes until then. A call whose changes only
+// propose needs no approval of its own, since the review is where the
+// person decides; the permission gate is told so (permission.Request's
+// Proposes), and marks the context of a call it allowed for that reason
+// alone (WithProposalOnly). Apply with such a context must propose the
+// changes, or refuse them with ErrNotPermitted if it no longer proposes:
+// they were never approved to be made.
+type Proposer interface {
+	FS
+	// Proposes reports whether changes applied now are proposals.
+	Proposes() bool
+}
+
+// Proposes reports whether the changes e.FS applies now are proposals
+// (see Proposer).
+func (e *Env) Proposes() bool {
+	p, ok := Base(e.FS).(Proposer)
+	return ok && p.Proposes()
+}
+
+type proposalOnlyKey struct{}
+
+// WithProposalOnly marks ctx as the context of a tool call that was
+// allowed only because its changes are proposals (see Proposer).
+func WithProposalOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, proposalOnlyKey{}, true)
+}
+
+// ProposalOnly reports whether ctx belongs to a call allowed only because
+// its changes are proposals: an FS must not make them for real.
+func ProposalOnly(ctx context.Context) bool {
+	only, _ := ctx.Value(proposalOnlyKey{}).(bool)
+	return only
+}
+
 // Base returns the FS that fsys wraps, through any number of wrappers
 // that judge changes on their way (they implement Unwrap), which do not
 // change how files are read.

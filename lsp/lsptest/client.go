@@ -79,6 +79,11 @@ func (c *client) ShowMessageRequest(ctx context.Context, p *protocol.ShowMessage
 }
 
 func (c *client) WorkDoneProgressCreate(ctx context.Context, p *protocol.WorkDoneProgressCreateParams) error {
+	if c.e.opts.LoseProgressCreate {
+		// Lost: no answer, until the server gives up on it.
+		<-ctx.Done()
+		return ctx.Err()
+	}
 	return nil
 }
 
@@ -101,7 +106,8 @@ func (c *client) Progress(ctx context.Context, p *protocol.ProgressParams) error
 
 // ApplyEdit applies a workspace edit to the buffers as an editor does:
 // versions must match for open documents, files the editor has not opened
-// are loaded into hidden buffers, and nothing is saved.
+// are loaded into hidden buffers (reported open with
+// Options.OpenToEdit), and nothing is saved.
 func (c *client) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditParams) (*protocol.ApplyWorkspaceEditResult, error) {
 	e := c.e
 	e.mu.Lock()
@@ -111,7 +117,7 @@ func (c *client) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 		e.record(func(r *Recorded) { r.Edits = append(r.Edits, *p) })
 		return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reject}, nil
 	}
-	changed, err := e.applyWorkspaceEdit(p.Edit)
+	changed, opened, err := e.applyWorkspaceEdit(p.Edit)
 	e.record(func(r *Recorded) { r.Edits = append(r.Edits, *p) })
 	if err != nil {
 		msg := err.Error()
@@ -119,7 +125,9 @@ func (c *client) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 	}
 	// Report the new text of open documents, as an editor does: after
 	// answering the edit (the protocol leaves the order open), or only at
-	// the next save with LateDidChange.
+	// the next save with LateDidChange. A file opened to take the edit
+	// is reported before the answer, opening and change, as the editors
+	// that do this send them while they apply it.
 	var reports []*protocol.DidChangeTextDocumentParams
 	e.mu.Lock()
 	for _, path := range changed {
@@ -127,7 +135,7 @@ func (c *client) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 		if buf == nil || !buf.open {
 			continue
 		}
-		if e.opts.LateDidChange {
+		if _, ok := opened[path]; !ok && e.opts.LateDidChange {
 			buf.unreported = true
 			continue
 		}
@@ -137,9 +145,26 @@ func (c *client) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 		})
 	}
 	e.mu.Unlock()
-	if len(reports) > 0 {
+	var later []*protocol.DidChangeTextDocumentParams
+	for _, r := range reports {
+		path := filepath.Clean(r.TextDocument.URI.FsPath())
+		text, ok := opened[path]
+		if !ok {
+			later = append(later, r)
+			continue
+		}
+		if err := e.server.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
+			URI: r.TextDocument.URI, LanguageID: protocol.LanguageKind(languageID(path)), Version: 1, Text: text,
+		}}); err != nil {
+			return nil, err
+		}
+		if err := e.server.DidChange(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	if len(later) > 0 {
 		go func() {
-			for _, r := range reports {
+			for _, r := range later {
 				e.server.DidChange(context.Background(), r)
 			}
 		}()
@@ -148,12 +173,14 @@ func (c *client) ApplyEdit(ctx context.Context, p *protocol.ApplyWorkspaceEditPa
 }
 
 // applyWorkspaceEdit applies an edit all at once and returns the paths of
-// the buffers it changed.
-func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) ([]string, error) {
+// the buffers it changed, and the text each buffer it opened to take the
+// edit had when it was opened (Options.OpenToEdit).
+func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) (changed []string, opened map[string]string, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	// Work on copies so a failure leaves everything untouched.
 	staged := map[string]*buffer{}
+	opened = map[string]string{}
 	get := func(path string) (*buffer, error) {
 		if b, ok := staged[path]; ok {
 			return b, nil
@@ -168,6 +195,10 @@ func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) ([]string, error)
 			return nil, err
 		}
 		b := &buffer{text: string(data), version: 0}
+		if e.opts.OpenToEdit {
+			b.open, b.version = true, 1
+			opened[path] = b.text
+		}
 		staged[path] = b
 		return b, nil
 	}
@@ -187,10 +218,10 @@ func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) ([]string, error)
 			path := filepath.Clean(x.TextDocument.URI.FsPath())
 			b, err := get(path)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if x.TextDocument.Version != nil && (!b.open || *x.TextDocument.Version != b.version) {
-				return nil, fmt.Errorf("version mismatch for %s: edit for %d, buffer at %d", path, *x.TextDocument.Version, b.version)
+				return nil, nil, fmt.Errorf("version mismatch for %s: edit for %d, buffer at %d", path, *x.TextDocument.Version, b.version)
 			}
 			var edits []protocol.TextEdit
 			for _, el := range x.Edits {
@@ -200,7 +231,7 @@ func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) ([]string, error)
 			}
 			text, err := applyTextEdits(b.text, edits, e.utf8)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			b.text = text
 			b.dirty = true
@@ -213,9 +244,14 @@ func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) ([]string, error)
 			// edits that follow fill its (unsaved) buffer.
 			path := filepath.Clean(x.URI.FsPath())
 			if _, err := os.Stat(path); err == nil {
-				return nil, fmt.Errorf("%s exists", path)
+				return nil, nil, fmt.Errorf("%s exists", path)
 			}
-			staged[path] = &buffer{dirty: true}
+			b := &buffer{dirty: true}
+			if e.opts.OpenToEdit {
+				b.open, b.version = true, 1
+				opened[path] = ""
+			}
+			staged[path] = b
 			diskOps = append(diskOps, func() error {
 				os.MkdirAll(filepath.Dir(path), 0o755)
 				return os.WriteFile(path, nil, 0o644)
@@ -240,11 +276,11 @@ func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) ([]string, error)
 		path := filepath.Clean(u.FsPath())
 		b, err := get(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		text, err := applyTextEdits(b.text, edits, e.utf8)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		b.text, b.dirty = text, true
 		if b.open {
@@ -257,10 +293,10 @@ func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) ([]string, error)
 	}
 	for _, op := range diskOps {
 		if err := op(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return order, nil
+	return order, opened, nil
 }
 
 // askLikeDialog answers a reasonix/approve or reasonix/ask request as

@@ -68,6 +68,17 @@ type Options struct {
 	// workspace edits only when it saves, as some editors do, instead of
 	// right after answering the edit.
 	LateDidChange bool
+	// OpenToEdit makes the editor apply an edit to a file it does not
+	// have open as coc.nvim, Emacs lsp-mode, vim-lsp and yegappan/lsp
+	// do: it loads the file into a buffer the user does not see, reports
+	// it open (didOpen, then didChange with the edit) before answering,
+	// and leaves it unsaved.
+	OpenToEdit bool
+	// LoseProgressCreate makes the editor never answer
+	// window/workDoneProgress/create, as Emacs lsp-mode 8.0.0 does when
+	// the request arrives together with the answer to a request it waits
+	// for.
+	LoseProgressCreate bool
 }
 
 // A buffer is the editor's copy of a file.
@@ -75,7 +86,8 @@ type buffer struct {
 	text    string
 	version int32
 	// open is set when the server was told (didOpen); a buffer the editor
-	// loaded only to apply an edit is not reported, like a hidden one.
+	// loaded only to apply an edit is not reported, like a hidden one,
+	// unless Options.OpenToEdit.
 	open  bool
 	dirty bool
 	// unreported is set while the server has not been told about changes

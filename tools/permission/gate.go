@@ -34,6 +34,12 @@ type Request struct {
 	// (tools.Previewer), shown to the person asked in place of its
 	// arguments.
 	Preview string
+	// Proposes marks a call whose every change is a proposal a person
+	// reviews before any file changes (an editor's review mode): what only
+	// the mode fallback would ask about is allowed without asking, as the
+	// review is the question. Deny and ask rules, and calls that always
+	// ask (Reasonix's control files), still hold.
+	Proposes bool
 }
 
 // Posture is how readily approvals are given.
@@ -99,6 +105,9 @@ type Verdict struct {
 	Reason string
 	// Asked is set when the user was consulted.
 	Asked bool
+	// Proposal is set when the call was allowed only because its changes
+	// are proposals (Request.Proposes): they must not be made for real.
+	Proposal bool
 }
 
 // Gate decides whether a tool call may run.
@@ -188,6 +197,11 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 	case c.Posture == PostureAuto && rule == nil:
 		// Only the mode fallback asked: auto approves it.
 		return Verdict{Allowed: true}
+	case r.Proposes && rule == nil:
+		// Only the mode fallback asked, and the call changes nothing
+		// until a person accepts its proposals: asking now would ask
+		// twice.
+		return Verdict{Allowed: true, Proposal: true}
 	}
 	if c.Approver == nil {
 		if rule != nil {

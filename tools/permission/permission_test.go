@@ -279,6 +279,50 @@ func TestParsePosture(t *testing.T) {
 	}
 }
 
+// TestProposalsAreNotAsked: a call whose changes are only proposed (the
+// person reviews them before any file changes) is not asked about when
+// only the mode fallback would ask, attended or not; rules, the mode's
+// deny and calls that always ask still decide. Allowed for that reason
+// alone, the verdict says so, so the change is never made for real.
+func TestProposalsAreNotAsked(t *testing.T) {
+	askMode, _ := NewPolicy("ask", []string{"Edit(ok.md)"}, []string{"Edit(secret.md)"}, []string{"Edit(vendor/**)"})
+	denyMode, _ := NewPolicy("deny", nil, nil, nil)
+	tests := []struct {
+		name     string
+		policy   Policy
+		r        Request
+		allowed  bool
+		asked    bool
+		proposal bool
+	}{
+		{"fallback", askMode, Request{Tool: "edit_file", Args: args("path", "a.go"), Proposes: true}, true, false, true},
+		{"fallback, applied", askMode, Request{Tool: "edit_file", Args: args("path", "a.go")}, true, true, false},
+		{"allow rule", askMode, Request{Tool: "edit_file", Args: args("path", "ok.md"), Proposes: true}, true, false, false},
+		{"ask rule", askMode, Request{Tool: "edit_file", Args: args("path", "secret.md"), Proposes: true}, true, true, false},
+		{"deny rule", askMode, Request{Tool: "edit_file", Args: args("path", "vendor/x.go"), Proposes: true}, false, false, false},
+		{"control file", askMode, Request{Tool: "edit_file", Args: args("path", "reasonix.toml"), Proposes: true, AlwaysAsk: true, Control: []string{"reasonix.toml"}}, true, true, false},
+		{"deny mode", denyMode, Request{Tool: "edit_file", Args: args("path", "a.go"), Proposes: true}, false, false, false},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ap := &fakeApprover{answers: []Answer{AnswerOnce}}
+			c := &Checker{Policy: tt.policy, Approver: ap}
+			v := c.Check(ctx, tt.r)
+			if v.Allowed != tt.allowed || v.Asked != tt.asked || v.Proposal != tt.proposal {
+				t.Errorf("%+v, want allowed %v, asked %v, proposal %v", v, tt.allowed, tt.asked, tt.proposal)
+			}
+			if tt.allowed && !tt.asked {
+				// With no one to ask, the same.
+				unattended := &Checker{Policy: tt.policy}
+				if u := unattended.Check(ctx, tt.r); !u.Allowed || u.Proposal != tt.proposal {
+					t.Errorf("unattended: %+v", u)
+				}
+			}
+		})
+	}
+}
+
 func TestAlwaysAsk(t *testing.T) {
 	policy, _ := NewPolicy("allow", []string{"remember"}, nil, nil)
 	ctx := context.Background()

@@ -90,13 +90,8 @@
             (when (buffer-modified-p)
               (error "The buffer is still modified after saving"))
 
-            ;; Two dialogs: the edit and the command, each with exactly
-            ;; the four documented actions.
-            (unless (= (length reasonix-test-dialogs) 2)
-              (error "%d permission dialogs, want 2" (length reasonix-test-dialogs)))
-            (dolist (d reasonix-test-dialogs)
-              (unless (equal (cadr d) reasonix-test-permission)
-                (error "Dialog actions %s" (cadr d))))
+            ;; Two dialogs: the edit and the command.
+            (reasonix-test-permission-dialogs 2)
 
             (reasonix-test-shutdown server)
             (reasonix-test-say "ok: %d dialogs, server exit 0" (length reasonix-test-dialogs))

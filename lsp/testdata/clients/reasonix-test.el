@@ -1,14 +1,19 @@
-;;; reasonix-test.el --- what the eglot client programs share  -*- lexical-binding: t -*-
+;;; reasonix-test.el --- what the Emacs client programs share  -*- lexical-binding: t -*-
 
-;; Loaded by eglot.el and eglot-memory.el, which lsp/clients_test.go runs
-;; with `emacs --batch' in this directory: messages on stderr, waiting on
-;; the event loop, the dialogs answered as a user would, and a run that
-;; exits 0 only if every check held.
+;; Loaded by the eglot and lsp-mode programs here, which lsp/*_test.go
+;; run with `emacs --batch' in this directory: messages on stderr,
+;; waiting on the event loop, the dialogs answered as a user would, and a
+;; run that exits 0 only if every check held.  What drives each client
+;; is in reasonix-test-eglot.el and reasonix-test-lsp-mode.el; a program
+;; names its client in `reasonix-test-client' before loading this file
+;; (eglot unless it says otherwise).
 
 ;;; Code:
 
 (require 'cl-lib)
-(require 'eglot)
+
+(defvar reasonix-test-client 'eglot
+  "The client the program drives: `eglot' or `lsp-mode'.")
 
 (defconst reasonix-test-timeout 45
   "Seconds to wait for any one thing.")
@@ -17,7 +22,7 @@
   "The actions of a permission dialog, as the server offers them.")
 
 (defvar reasonix-test-dialogs nil "Dialogs, newest first: (MESSAGE ACTIONS).")
-(defvar reasonix-test-server nil "The eglot connection, for its transcript.")
+(defvar reasonix-test-server nil "The client's connection to the server, for its transcript.")
 
 (defvar reasonix-test-messages nil "window/showMessage notifications, newest first: (TYPE MESSAGE).")
 
@@ -37,7 +42,7 @@
   "How a dialog is answered: a function of its message and its action titles joined by |.")
 
 (defun reasonix-test-say (format-string &rest args)
-  (princ (concat "eglot: " (apply #'format format-string args) "\n") #'external-debugging-output))
+  (princ (concat (symbol-name reasonix-test-client) ": " (apply #'format format-string args) "\n") #'external-debugging-output))
 
 (defun reasonix-test-env (name)
   (let ((v (getenv name)))
@@ -53,33 +58,19 @@
         (error "Timed out waiting for %s" what))
       (accept-process-output nil 0.02))))
 
-;; Eglot's own handler asks with `completing-read', which in batch would
-;; read stdin.
-(cl-defmethod eglot-handle-request
-  (_server (_method (eql window/showMessageRequest)) &key _type message actions)
-  (let ((titles (mapconcat (lambda (a) (plist-get a :title)) actions "|")))
-    (push (list message titles) reasonix-test-dialogs)
-    (reasonix-test-say "dialog: %s [%s]" message titles)
-    (list :title (funcall reasonix-test-answer message titles))))
+(defun reasonix-test-permission-dialogs (n)
+  "Fail unless N dialogs were asked, each with the four permission actions."
+  (unless (= (length reasonix-test-dialogs) n)
+    (error "%d permission dialogs, want %d" (length reasonix-test-dialogs) n))
+  (dolist (d reasonix-test-dialogs)
+    (unless (equal (cadr d) reasonix-test-permission)
+      (error "Dialog actions %s" (cadr d)))))
 
-(defun reasonix-test-shutdown (server)
-  "Send SERVER shutdown and exit by hand, and fail unless it exits 0.
-`eglot-shutdown' kills the process straight after exit, so its exit
-code would be lost."
-  (let ((proc (jsonrpc--process server)))
-    (setf (eglot--shutdown-requested server) t)
-    (jsonrpc-request server :shutdown nil)
-    (jsonrpc-notify server :exit nil)
-    (reasonix-test-wait "the server to exit" (lambda () (not (process-live-p proc))))
-    (unless (and (eq (process-status proc) 'exit) (= (process-exit-status proc) 0))
-      (error "The server ended with %s %s" (process-status proc) (process-exit-status proc)))))
-
-(defun reasonix-test-transcript ()
-  "Print eglot's record of the JSON-RPC traffic."
-  (when reasonix-test-server
-    (reasonix-test-say "JSON-RPC transcript:\n%s"
-                       (with-current-buffer (jsonrpc-events-buffer reasonix-test-server)
-                         (buffer-string)))))
+(defun reasonix-test-exited (proc)
+  "Wait for the server process PROC to exit, and fail unless it exited 0."
+  (reasonix-test-wait "the server to exit" (lambda () (not (process-live-p proc))))
+  (unless (and (eq (process-status proc) 'exit) (= (process-exit-status proc) 0))
+    (error "The server ended with %s %s" (process-status proc) (process-exit-status proc))))
 
 (defun reasonix-test-run (main)
   "Run MAIN and exit: 0 if it returned, else 1 with the reason and the transcript."
@@ -91,6 +82,8 @@ code would be lost."
      (reasonix-test-say "FAIL: %s" (error-message-string err))
      (reasonix-test-transcript)
      (kill-emacs 1))))
+
+(load (expand-file-name (format "reasonix-test-%s.el" reasonix-test-client)) nil t)
 
 (provide 'reasonix-test)
 

@@ -1,0 +1,36 @@
+;;; reasonix-test-eglot.el --- driving eglot in the client programs  -*- lexical-binding: t -*-
+
+;; Loaded by reasonix-test.el for the eglot programs: eglot's dialogs
+;; answered as a user would, its shutdown checked, its transcript.
+
+;;; Code:
+
+(require 'eglot)
+
+;; Eglot's own handler asks with `completing-read', which in batch would
+;; read stdin.
+(cl-defmethod eglot-handle-request
+  (_server (_method (eql window/showMessageRequest)) &key _type message actions)
+  (let ((titles (mapconcat (lambda (a) (plist-get a :title)) actions "|")))
+    (push (list message titles) reasonix-test-dialogs)
+    (reasonix-test-say "dialog: %s [%s]" message titles)
+    (list :title (funcall reasonix-test-answer message titles))))
+
+(defun reasonix-test-shutdown (server)
+  "Send SERVER shutdown and exit by hand, and fail unless it exits 0.
+`eglot-shutdown' kills the process straight after exit, so its exit
+code would be lost."
+  (let ((proc (jsonrpc--process server)))
+    (setf (eglot--shutdown-requested server) t)
+    (jsonrpc-request server :shutdown nil)
+    (jsonrpc-notify server :exit nil)
+    (reasonix-test-exited proc)))
+
+(defun reasonix-test-transcript ()
+  "Print eglot's record of the JSON-RPC traffic."
+  (when reasonix-test-server
+    (reasonix-test-say "JSON-RPC transcript:\n%s"
+                       (with-current-buffer (jsonrpc-events-buffer reasonix-test-server)
+                         (buffer-string)))))
+
+;;; reasonix-test-eglot.el ends here
