@@ -45,7 +45,8 @@ async function main() {
     clientInfo: { name: 'reasonix-node-trust-test', version: '0' },
     rootUri,
     workspaceFolders: [{ uri: rootUri, name: path.basename(root) }],
-    capabilities: { workspace: { workspaceFolders: true, executeCommand: {} } },
+    // It answers dialogs, and says so, as a client that shows them does.
+    capabilities: { workspace: { workspaceFolders: true, executeCommand: {} }, window: { showMessage: { messageActionItem: { additionalPropertiesSupport: false } } } },
   });
   await conn.sendNotification('initialized', {});
 
