@@ -163,8 +163,12 @@ func (s *server) pull(ctx context.Context, path string) ([]protocol.Diagnostic, 
 // awaitPublished waits until each file has diagnostics for its current
 // text: published for its current version, or, from a server that gives
 // no versions, published after that version was sent (after before, for
-// a file that is not open) and then left alone for the quiet period.
+// a file that is not open) and then left alone for the quiet period — or
+// for as long as the server took to publish since the wait began, if that
+// is longer: a server slowed down (a loaded machine) sends its later
+// stages later too, and settling on its first would miss them.
 func (s *server) awaitPublished(ctx context.Context, paths []string, before uint64, deadline time.Time) error {
+	start := time.Now()
 	versions := make(map[string]int32, len(paths))
 	after := make(map[string]uint64, len(paths))
 	for _, p := range paths {
@@ -191,7 +195,7 @@ func (s *server) awaitPublished(ctx context.Context, paths []string, before uint
 			case pub.seq <= after[p]:
 				settled = false
 			default:
-				if left := quiet - time.Since(pub.at); left > 0 {
+				if left := max(quiet, pub.at.Sub(start)) - time.Since(pub.at); left > 0 {
 					settled = false
 					wait = max(wait, left)
 				}
