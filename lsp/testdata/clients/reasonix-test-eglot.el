@@ -24,7 +24,12 @@ code would be lost."
     (setf (eglot--shutdown-requested server) t)
     (jsonrpc-request server :shutdown nil)
     (jsonrpc-notify server :exit nil)
-    (reasonix-test-exited proc)))
+    (reasonix-test-exited proc)
+    ;; Eglot forgets the server in the process's sentinel, which runs
+    ;; later: until it has, a new eglot for the project would find the
+    ;; dead one.
+    (reasonix-test-wait "eglot to forget the server"
+                        (lambda () (not (memq server (gethash (eglot--project server) eglot--servers-by-project)))))))
 
 (defun reasonix-test-transcript ()
   "Print eglot's record of the JSON-RPC traffic."
