@@ -1,10 +1,6 @@
 package agent
 
 import (
-	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/reasonix/reasonix/agent/config"
-	"github.com/reasonix/reasonix/tools"
 )
 
 // A shell command the model runs, or a repository the user clones, can
@@ -59,7 +54,7 @@ type securityRecord struct {
 func ReviewConfig(cfg *config.Config, dir string) []string {
 	reviewMu.Lock()
 	defer reviewMu.Unlock()
-	dir = canonicalDir(dir)
+	dir = config.Canonical(dir)
 	path, err := recordPath(dir)
 	if err != nil {
 		return []string{"cannot compare the configuration with the last session: " + err.Error()}
@@ -121,27 +116,8 @@ func recordingGrants(persist func(rule string) error, dir string) func(rule stri
 	}
 }
 
-// canonicalDir makes dir absolute and free of symbolic links, so that a
-// workspace has one record however it is reached.
-func canonicalDir(dir string) string {
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	return dir
-}
-
-// recordPath names dir's record after a digest of its path.
-func recordPath(dir string) (string, error) {
-	home, err := config.Home()
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(dir))
-	return filepath.Join(home, recordDir, hex.EncodeToString(sum[:8])+".json"), nil
-}
+// recordPath names dir's record.
+func recordPath(dir string) (string, error) { return config.RecordPath(recordDir, dir) }
 
 // isWorkspaceFile reports whether file is one of the config files that
 // come with the workspace dir.
@@ -150,7 +126,7 @@ func isWorkspaceFile(dir, file string) bool {
 		return false
 	}
 	base := filepath.Base(file)
-	return (base == config.ProjectFileName || base == config.MCPFileName) && canonicalDir(filepath.Dir(file)) == dir
+	return (base == config.ProjectFileName || base == config.MCPFileName) && config.Canonical(filepath.Dir(file)) == dir
 }
 
 // readRecord reads dir's record; fs.ErrNotExist when there is none.
@@ -170,18 +146,5 @@ func readRecord(path, dir string) (config.Security, error) {
 }
 
 // writeRecord replaces the record at path, unless it already says the
-// same, through a temporary file so that a crash leaves the old one.
-func writeRecord(path string, rec securityRecord) error {
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return tools.DiskFS{}.Apply(context.Background(), []tools.Change{{Kind: tools.Write, Path: path, Content: b, Mode: 0o600}})
-}
+// same.
+func writeRecord(path string, rec securityRecord) error { return config.WriteRecord(path, rec) }

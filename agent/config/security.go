@@ -161,13 +161,7 @@ func workspaceRoot(dir, setting string) string {
 			root = filepath.Join(dir, root)
 		}
 	}
-	if abs, err := filepath.Abs(root); err == nil {
-		root = abs
-	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	return root
+	return Canonical(root)
 }
 
 func envDigest(env map[string]string) string {

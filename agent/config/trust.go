@@ -165,7 +165,7 @@ func (c *Config) fromWorkspace(at Pos) bool {
 // workspace's own files that needs trust. Entries a later layer (the
 // user's --config) overrides are not listed: they are not in force.
 func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
-	t := WorkspaceTrust{Dir: canonical(dir)}
+	t := WorkspaceTrust{Dir: Canonical(dir)}
 	add := func(at Pos, what string, content ...any) {
 		t.Items = append(t.Items, TrustItem{At: at, What: what, Digest: digest(content...)})
 	}
@@ -198,16 +198,12 @@ func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 			add(g.At, fmt.Sprintf("language server %q: %s", g.Name, Program{Command: g.Command}.target()), graphContent(g)...)
 		}
 	}
+	for _, ls := range looseSettings {
+		if v := ls.value(c); v != nil && c.fromWorkspace(ls.at(c)) {
+			add(ls.at(c), ls.what(v), ls.key, v)
+		}
+	}
 	s := &c.Sandbox
-	if s.Bash == "off" && c.fromWorkspace(s.bashAt) {
-		add(s.bashAt, `[sandbox] bash = "off": shell commands run unconfined`, "sandbox.bash", s.Bash)
-	}
-	if s.Network && c.fromWorkspace(s.networkAt) {
-		add(s.networkAt, "[sandbox] network = true: shell commands may use the network", "sandbox.network", true)
-	}
-	if s.ClientTerminal && c.fromWorkspace(s.terminalAt) {
-		add(s.terminalAt, "[sandbox] client_terminal = true: an ACP client's terminal runs shell commands, without the namespaces that isolate them", "sandbox.client_terminal", true)
-	}
 	if s.WorkspaceRoot != "" && c.fromWorkspace(s.rootAt) && !within(c.workspaceRootOf(dir), t.Dir) {
 		add(s.rootAt, fmt.Sprintf("[sandbox] workspace_root = %q: the agent works and writes there", s.WorkspaceRoot), "sandbox.workspace_root", s.WorkspaceRoot)
 	}
@@ -216,19 +212,12 @@ func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 			add(at, fmt.Sprintf("[sandbox] allow_write %q: the agent may write there", d), "sandbox.allow_write", d)
 		}
 	}
-	p := &c.Permissions
-	if p.Mode == "allow" && c.fromWorkspace(c.permModeAt) {
-		add(c.permModeAt, `[permissions] mode = "allow": tools run without asking`, "permissions.mode", p.Mode)
-	}
-	if (p.Approval == "auto" || p.Approval == "yolo") && c.fromWorkspace(c.approvalAt) {
-		add(c.approvalAt, fmt.Sprintf("[permissions] approval = %q: edits and commands run without asking", p.Approval), "permissions.approval", p.Approval)
-	}
-	for _, r := range p.Allow {
+	for _, r := range c.Permissions.Allow {
 		if at := c.itemAt[itemKey("permissions", "allow", r)]; c.fromWorkspace(at) {
 			t.Items = append(t.Items, ruleItem(at, r))
 		}
 	}
-	if f := c.Agent.SystemPromptFile; f != "" && c.fromWorkspace(c.Agent.systemPromptFileAt) && !within(canonical(f), t.Dir) {
+	if f := c.Agent.SystemPromptFile; f != "" && c.fromWorkspace(c.Agent.systemPromptFileAt) && !within(Canonical(f), t.Dir) {
 		add(c.Agent.systemPromptFileAt, fmt.Sprintf("[agent] system_prompt_file = %q: a file outside the workspace goes to the model", f), "agent.system_prompt_file", f)
 	}
 	if len(t.Items) > 0 {
@@ -239,6 +228,54 @@ func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 		t.Hash = hex.EncodeToString(h.Sum(nil))
 	}
 	return t
+}
+
+// A looseSetting is a setting that lets the agent do more when a
+// workspace's file sets it so: workspaceTrust lists it, withholdFrom
+// leaves it out, from this one description.
+type looseSetting struct {
+	key string // table.key, as withheldKey names it
+	// value is the setting's value when it loosens, nil otherwise.
+	value func(c *Config) any
+	at    func(c *Config) Pos
+	what  func(v any) string
+}
+
+var looseSettings = []looseSetting{
+	{"sandbox.bash",
+		func(c *Config) any { return when(c.Sandbox.Bash == "off", c.Sandbox.Bash) },
+		func(c *Config) Pos { return c.Sandbox.bashAt },
+		func(any) string { return `[sandbox] bash = "off": shell commands run unconfined` }},
+	{"sandbox.network",
+		func(c *Config) any { return when(c.Sandbox.Network, true) },
+		func(c *Config) Pos { return c.Sandbox.networkAt },
+		func(any) string { return "[sandbox] network = true: shell commands may use the network" }},
+	{"sandbox.client_terminal",
+		func(c *Config) any { return when(c.Sandbox.ClientTerminal, true) },
+		func(c *Config) Pos { return c.Sandbox.terminalAt },
+		func(any) string {
+			return "[sandbox] client_terminal = true: an ACP client's terminal runs shell commands, without the namespaces that isolate them"
+		}},
+	{"permissions.mode",
+		func(c *Config) any { return when(c.Permissions.Mode == "allow", c.Permissions.Mode) },
+		func(c *Config) Pos { return c.permModeAt },
+		func(any) string { return `[permissions] mode = "allow": tools run without asking` }},
+	{"permissions.approval",
+		func(c *Config) any {
+			return when(c.Permissions.Approval == "auto" || c.Permissions.Approval == "yolo", c.Permissions.Approval)
+		},
+		func(c *Config) Pos { return c.approvalAt },
+		func(v any) string {
+			return fmt.Sprintf("[permissions] approval = %q: edits and commands run without asking", v)
+		}},
+}
+
+// when is v if cond holds, else nil.
+func when(cond bool, v any) any {
+	if cond {
+		return v
+	}
+	return nil
 }
 
 // digest identifies an entry by its content: what kind of entry it is,
@@ -291,7 +328,7 @@ func (c *Config) pluginTarget(p PluginConfig) string {
 	what := prog.target()
 	pairs := func(m map[string]string) string {
 		var out []string
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			out = append(out, k+"="+word(m[k]))
 		}
 		return clip(strings.Join(out, " "))
@@ -322,27 +359,6 @@ func (c *Config) pluginTarget(p PluginConfig) string {
 		what += "; " + strings.Join(names, ", ") + verb + " empty (not in your [trust] env)"
 	}
 	return what
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// canonical makes p absolute and free of symbolic links, as far as it
-// exists.
-func canonical(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
-	}
-	return p
 }
 
 // workspaceRootOf resolves [sandbox] workspace_root against dir, as the
@@ -405,7 +421,7 @@ func (c *Config) ExpandItem(table, key, value string) string {
 // out are recorded for withheldKey. Turning an MCP server off needs no
 // trust and stays.
 func (c *Config) withholdFrom(l *Config, path string) {
-	dir := canonical(filepath.Dir(path))
+	dir := Canonical(filepath.Dir(path))
 	untrusted := func(content ...any) bool { return !c.trusted[digest(content...)] }
 	var gone []string // the providers taken out, and their models
 	l.Providers = slices.DeleteFunc(l.Providers, func(p ProviderConfig) bool {
@@ -430,22 +446,20 @@ func (c *Config) withholdFrom(l *Config, path string) {
 		name, _, _ := strings.Cut(ref, "/")
 		keys[key] = ref != "" && (slices.Contains(gone, name) || slices.Contains(gone, ref))
 	}
+	for _, ls := range looseSettings {
+		v := ls.value(l)
+		keys[ls.key] = v != nil && untrusted(ls.key, v)
+	}
 	s := l.Sandbox
-	keys["sandbox.bash"] = s.Bash == "off" && untrusted("sandbox.bash", s.Bash)
-	keys["sandbox.network"] = s.Network && untrusted("sandbox.network", true)
-	keys["sandbox.client_terminal"] = s.ClientTerminal && untrusted("sandbox.client_terminal", true)
 	if s.WorkspaceRoot != "" {
 		outside := !within(workspaceRoot(dir, c.ExpandSetting(s.WorkspaceRoot, Pos{File: path})), dir)
 		keys["sandbox.workspace_root"] = outside && untrusted("sandbox.workspace_root", s.WorkspaceRoot)
 	}
-	perm := l.Permissions
-	keys["permissions.mode"] = perm.Mode == "allow" && untrusted("permissions.mode", perm.Mode)
-	keys["permissions.approval"] = (perm.Approval == "auto" || perm.Approval == "yolo") && untrusted("permissions.approval", perm.Approval)
 	if f := l.Agent.SystemPromptFile; f != "" {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(filepath.Dir(path), f)
 		}
-		keys["agent.system_prompt_file"] = !within(canonical(f), dir) && untrusted("agent.system_prompt_file", f)
+		keys["agent.system_prompt_file"] = !within(Canonical(f), dir) && untrusted("agent.system_prompt_file", f)
 	}
 	l.withheldKeys = keys
 }

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,15 +35,8 @@ type TrustRecord struct {
 // trustMu serialises the records' reading and writing within the process.
 var trustMu sync.Mutex
 
-// trustPath names dir's record after a digest of its path.
-func trustPath(dir string) (string, error) {
-	home, err := Home()
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(dir))
-	return filepath.Join(home, trustDir, hex.EncodeToString(sum[:8])+".json"), nil
-}
+// trustPath names dir's record.
+func trustPath(dir string) (string, error) { return RecordPath(trustDir, dir) }
 
 // readTrust reads dir's record; fs.ErrNotExist when there is none.
 func readTrust(dir string) (TrustRecord, error) {
@@ -89,7 +80,7 @@ func trustedDigests(dir string) map[string]bool {
 // something elsewhere (reasonix trust in a terminal) since it loaded the
 // configuration.
 func TrustStamp(dir string) time.Time {
-	path, err := trustPath(canonical(dir))
+	path, err := trustPath(Canonical(dir))
 	if err != nil {
 		return time.Time{}
 	}
@@ -113,7 +104,7 @@ func Trust(t WorkspaceTrust) error {
 // reasonix.toml): it is the user's own word, and must not be withheld at
 // the next start for want of trust.
 func TrustGrant(dir, rule string) error {
-	dir = canonical(dir)
+	dir = Canonical(dir)
 	trustMu.Lock()
 	defer trustMu.Unlock()
 	rec, err := readTrust(dir)
@@ -133,7 +124,7 @@ func TrustGrant(dir, rule string) error {
 // Revoke forgets what the user trusted of the workspace dir; ok is false
 // when nothing was recorded.
 func Revoke(dir string) (ok bool, err error) {
-	dir = canonical(dir)
+	dir = Canonical(dir)
 	trustMu.Lock()
 	defer trustMu.Unlock()
 	path, err := trustPath(dir)
@@ -178,33 +169,11 @@ func TrustRecords() ([]TrustRecord, error) {
 	return out, nil
 }
 
-// writeTrust replaces a record through a temporary file, so that a crash
-// leaves the old one. Callers hold trustMu.
+// writeTrust replaces a record. Callers hold trustMu.
 func writeTrust(rec TrustRecord) error {
 	path, err := trustPath(rec.Workspace)
 	if err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".trust-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(append(b, '\n'))
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return WriteRecord(path, rec)
 }

@@ -320,7 +320,7 @@ func TestTrustGrant(t *testing.T) {
 		t.Fatalf("%v, allow %v, %+v", err, c.Permissions.Allow, c.Workspace)
 	}
 	recs, err := TrustRecords()
-	if err != nil || len(recs) != 1 || recs[0].Workspace != canonical(dir) {
+	if err != nil || len(recs) != 1 || recs[0].Workspace != Canonical(dir) {
 		t.Fatalf("records = %+v, %v", recs, err)
 	}
 }
