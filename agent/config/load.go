@@ -52,14 +52,14 @@ func Load(opts Options) (*Config, error) {
 		}
 		switch {
 		case opts.TrustHash != "" && t.matches(opts.TrustHash):
-			t.Trusted, t.By = true, "flag"
+			t.Trusted, t.By = true, ByFlag
 		case opts.TrustHash != "":
 			// The workspace is where the mismatch is: a zero At would
 			// blame the built-in defaults.
 			return nil, &Error{At: Pos{File: t.Dir}, Msg: fmt.Sprintf("--trust %s does not match this workspace's configuration, whose digest is %s: review it with `reasonix trust`",
 				opts.TrustHash, t.ShortHash()), Warnings: slices.Clone(full.Warnings)}
 		case all:
-			t.Trusted, t.By = true, "record"
+			t.Trusted, t.By = true, ByRecord
 		}
 	}
 	c := full

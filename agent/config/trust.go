@@ -66,9 +66,17 @@ type WorkspaceTrust struct {
 	Hash string
 	// Trusted reports whether every item is in force.
 	Trusted bool
-	// By says how they came to be trusted: "record" or "flag".
+	// By says how they came to be trusted: ByRecord or ByFlag.
 	By string
 }
+
+// How a workspace's configuration came to be trusted.
+const (
+	// ByRecord: the user trusted every entry (Trust, TrustGrant).
+	ByRecord = "record"
+	// ByFlag: the caller accepted the digest (Options.TrustHash).
+	ByFlag = "flag"
+)
 
 // Untrusted reports whether some of the workspace's configuration was
 // left out for want of trust.

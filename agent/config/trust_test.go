@@ -170,7 +170,7 @@ func TestTrustedWorkspaceApplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Workspace.Untrusted() || c.Workspace.By != "record" {
+	if c.Workspace.Untrusted() || c.Workspace.By != ByRecord {
 		t.Fatalf("workspace = %+v", c.Workspace)
 	}
 	if r, _ := c.ResolveModel(""); r.String() != "corp/m" || c.Sandbox.Bash != "off" || len(c.Plugins) != 3 || len(c.Graph.Servers) != 1 {
@@ -227,7 +227,7 @@ func TestTrustFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	hash := c.Workspace.ShortHash()
-	if c, err = Load(Options{Dir: dir, TrustHash: hash}); err != nil || c.Workspace.Untrusted() || c.Workspace.By != "flag" {
+	if c, err = Load(Options{Dir: dir, TrustHash: hash}); err != nil || c.Workspace.Untrusted() || c.Workspace.By != ByFlag {
 		t.Fatalf("--trust %s: %v, %+v", hash, err, c.Workspace)
 	}
 	for _, bad := range []string{hash[:8], "0123456789abcdef", "x"} {

@@ -85,7 +85,7 @@ func trustCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Nothing in the configuration of %s needs trust: it starts no server, sends no key and loosens nothing.\n", shown(t.Dir))
 		return exitOK
 	}
-	if t.Trusted && t.By == "record" {
+	if t.Trusted && t.By == config.ByRecord {
 		fmt.Fprintf(stdout, "You trust the configuration of %s, which brings:\n%s\nDigest: %s\n", shown(t.Dir), shown(t.Describe()), t.ShortHash())
 		return exitOK
 	}
