@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -162,10 +163,10 @@ func (u *unwrapper) options(ws []word, then func(optScan)) {
 	for _, o := range sc.opts {
 		switch {
 		case !o.hasValue:
-		case contains(w.shell, o.name):
+		case slices.Contains(w.shell, o.name):
 			u.shell(o.value, o.lit && sc.ok)
 			ran = true
-		case contains(w.programs, o.name):
+		case slices.Contains(w.programs, o.name):
 			u.p.inner = append(u.p.inner, u.an.callParts([]word{{text: o.value, lit: o.lit}}, u.depth, u.loose)...)
 		}
 	}
@@ -195,15 +196,6 @@ func (u *unwrapper) runOperands(ws []word, i, skip int) {
 		}
 	}
 	u.run(ws[min(i+skip, len(ws)):], false)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func unwrapEnv(u *unwrapper, ws []word) {
@@ -552,10 +544,5 @@ func unwrapParallel(u *unwrapper, ws []word) {
 const parallelFlags = "kuvqgXmrsp0"
 
 func allLiteral(ws []word) bool {
-	for _, w := range ws {
-		if !w.lit {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ws, func(w word) bool { return !w.lit })
 }
