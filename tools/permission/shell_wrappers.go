@@ -216,10 +216,7 @@ func unwrapEnv(u *unwrapper, ws []word) {
 				u.guess(ws[i:])
 				return
 			}
-			a := u.an.newPart(partAssign, []word{ws[i]})
-			a.risk = varRisk(name)
-			a.harmless = a.risk == ""
-			assigns = append(assigns, a)
+			assigns = append(assigns, u.an.assignPart(ws[i], name))
 		}
 		u.p.inner = append(u.p.inner, assigns...)
 		u.run(ws[i:], true) // env alone prints the environment
@@ -246,10 +243,7 @@ func unwrapSudo(u *unwrapper, ws []word) {
 		i := sc.rest(len(ws))
 		for ; i < len(ws) && ws[i].lit && strings.Contains(ws[i].text, "="); i++ {
 			name, _, _ := strings.Cut(ws[i].text, "=")
-			a := u.an.newPart(partAssign, []word{ws[i]})
-			a.risk = varRisk(name)
-			a.harmless = a.risk == ""
-			u.p.inner = append(u.p.inner, a)
+			u.p.inner = append(u.p.inner, u.an.assignPart(ws[i], name))
 		}
 		if sc.has("s", "shell", "i", "login") && i < len(ws) {
 			// -s and -i run the command through a shell.
