@@ -303,10 +303,12 @@ func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool
 			_, exists, _ := readView(t.a.Env.FS, p)
 			t.fileChanged(p, SourceTool, exists)
 		}
-		if paths := unasked(t.a.Env, res.Changed); !res.IsError && t.a.VerifyAfterEdit && t.a.Env.Graph != nil && len(paths) > 0 {
+		if !res.IsError && t.a.VerifyAfterEdit && t.a.Env.Graph != nil {
 			// Show the model the breakage its edit caused while the edit is
 			// fresh, rather than at the next build.
-			res.Content += t.a.Env.Graph.Verify(ctx, paths)
+			if paths := unasked(t.a.Env, res.Changed); len(paths) > 0 {
+				res.Content += t.a.Env.Graph.Verify(ctx, paths)
+			}
 		}
 	}
 	if !res.IsError {

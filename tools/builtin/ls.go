@@ -95,11 +95,6 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 			if target, err := filepath.EvalSymlinks(path); err == nil && withheld.Leave(target, false) {
 				continue
 			}
-		}
-		if withheld.Leave(path, le.dir) {
-			continue
-		}
-		if e.Type()&fs.ModeSymlink != 0 {
 			le.link, _ = os.Readlink(path)
 			// Classify a link by its target, as a shell's ls -F does.
 			if ti, err := env.FS.Stat(path); err == nil {
@@ -107,8 +102,11 @@ func (lsTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) 
 			} else {
 				le.broken = true
 			}
-			// A link is judged by where it leads.
+			// The guard, too, judges a link by where it leads.
 			forbidden = env.Guard != nil && env.Guard.CheckRead(path) != nil
+		}
+		if withheld.Leave(path, e.IsDir()) {
+			continue
 		}
 		switch {
 		case forbidden:

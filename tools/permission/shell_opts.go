@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -103,14 +104,7 @@ type optScan struct {
 
 // has reports whether any of the options names was given.
 func (sc optScan) has(names ...string) bool {
-	for _, o := range sc.opts {
-		for _, n := range names {
-			if o.name == n {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(sc.opts, func(o opt) bool { return slices.Contains(names, o.name) })
 }
 
 // rest is the index of the first operand, or len(ws) without one: where

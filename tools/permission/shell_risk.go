@@ -114,10 +114,7 @@ func (an *analyzer) declParts(p *part) []*part {
 	an.subscriptHazards(p.words)
 	for _, w := range p.words[1:] {
 		if name, _, ok := strings.Cut(w.text, "="); ok && w.lit && isName(name) {
-			a := an.newPart(partAssign, []word{w})
-			a.risk = varRisk(name)
-			a.harmless = a.risk == ""
-			ps = append(ps, a)
+			ps = append(ps, an.assignPart(w, name))
 			continue
 		}
 		if !w.lit || !declArgOK(p.words[0].text, w.text) {
@@ -125,6 +122,15 @@ func (an *analyzer) declParts(p *part) []*part {
 		}
 	}
 	return ps
+}
+
+// assignPart is the assignment a word NAME=value given to a program
+// makes: a declaration builtin's argument, or one env or sudo sets.
+func (an *analyzer) assignPart(w word, name string) *part {
+	a := an.newPart(partAssign, []word{w})
+	a.risk = varRisk(name)
+	a.harmless = a.risk == ""
+	return a
 }
 
 // declArgOK reports whether a literal argument of a declaration builtin

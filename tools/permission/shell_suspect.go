@@ -106,9 +106,9 @@ func (p Policy) suspect(args json.RawMessage) *Rule {
 // held in one word, or nil. The line is parsed only when it holds the
 // name of a denied program.
 func lineRuns(line string, named map[string][]deniedBy) *Rule {
-	mentions := false
+	mentions, lower := false, strings.ToLower(line)
 	for prog := range named {
-		if strings.Contains(strings.ToLower(line), prog) {
+		if strings.Contains(lower, prog) {
 			mentions = true
 			break
 		}

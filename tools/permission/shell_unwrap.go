@@ -276,15 +276,11 @@ func unwrapEval(u *unwrapper, ws []word) {
 	if len(args) > 0 && args[0].text == "--" {
 		args = args[1:]
 	}
-	lit := true
-	for _, w := range args {
-		lit = lit && w.lit
-	}
 	if len(args) == 0 {
 		u.p.understood, u.p.harmless = true, true
 		return
 	}
-	u.shell(joinWords(args), lit)
+	u.shell(joinWords(args), allLiteral(args))
 }
 
 func unwrapTrap(u *unwrapper, ws []word) {

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -162,10 +163,10 @@ func (u *unwrapper) options(ws []word, then func(optScan)) {
 	for _, o := range sc.opts {
 		switch {
 		case !o.hasValue:
-		case contains(w.shell, o.name):
+		case slices.Contains(w.shell, o.name):
 			u.shell(o.value, o.lit && sc.ok)
 			ran = true
-		case contains(w.programs, o.name):
+		case slices.Contains(w.programs, o.name):
 			u.p.inner = append(u.p.inner, u.an.callParts([]word{{text: o.value, lit: o.lit}}, u.depth, u.loose)...)
 		}
 	}
@@ -197,15 +198,6 @@ func (u *unwrapper) runOperands(ws []word, i, skip int) {
 	u.run(ws[min(i+skip, len(ws)):], false)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func unwrapEnv(u *unwrapper, ws []word) {
 	u.options(ws, func(sc optScan) {
 		i := sc.rest(len(ws))
@@ -224,10 +216,7 @@ func unwrapEnv(u *unwrapper, ws []word) {
 				u.guess(ws[i:])
 				return
 			}
-			a := u.an.newPart(partAssign, []word{ws[i]})
-			a.risk = varRisk(name)
-			a.harmless = a.risk == ""
-			assigns = append(assigns, a)
+			assigns = append(assigns, u.an.assignPart(ws[i], name))
 		}
 		u.p.inner = append(u.p.inner, assigns...)
 		u.run(ws[i:], true) // env alone prints the environment
@@ -254,10 +243,7 @@ func unwrapSudo(u *unwrapper, ws []word) {
 		i := sc.rest(len(ws))
 		for ; i < len(ws) && ws[i].lit && strings.Contains(ws[i].text, "="); i++ {
 			name, _, _ := strings.Cut(ws[i].text, "=")
-			a := u.an.newPart(partAssign, []word{ws[i]})
-			a.risk = varRisk(name)
-			a.harmless = a.risk == ""
-			u.p.inner = append(u.p.inner, a)
+			u.p.inner = append(u.p.inner, u.an.assignPart(ws[i], name))
 		}
 		if sc.has("s", "shell", "i", "login") && i < len(ws) {
 			// -s and -i run the command through a shell.
@@ -552,10 +538,5 @@ func unwrapParallel(u *unwrapper, ws []word) {
 const parallelFlags = "kuvqgXmrsp0"
 
 func allLiteral(ws []word) bool {
-	for _, w := range ws {
-		if !w.lit {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ws, func(w word) bool { return !w.lit })
 }
