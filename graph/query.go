@@ -96,6 +96,16 @@ func (m *Manager) symbolPlace(src *source, sym *symbol) place {
 	return p
 }
 
+// closest names, for a lookup that found no declaration of the name, the
+// nearest one it found — unless that is in a file the rules about reading
+// withhold, whose names stay out as its places' do (symbolPlace).
+func closest(src *source, syms []*symbol) string {
+	if len(syms) == 0 || src.withheld(syms[0].path) {
+		return ""
+	}
+	return fmt.Sprintf(" (closest: %s)", syms[0].name)
+}
+
 // A target is the occurrence of a symbol a question is about: a file and
 // a 1-based line and character column, given or found by name.
 type target struct {
@@ -138,11 +148,7 @@ func (m *Manager) resolve(ctx context.Context, src *source, q tools.GraphQuery) 
 		return nil, err
 	}
 	if len(syms) == 0 || syms[0].rank.foreign || syms[0].rank.name > 1 {
-		hint := ""
-		if len(syms) > 0 {
-			hint = fmt.Sprintf(" (closest: %s)", syms[0].name)
-		}
-		return nil, fmt.Errorf("no declaration named %q found%s; try find_symbol with part of the name, or give path, line and column", q.Symbol, hint)
+		return nil, fmt.Errorf("no declaration named %q found%s; try find_symbol with part of the name, or give path, line and column", q.Symbol, closest(src, syms))
 	}
 	best := syms[0]
 	sv, err := m.supervisorFor(best.path)

@@ -205,4 +205,13 @@ func TestWithheldPlaces(t *testing.T) {
 	if err != nil || strings.Contains(out, "SecretPlan") || !strings.Contains(out, `"withheld":true`) {
 		t.Errorf("encoded %s, %v", out, err)
 	}
+	// A failed lookup's nearest match: named from an open file, not from
+	// a withheld one.
+	pub := &symbol{name: "Open", path: filepath.Join(root, "open.go")}
+	if got := closest(src, []*symbol{pub}); got != " (closest: Open)" {
+		t.Errorf("closest in open.go = %q", got)
+	}
+	if got := closest(src, []*symbol{sym}); got != "" {
+		t.Errorf("closest in private.go = %q", got)
+	}
 }
