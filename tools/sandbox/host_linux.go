@@ -190,7 +190,7 @@ func (h *Host) supervisorCmd(cmd *exec.Cmd, self string, spec unitSpec, ns bool)
 	if ns {
 		spec.Proc = true
 		spec.Loopback = !h.Jail.Network
-		spec.ReadOnly = h.Jail.readOnly()
+		spec.ReadOnly = h.Jail.readOnly(spec.Jail.Write)
 		spec.Hide = true
 		attr.Pdeathsig = syscall.SIGKILL
 		attr.Cloneflags = syscall.CLONE_NEWPID | syscall.CLONE_NEWNS

@@ -194,20 +194,20 @@ func (j *Jail) spec() jailSpec {
 }
 
 // readOnly returns the control paths a command must find read-only, less
-// any that holds a writable directory: making that read-only would take
-// the workspace (or a scratch directory) with it. Of a git directory,
-// those are the files git takes configuration, hooks and attributes
-// from as they are when the command starts (a submodule added since
-// included); the rest stays writable, for commits.
-func (j *Jail) readOnly() []string {
+// any that holds a directory of write, the command's (jailSpec.Write):
+// making that read-only would take the workspace (or a scratch
+// directory) with it. Of a git directory, those are the files git takes
+// configuration, hooks and attributes from as they are when the command
+// starts (a submodule added since included); the rest stays writable,
+// for commits.
+func (j *Jail) readOnly(write []string) []string {
 	if j.Policy == nil {
 		return nil
 	}
-	s := j.spec()
 	var out []string
 	seen := map[string]bool{}
 	add := func(c string) {
-		if !seen[c] && !slices.ContainsFunc(s.Write, func(w string) bool { return within(w, c) }) {
+		if !seen[c] && !slices.ContainsFunc(write, func(w string) bool { return within(w, c) }) {
 			seen[c] = true
 			out = append(out, c)
 		}

@@ -156,10 +156,11 @@ func (p *Policy) ControlOf(path string) (string, bool) {
 			}
 		}
 		for _, root := range p.WriteRoots {
-			if spelt == root || !within(spelt, root) {
+			rel, below := strings.CutPrefix(spelt, withSeparator(root))
+			if !below {
 				continue
 			}
-			if c, ok := permission.ControlRoot(spelt[len(withSeparator(root)):]); ok {
+			if c, ok := permission.ControlRoot(rel); ok {
 				return filepath.Join(root, c), true
 			}
 		}
@@ -193,13 +194,7 @@ func (p *Policy) Forbidden(path string) bool {
 
 // within reports whether path is root or below it. Both are clean.
 func within(path, root string) bool {
-	if path == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(path, root)
+	return path == root || strings.HasPrefix(path, withSeparator(root))
 }
 
 // resolve makes path absolute and resolves symbolic links in the longest
