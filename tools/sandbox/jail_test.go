@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,5 +165,32 @@ func TestJailCaches(t *testing.T) {
 	want := []Cache{{"/h/.npm", "npm_config_cache"}, {"/h/.cache", "XDG_CACHE_HOME"}, {"/h/.cache/go-build", "GOCACHE"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("caches = %v, want %v", got, want)
+	}
+}
+
+// TestReadOnlyIsBounded: a repository of many submodules does not make
+// every command start with a mount per control file of each: past
+// maxReadOnly the control watch alone keeps them, and the root's control
+// paths are always among those mounted.
+func TestReadOnlyIsBounded(t *testing.T) {
+	root := t.TempDir()
+	git := filepath.Join(root, ".git")
+	for i := range maxReadOnly {
+		mod := filepath.Join(git, "modules", fmt.Sprintf("m%d", i))
+		if err := os.MkdirAll(filepath.Join(mod, "hooks"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(mod, "config"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := New([]string{root}, nil)
+	control := filepath.Join(root, "reasonix.toml")
+	p.Protect(control)
+	p.ProtectGit(git)
+	j := &Jail{Policy: p}
+	got := j.readOnly(nil)
+	if len(got) != maxReadOnly || got[0] != control {
+		t.Errorf("%d read-only paths, the first %q; want %d, the first %s", len(got), got[0], maxReadOnly, control)
 	}
 }
