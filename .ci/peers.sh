@@ -2,7 +2,8 @@
 # Installs the real peers the tests drive, each only when it is missing:
 #
 #   Debian packages  neovim, emacs-nox, elpa-eglot, elpa-lsp-mode,
-#                    chromium (and nodejs, npm where the machine has no npm)
+#                    vim-nox, vim-ale, chromium (and nodejs, npm where the
+#                    machine has no npm)
 #   npm packages     the Node LSP and ACP clients, the VS Code extension's
 #                    packages, pyright and typescript-language-server, the
 #                    MCP reference servers (each pinned by its

@@ -246,7 +246,7 @@ var _ permission.Approver = (*termApprover)(nil)
 // workspace's own files bring that needs trust is used if the user
 // trusted it before, if trustHash names it, or if ask (the terminal,
 // when there is one) gets a yes; otherwise it is left out, and the user
-// told how to trust it.
+// told so (with no one to ask, with how to trust it).
 func loadConfig(file, trustHash string, stderr io.Writer, ask *termApprover) (dir string, cfg *config.Config, err error) {
 	if dir, err = os.Getwd(); err != nil {
 		return "", nil, err
@@ -261,19 +261,25 @@ func loadConfig(file, trustHash string, stderr io.Writer, ask *termApprover) (di
 		}
 		return "", nil, err
 	}
-	if t := cfg.Workspace; t.Untrusted() && ask != nil {
+	switch t := cfg.Workspace; {
+	case !t.Untrusted():
+	case ask == nil:
+		noteUntrusted(stderr, t)
+	default:
+		// The user has just read the question: the answer is told in a
+		// line, not with the question again.
 		fmt.Fprintf(stderr, "%s\n", shown(t.Question()))
-		if ask.Confirm(context.Background(), "Trust it? [y] yes  [n] no: ") {
-			if err := config.Trust(t); err != nil {
-				return "", nil, err
-			}
-			if cfg, err = config.Load(opts); err != nil {
-				return "", nil, err
-			}
+		if !ask.Confirm(context.Background(), "Trust it? [y] yes  [n] no: ") {
+			fmt.Fprintln(stderr, "Not trusted: it stays off for this run.")
+			break
 		}
-	}
-	if cfg.Workspace.Untrusted() {
-		noteUntrusted(stderr, cfg.Workspace)
+		if err := config.Trust(t); err != nil {
+			return "", nil, err
+		}
+		if cfg, err = config.Load(opts); err != nil {
+			return "", nil, err
+		}
+		fmt.Fprintln(stderr, "Trusted: Reasonix uses it here until it changes; reasonix trust --revoke forgets it.")
 	}
 	printWarnings(stderr, append(cfg.Warnings, agent.ReviewConfig(cfg, dir)...))
 	return dir, cfg, nil

@@ -72,10 +72,9 @@ echo "== reasonix trust --yes $dir"
 echo
 
 cat <<TEXT
-The demo module is in $dir; its model is the scripted server at $(cat "$dir/.reasonix-demo-url").
-Its reasonix.toml names that server as a provider, which Reasonix uses only
-once you trust it: this script trusted it for you (reasonix trust --yes, in
-your Reasonix home), and Ctrl-C forgets that trust with the file.
+The demo module is in $dir; its model is the scripted server at $(cat "$dir/.reasonix-demo-url"),
+a provider of its reasonix.toml, which this script trusted for you (above);
+Ctrl-C removes that file and forgets the trust.
 Make sure $bin is on your PATH (the editor starts 'reasonix lsp'), then:
 
   Neovim (with editors/nvim on the runtimepath):

@@ -178,9 +178,10 @@ end
 --- A Go module with a failing test, whose reasonix.toml points the default
 --- model at a scripted server playing script. REASONIX_HOME is a fresh
 --- directory for each case (its workspaces share it), where the user
---- trusts that reasonix.toml unless opts.trust is false. With opts.provider = 'user' the scripted provider is in the
---- user's $REASONIX_HOME/config.toml instead, which needs no trust.
---- Returns the module's root.
+--- trusts that reasonix.toml unless opts.trust is false. With
+--- opts.provider = 'user' the scripted provider is in the user's
+--- $REASONIX_HOME/config.toml instead, which needs no trust. Returns the
+--- module's root.
 ---@param script string
 --- The agent's edits are applied at once unless opts.review says
 --- "propose".

@@ -98,7 +98,7 @@ export function goBinDirs(env: NodeJS.ProcessEnv = process.env): string[] {
 
 /**
  * Where installers put the binary, in the order they are searched: where
- * `go install` and `make install` put it (goBinDirs), then the user's and
+ * `go install` puts it (goBinDirs), then the user's and
  * the system's bin directories that a login shell has on its PATH but an
  * editor started otherwise may not (~/.local/bin, /usr/local/bin, and
  * Homebrew's on macOS).
