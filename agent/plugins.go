@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode"
@@ -136,8 +137,25 @@ func splitWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// PluginStatus describes the agent's MCP servers for people (/mcp).
-func (a *Agent) PluginStatus() string { return PluginStatus(a.Plugins) }
+// PluginStatus describes the agent's MCP servers for people (/mcp), and
+// those of the workspace's configuration that are off until the user
+// trusts them.
+func (a *Agent) PluginStatus() string {
+	status := PluginStatus(a.Plugins)
+	if a.config == nil {
+		return status
+	}
+	var off []string
+	for _, it := range a.config.Workspace.Pending() {
+		if it.Server != "" {
+			off = append(off, strconv.Quote(it.Server))
+		}
+	}
+	if len(off) > 0 {
+		status += "\nOff until you trust the workspace's configuration (/trust): " + strings.Join(off, ", ") + "."
+	}
+	return status
+}
 
 // PluginStatus describes MCP servers for people: one line each with its
 // transport, state and what it offers, then the errors of those that

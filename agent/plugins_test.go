@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
@@ -212,5 +213,19 @@ func TestResourcesOnlyWhenTyped(t *testing.T) {
 	msgs = h.lastRequest(t).Messages
 	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "Hello from the notes server") {
 		t.Errorf("the typed reference: the model got\n%s", got)
+	}
+}
+
+// TestPluginStatusNamesUntrustedServers: /mcp names the workspace's MCP
+// servers that are off for want of trust, not only those that run.
+func TestPluginStatusNamesUntrustedServers(t *testing.T) {
+	a := &Agent{config: &config.Config{Workspace: config.WorkspaceTrust{Items: []config.TrustItem{
+		{What: `MCP server "lint": runs lint-mcp`, Server: "lint"},
+		{What: `[sandbox] network = true`},
+		{What: `MCP server "docs": connects to https://docs.example/mcp`, Server: "docs", Trusted: true},
+	}}}}
+	got := a.PluginStatus()
+	if !strings.Contains(got, "No MCP servers are configured") || !strings.HasSuffix(got, `Off until you trust the workspace's configuration (/trust): "lint".`) {
+		t.Errorf("PluginStatus = %q", got)
 	}
 }

@@ -51,6 +51,8 @@ type TrustItem struct {
 	Digest string `json:"digest"`
 	// Trusted reports whether the user trusted this content.
 	Trusted bool `json:"-"`
+	// Server names the MCP server the entry starts, if it is one.
+	Server string `json:"-"`
 }
 
 // WorkspaceTrust is what a workspace's own configuration brings that
@@ -199,6 +201,7 @@ func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 	for _, p := range c.Plugins {
 		if c.fromWorkspace(p.At) && p.On() {
 			add(p.At, fmt.Sprintf("MCP server %q: %s", p.Name, c.pluginTarget(p)), pluginContent(p)...)
+			t.Items[len(t.Items)-1].Server = p.Name
 		}
 	}
 	for _, g := range c.Graph.Servers {
