@@ -226,12 +226,12 @@ func (b *budget) short(m modelInfo, prompt int, parent bool) *budgetStop {
 	spent, spentCost := b.s.spentLocked()
 	var notice string
 	if b.tokens > 0 && b.tokens-spent-prompt < 1 {
-		notice = fmt.Sprintf("token budget exhausted: %d of %d tokens used", spent, b.tokens)
+		notice = tokensUsed(spent, b.tokens)
 		if spent < b.tokens {
 			notice += fmt.Sprintf(", too few for the next request (a prompt of about %d tokens)", prompt)
 		}
 	} else {
-		notice = fmt.Sprintf("cost budget exhausted: $%.4f of $%s spent", spentCost, strconv.FormatFloat(b.cost, 'f', -1, 64))
+		notice = costSpent(spentCost, b.cost)
 		if spentCost < b.cost {
 			notice += fmt.Sprintf(", too little for the next request (a prompt of about %d tokens)", prompt)
 		}
@@ -299,12 +299,22 @@ func (t *turn) exhausted() *budgetStop {
 		b.s.mu.Unlock()
 		switch {
 		case b.tokens > 0 && used >= b.tokens:
-			return &budgetStop{notice: fmt.Sprintf("token budget exhausted: %d of %d tokens used", used, b.tokens), parent: i > 0}
+			return &budgetStop{notice: tokensUsed(used, b.tokens), parent: i > 0}
 		case b.cost > 0 && cost >= b.cost:
-			return &budgetStop{notice: fmt.Sprintf("cost budget exhausted: $%.4f of $%s spent", cost, strconv.FormatFloat(b.cost, 'f', -1, 64)), parent: i > 0}
+			return &budgetStop{notice: costSpent(cost, b.cost), parent: i > 0}
 		}
 	}
 	return nil
+}
+
+// tokensUsed and costSpent are the notices of a token and a cost budget
+// used up, or too nearly to send the next request.
+func tokensUsed(used, budget int) string {
+	return fmt.Sprintf("token budget exhausted: %d of %d tokens used", used, budget)
+}
+
+func costSpent(spent, budget float64) string {
+	return fmt.Sprintf("cost budget exhausted: $%.4f of $%s spent", spent, strconv.FormatFloat(budget, 'f', -1, 64))
 }
 
 // A budgetStop is the error of a turn a budget stopped:

@@ -92,23 +92,23 @@ func CapResult(content, path string) string {
 	tail := CutTail(content[len(content)-ResultEdgeBytes:])
 	end := len(content) - len(tail) // the omitted bytes are content[len(head):end]
 	// The note's lines are the saved file's, which ends as the output
-	// does: its last omitted line is found counting from the end.
-	lines, dropped := int64(strings.Count(content, "\n")), int64(0)
+	// does: its last omitted line is found counting from the end. With
+	// nothing saved, the note names no lines.
+	var saved SavedOutput
 	if path != "" {
-		saved, err := saveOutput(path, content)
-		if err != nil {
+		var err error
+		if saved, err = saveOutput(path, content); err != nil {
 			path = ""
 		}
-		lines, dropped = saved.Lines, saved.Dropped
 	}
 	first := strings.Count(head, "\n") + 1
-	last := int(lines) - strings.Count(content[end-1:], "\n") + 1
+	last := int(saved.Lines) - strings.Count(content[end-1:], "\n") + 1
 	var b strings.Builder
 	b.WriteString(head)
 	if !strings.HasSuffix(head, "\n") {
 		b.WriteByte('\n')
 	}
-	b.WriteString(OmittedNote(int64(end-len(head)), first, last, path, dropped))
+	b.WriteString(OmittedNote(int64(end-len(head)), first, last, path, saved.Dropped))
 	b.WriteByte('\n')
 	b.WriteString(tail)
 	return b.String()

@@ -49,12 +49,10 @@ type OutputSaver struct {
 }
 
 // SavedOutput is what Close saved: Lines, the line breaks in the file,
-// and Dropped, the bytes of the output left out of it (and their line
-// breaks, DroppedLines).
+// and Dropped, the bytes of the output left out of it.
 type SavedOutput struct {
-	Lines        int64
-	Dropped      int64
-	DroppedLines int64
+	Lines   int64
+	Dropped int64
 }
 
 // NewOutputSaver creates the file at path, and its directory, to save an
@@ -103,7 +101,7 @@ func (s *OutputSaver) Write(p []byte) (int, error) {
 // Close writes the tail, after a line that says what was dropped before
 // it if anything was, and closes the file.
 func (s *OutputSaver) Close() (SavedOutput, error) {
-	saved := SavedOutput{Lines: s.headLines, Dropped: s.dropped, DroppedLines: s.droppedLines}
+	saved := SavedOutput{Lines: s.headLines, Dropped: s.dropped}
 	if s.err == nil && s.dropped > 0 {
 		var marker []byte
 		if s.last != '\n' {

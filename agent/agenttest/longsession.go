@@ -1,8 +1,9 @@
 // Package agenttest holds helpers for tests of long sessions (a scripted
 // model session of many turns, each stating a fact, and the checks that a
-// compacted session kept its promises on the wire) and of workspace
-// trust (a hostile repository's configuration, and what tells whether it
-// acted). It is imported only by tests.
+// compacted session kept its promises on the wire), of workspace trust
+// (a hostile repository's configuration, and what tells whether it
+// acted), and of requests in flight at once (a Gate before a model
+// server). It is imported only by tests.
 package agenttest
 
 import (

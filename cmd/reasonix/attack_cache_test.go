@@ -137,11 +137,7 @@ func attackCaches(t *testing.T, h *hostile, modcache, gocache string) {
 	calls := cacheAttacks(t, h, modcache, gocache)
 	results := h.attack(t, "", []string{"--approval", "auto"}, calls)
 	after := snapshotCaches(t, caches)
-	for p, was := range before {
-		if now, ok := after[p]; !ok || now != was {
-			t.Errorf("%s changed: %.80q, was %.80q", p, now, was)
-		}
-	}
+	unchanged(t, "", before, after)
 	for p := range after {
 		if _, ok := before[p]; !ok {
 			t.Errorf("%s was added", p)

@@ -86,35 +86,32 @@ const maxSavedOutput = 20<<20 + 1<<10
 // beside the session stays within the cap, as root and as another user,
 // and the model is told what was left out.
 func TestAttackSavedOutputCap(t *testing.T) {
-	for _, user := range []string{"root", "nobody"} {
-		t.Run(user, func(t *testing.T) {
-			t.Parallel()
-			h := newHostile(t)
-			if user == "nobody" {
-				h.asNobody(t)
-			}
-			h.attack(t, "", []string{"--approval", "auto"}, []attackCall{
-				{tool: "bash", args: map[string]any{"command": `head -c 200000000 /dev/zero | tr '\0' x`}, want: "bytes omitted"},
-			})
-			var saved int64
-			err := filepath.WalkDir(h.rhome, func(p string, d fs.DirEntry, err error) error {
-				if err != nil || d.IsDir() || !strings.Contains(p, ".outputs") {
-					return err
-				}
-				fi, err := d.Info()
-				if err == nil {
-					saved = max(saved, fi.Size())
-				}
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if saved == 0 || saved > maxSavedOutput {
-				t.Errorf("%d bytes of the command's output saved under REASONIX_HOME, want some and at most %d", saved, maxSavedOutput)
-			}
+	asRootAndUser(t, func(t *testing.T, asUser bool) {
+		h := newHostile(t)
+		if asUser {
+			h.asNobody(t)
+		}
+		h.attack(t, "", []string{"--approval", "auto"}, []attackCall{
+			{tool: "bash", args: map[string]any{"command": `head -c 200000000 /dev/zero | tr '\0' x`}, want: "bytes omitted"},
 		})
-	}
+		var saved int64
+		err := filepath.WalkDir(h.rhome, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.Contains(p, ".outputs") {
+				return err
+			}
+			fi, err := d.Info()
+			if err == nil {
+				saved = max(saved, fi.Size())
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if saved == 0 || saved > maxSavedOutput {
+			t.Errorf("%d bytes of the command's output saved under REASONIX_HOME, want some and at most %d", saved, maxSavedOutput)
+		}
+	})
 }
 
 // TestAttackCallsPerResponse: one response asks for 1,000 calls. At most

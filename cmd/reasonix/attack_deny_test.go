@@ -32,8 +32,7 @@ var denyAttacks = []string{
 
 func TestAttackDenyWhatRuns(t *testing.T) {
 	t.Parallel()
-	h := newHostile(t)
-	h.denyAttack(t)
+	denyAttack(t, false)
 }
 
 // TestAttackDenyWhatRunsAsAUser runs the same with Reasonix running as an
@@ -43,41 +42,33 @@ func TestAttackDenyWhatRunsAsAUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run reasonix as another user")
 	}
-	h := newHostile(t)
-	nobody := 65534
-	h.uid = &nobody
-	if err := os.Chmod(binDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h.denyAttack(t)
+	denyAttack(t, true)
 }
 
 // denyAttack stages a workspace that is a git repository with branches
-// b1…b3 and a bare remote on the disk, runs the attacks, and checks that
-// every one was refused: the files are there, the remote has no branch.
-func (h *hostile) denyAttack(t *testing.T) {
+// b1…b3 and a bare remote on the disk, runs the attacks, as uid 65534
+// when asUser, and checks that every one was refused: the files are
+// there, the remote has no branch.
+func denyAttack(t *testing.T, asUser bool) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
+	h := newHostile(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	stageGit(t, "", "init", "-q", "--bare", remote)
-	stageGit(t, h.work, "init", "-q")
+	h.git(t, "init", "-q", "--bare", remote)
+	h.git(t, "init", "-q")
 	for _, f := range []string{"f1", "f2", "f3", "f4", "f5", "lockf"} {
 		mustWrite(t, filepath.Join(h.work, f), f+"\n")
 	}
-	stageGit(t, h.work, "add", "-A")
-	stageGit(t, h.work, "commit", "-q", "-m", "start")
+	h.git(t, "add", "-A")
+	h.git(t, "commit", "-q", "-m", "start")
 	for _, b := range []string{"b1", "b2", "b3"} {
-		stageGit(t, h.work, "branch", b)
+		h.git(t, "branch", b)
 	}
-	stageGit(t, h.work, "remote", "add", "origin", "file://"+remote)
-	if h.uid != nil {
-		for _, d := range []string{h.home, h.work, h.rhome, filepath.Dir(h.work), filepath.Dir(h.rhome), filepath.Dir(remote)} {
-			if err := chownTree(d, *h.uid); err != nil {
-				t.Skipf("cannot hand %s to uid %d: %v", d, *h.uid, err)
-			}
-		}
+	h.git(t, "remote", "add", "origin", "file://"+remote)
+	if asUser {
+		h.asNobody(t, remote)
 	}
 	var calls []attackCall
 	for _, c := range denyAttacks {
@@ -98,7 +89,7 @@ func (h *hostile) denyAttack(t *testing.T) {
 			t.Errorf("%s was removed: %v", f, err)
 		}
 	}
-	refs := stageGit(t, "", "--git-dir", remote, "for-each-ref", "--format=%(refname)")
+	refs := h.git(t, "--git-dir", remote, "for-each-ref", "--format=%(refname)")
 	for _, b := range []string{"b1", "b2", "b3"} {
 		if strings.Contains(refs, "refs/heads/"+b) {
 			t.Errorf("branch %s reached the remote:\n%s", b, refs)
@@ -107,21 +98,4 @@ func (h *hostile) denyAttack(t *testing.T) {
 	if !strings.Contains(refs, "refs/heads/control") {
 		t.Errorf("the control push did not reach the remote, so the stage proves nothing:\n%s\n%s", refs, results[len(results)-1])
 	}
-}
-
-// stageGit runs git in dir (or anywhere, for ""), as the test's user, with
-// an identity for commits, and returns its output.
-func stageGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	if dir != "" {
-		args = append([]string{"-C", dir}, args...)
-	}
-	cmd := exec.Command("git", args...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }

@@ -18,13 +18,13 @@ import (
 // unprivileged user.
 
 // gitHostile is newHostile with the workspace a git repository, its
-// files committed, run as the user uid when set.
-func gitHostile(t *testing.T, uid *int, setup func(h *hostile)) *hostile {
+// files committed, run as uid 65534 when asUser.
+func gitHostile(t *testing.T, asUser bool, setup func(h *hostile)) *hostile {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	if uid != nil && os.Geteuid() != 0 {
+	if asUser && os.Geteuid() != 0 {
 		t.Skip("needs root to run reasonix as another user")
 	}
 	h := newHostile(t)
@@ -36,17 +36,9 @@ func gitHostile(t *testing.T, uid *int, setup func(h *hostile)) *hostile {
 	if setup != nil {
 		setup(h)
 	}
-	if uid != nil {
-		h.uid = uid
-		for _, d := range []string{h.home, h.work, h.rhome, filepath.Dir(h.work), filepath.Dir(h.rhome)} {
-			if err := chownTree(d, *uid); err != nil {
-				t.Skipf("cannot hand %s to uid %d: %v", d, *uid, err)
-			}
-		}
-		h.env = userGoCaches(t, h, *uid)
-		if err := os.Chmod(binDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if asUser {
+		h.asNobody(t)
+		h.env = userGoCaches(t, h, *h.uid)
 	}
 	return h
 }
@@ -86,35 +78,6 @@ func userGoCaches(t *testing.T, h *hostile, uid int) []string {
 	return []string{"GOCACHE=" + cache, "GOMODCACHE=" + filepath.Join(h.home, "go", "pkg", "mod"), "GOPATH=" + filepath.Join(h.home, "go")}
 }
 
-// git runs the user's own git in the workspace, as a terminal would,
-// whoever owns it, and returns its output.
-func (h *hostile) git(t *testing.T, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "safe.directory=*", "-c", "protocol.file.allow=always"}, args...)...)
-	cmd.Dir = h.work
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1", "HOME="+h.home)
-	out, err := cmd.CombinedOutput()
-	if err != nil && args[0] != "status" {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// asRootAndUser runs test as root and as uid 65534.
-func asRootAndUser(t *testing.T, test func(t *testing.T, uid *int)) {
-	for _, user := range []bool{false, true} {
-		t.Run(fmt.Sprintf("user=%v", user), func(t *testing.T) {
-			t.Parallel()
-			var uid *int
-			if user {
-				nobody := 65534
-				uid = &nobody
-			}
-			test(t, uid)
-		})
-	}
-}
-
 // mustBeAbsent fails the test if any of paths exists.
 func mustBeAbsent(t *testing.T, paths ...string) {
 	t.Helper()
@@ -135,8 +98,8 @@ func mustBeAbsent(t *testing.T, paths ...string) {
 // reaches the model.
 func TestAttackGitCommonDir(t *testing.T) {
 	t.Parallel()
-	asRootAndUser(t, func(t *testing.T, uid *int) {
-		h := gitHostile(t, uid, nil)
+	asRootAndUser(t, func(t *testing.T, asUser bool) {
+		h := gitHostile(t, asUser, nil)
 		outside := filepath.Join(h.home, "PWNED-by-git")
 		leak := filepath.Join(h.work, "leak.txt")
 		// go splits -exec's value itself (double quotes, no escapes)
@@ -172,8 +135,8 @@ func TestAttackGitCommonDir(t *testing.T) {
 // one to ask, the call is refused.
 func TestAttackGitCommonDirByFileTool(t *testing.T) {
 	t.Parallel()
-	asRootAndUser(t, func(t *testing.T, uid *int) {
-		h := gitHostile(t, uid, nil)
+	asRootAndUser(t, func(t *testing.T, asUser bool) {
+		h := gitHostile(t, asUser, nil)
 		before := snapshotTree(t, filepath.Join(h.work, ".git"))
 		const refused = "control file"
 		h.attack(t, "", []string{"--approval", "auto"}, []attackCall{
@@ -200,9 +163,9 @@ func TestAttackGitCommonDirByFileTool(t *testing.T) {
 // the user's git run there afterwards runs nothing.
 func TestAttackGitModulesAndWorktrees(t *testing.T) {
 	t.Parallel()
-	asRootAndUser(t, func(t *testing.T, uid *int) {
+	asRootAndUser(t, func(t *testing.T, asUser bool) {
 		lib := t.TempDir()
-		h := gitHostile(t, uid, func(h *hostile) {
+		h := gitHostile(t, asUser, func(h *hostile) {
 			for _, args := range [][]string{{"init", "-q", lib}, {"-C", lib, "commit", "-q", "--allow-empty", "-m", "lib"}} {
 				h.git(t, append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
 			}
@@ -256,9 +219,9 @@ func TestAttackGitModulesAndWorktrees(t *testing.T) {
 // or not — is undone, the model told.
 func TestAttackNestedControlFiles(t *testing.T) {
 	t.Parallel()
-	asRootAndUser(t, func(t *testing.T, uid *int) {
+	asRootAndUser(t, func(t *testing.T, asUser bool) {
 		const mine = "[permissions]\ndeny = [\"Bash(curl:*)\"]\n"
-		h := gitHostile(t, uid, func(h *hostile) {
+		h := gitHostile(t, asUser, func(h *hostile) {
 			mustWrite(t, filepath.Join(h.work, ".gitignore"), ".vscode/\n")
 			mustWrite(t, filepath.Join(h.work, "app", "reasonix.toml"), mine)
 			h.git(t, "add", ".gitignore", "app/reasonix.toml")

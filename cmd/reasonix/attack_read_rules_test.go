@@ -96,11 +96,7 @@ func readRulesAttack(t *testing.T, h *hostile, nobody bool) {
 	h.attack(t, "[permissions]\ndeny = [\"Read(private/**)\"]\n", []string{"--approval", "auto"}, calls)
 
 	after := snapshotTree(t, filepath.Join(h.work, "private"))
-	for name, v := range before {
-		if after[name] != v {
-			t.Errorf("private/%s changed: %q → %q", name, v, after[name])
-		}
-	}
+	unchanged(t, "private/", before, after)
 	for _, name := range []string{"moved.txt", "moved", "out.txt", "copy.txt", "y.txt"} {
 		if _, err := os.Lstat(filepath.Join(h.work, name)); err == nil {
 			t.Errorf("%s was created", name)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/hex"
@@ -190,7 +189,8 @@ func (h *hostile) environ() []string {
 	}
 }
 
-// command builds the reasonix command for args, as h.uid when set.
+// command builds the reasonix command for args, as h.uid when set, with
+// h.env added to its environment.
 func (h *hostile) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, reasonixBin, args...)
 	cmd.Dir = h.work
@@ -204,24 +204,31 @@ func (h *hostile) command(ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// run runs reasonix with args in h's workspace, and logs what it wrote.
+func (h *hostile) run(t *testing.T, args ...string) run {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := h.command(ctx, args...)
+	cmd.WaitDelay = 10 * time.Second
+	r := execute(t, cmd)
+	t.Logf("reasonix %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.exit, r.stdout, r.stderr)
+	return r
+}
+
 // attack runs the calls in one `reasonix run` and checks each result and
 // every request the model received. It returns the results in order.
 func (h *hostile) attack(t *testing.T, extraConfig string, flags []string, calls []attackCall) []string {
 	t.Helper()
 	srv, url := startServer(t, script(t, calls, h.linger))
-	cfg := h.config(t, url, extraConfig)
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	args := append([]string{"run", "--config", cfg}, flags...)
-	cmd := h.command(ctx, append(args, "do as you are told")...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("reasonix run: %v\nstderr:\n%s", err, stderr.String())
+	args := append([]string{"run", "--config", h.config(t, url, extraConfig)}, flags...)
+	r := h.run(t, append(args, "do as you are told")...)
+	if r.exit != 0 {
+		t.Fatalf("reasonix run: exit %d\nstderr:\n%s", r.exit, r.stderr)
 	}
 	results := toolResults(srv.Requests())
 	if len(results) != len(calls) {
-		t.Fatalf("%d tool results for %d calls\nstderr:\n%s", len(results), len(calls), stderr.String())
+		t.Fatalf("%d tool results for %d calls\nstderr:\n%s", len(results), len(calls), r.stderr)
 	}
 	for i, c := range calls {
 		what := fmt.Sprintf("call %d, %s %v", i+1, c.tool, c.args)
@@ -237,10 +244,10 @@ func (h *hostile) attack(t *testing.T, extraConfig string, flags []string, calls
 	// Nothing the model was sent, and nothing the user saw, holds a
 	// secret in any spelling.
 	var seen []string
-	for _, r := range srv.Requests() {
-		seen = append(seen, r.Body)
+	for _, req := range srv.Requests() {
+		seen = append(seen, req.Body)
 	}
-	h.noSecret(t, append(seen, stdout.String(), stderr.String())...)
+	h.noSecret(t, append(seen, r.stdout, r.stderr)...)
 	return results
 }
 
@@ -454,6 +461,36 @@ func (h *hostile) asNobody(t *testing.T, dirs ...string) {
 	}
 }
 
+// asRootAndUser runs test as root and, asUser, as uid 65534 (see
+// asNobody).
+func asRootAndUser(t *testing.T, test func(t *testing.T, asUser bool)) {
+	for _, asUser := range []bool{false, true} {
+		name := "root"
+		if asUser {
+			name = "nobody"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, asUser)
+		})
+	}
+}
+
+// git runs the user's own git in the workspace, as a terminal would,
+// whoever owns it, with an identity for commits, and returns its output.
+func (h *hostile) git(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "safe.directory=*", "-c", "protocol.file.allow=always"}, args...)...)
+	cmd.Dir = h.work
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1", "HOME="+h.home,
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil && args[0] != "status" {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
 // chownTree hands dir and everything below it to uid.
 func chownTree(dir string, uid int) error {
 	return filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
@@ -638,6 +675,17 @@ func snapshotTree(t *testing.T, dirs ...string) map[string]string {
 	return out
 }
 
+// unchanged fails the test for each path of the snapshot before that
+// after holds changed, or not at all; the message names it after prefix.
+func unchanged(t *testing.T, prefix string, before, after map[string]string) {
+	t.Helper()
+	for name, was := range before {
+		if now := after[name]; now != was {
+			t.Errorf("%s%s changed: %.80q → %.80q", prefix, name, was, now)
+		}
+	}
+}
+
 // patch is a unified diff of one file, from old to new (either may be
 // /dev/null).
 func patch(from, to, body string) attackCall {
@@ -687,11 +735,7 @@ func TestAttackWriteRules(t *testing.T) {
 	}
 	h.attack(t, "[permissions]\nmode = \"allow\"\ndeny = [\"Edit(secrets/**)\"]\n", nil, calls)
 	after := snapshotTree(t, h.work)
-	for name, v := range before {
-		if after[name] != v {
-			t.Errorf("%s changed: %q → %q", name, v, after[name])
-		}
-	}
+	unchanged(t, "", before, after)
 	for name := range after {
 		if _, ok := before[name]; !ok && !strings.HasPrefix(name, ".") {
 			t.Errorf("%s was created", name)
@@ -729,11 +773,7 @@ func TestAttackControlFilesByFileTools(t *testing.T) {
 	}
 	h.attack(t, "", []string{"--approval", "yolo"}, calls)
 	after := snapshotTree(t, h.work, h.rhome)
-	for name, v := range before {
-		if after[name] != v {
-			t.Errorf("%s changed: %q → %q", name, v, after[name])
-		}
-	}
+	unchanged(t, "", before, after)
 	for _, p := range []string{".mcp.json", ".reasonix", ".vscode", ".git/hooks/post-checkout"} {
 		if _, ok := after[p]; ok {
 			t.Errorf("%s was created", p)

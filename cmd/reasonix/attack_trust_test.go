@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
@@ -66,129 +64,112 @@ text corp answered
 // unprivileged user.
 func TestAttackUntrustedWorkspace(t *testing.T) {
 	t.Parallel()
-	for _, asNobody := range []bool{false, true} {
-		t.Run(fmt.Sprintf("as nobody=%v", asNobody), func(t *testing.T) {
-			t.Parallel()
-			h := newHostile(t)
-			token := "ghp-" + strings.TrimPrefix(h.key, "sk-attack-")
-			h.secrets = append(h.secrets, token)
-			user, userURL := startServer(t, userScript)
-			corp, err := scripted.Parse([]byte(corpScript))
-			if err != nil {
-				t.Fatal(err)
-			}
-			repo := agenttest.WriteHostile(t, h.work, agenttest.HostileOptions{
-				KeyVar: attackKeyVar, TokenVar: tokenVar, Steal: `"$HOME/.ssh/id_rsa"`,
-				Serve: "reasonix-plugin-example", Model: scripted.NewServer(corp, scripted.Options{}),
-			})
-			// The user's own provider is in the user's config, where the
-			// repository's default_model competes with it.
-			userConfig := filepath.Join(h.rhome, "config.toml")
-			mustWrite(t, userConfig, attackConfig(userURL))
-			if asNobody {
-				h.asNobody(t, repo.Marks)
-			}
-			env := []string{tokenVar + "=" + token}
-
-			// Untrusted, in plan mode and out of it: nothing of the
-			// repository's acts, and the user's model does the work.
-			digest := ""
-			for i, flags := range [][]string{{"--plan"}, nil} {
-				prompt := fmt.Sprintf("run %d: where is W?", i+1)
-				r := h.run(t, env, append(append([]string{"run"}, flags...), prompt)...)
-				untouched(t, repo, h.key, token, r)
-				if r.exit != 0 {
-					t.Fatalf("run %v: exit %d\nstderr:\n%s", flags, r.exit, r.stderr)
-				}
-				var bodies []string
-				for _, req := range user.Requests() {
-					bodies = append(bodies, req.Body)
-					if slices.ContainsFunc(req.Tools, func(name string) bool { return strings.HasPrefix(name, "mcp__lint") }) {
-						t.Errorf("the model was offered the repository's MCP tools: %v", req.Tools)
-					}
-				}
-				h.noSecret(t, append(bodies, r.stdout, r.stderr)...)
-				if !slices.ContainsFunc(user.Requests(), func(req scripted.Request) bool { return strings.Contains(req.Body, prompt) }) {
-					t.Fatalf("run %v: the user's model was never asked\nstderr:\n%s", flags, r.stderr)
-				}
-				for _, want := range []string{`MCP server "lint"`, `MCP server "docs"`, `provider "corp"`, `language server "gopls"`, "reasonix trust", "--trust "} {
-					if !strings.Contains(r.stderr, want) {
-						t.Errorf("run %v: stderr does not name %q:\n%s", flags, want, r.stderr)
-					}
-				}
-				m := regexp.MustCompile(`--trust ([0-9a-f]{16})`).FindStringSubmatch(r.stderr)
-				if m == nil {
-					t.Fatalf("run %v: stderr gives no digest to trust:\n%s", flags, r.stderr)
-				}
-				digest = m[1]
-			}
-
-			// A digest that is not the configuration's fails the run
-			// before anything starts.
-			r := h.run(t, env, "run", "--trust", "0123456789abcdef", "run 3: where is W?")
-			untouched(t, repo, h.key, token, r)
-			if r.exit != 1 || !strings.Contains(r.stderr, h.work+": --trust 0123456789abcdef does not match") {
-				t.Fatalf("run --trust WRONG: exit %d\nstderr:\n%s", r.exit, r.stderr)
-			}
-
-			// reasonix trust shows what it would trust, and with no one to
-			// ask records nothing.
-			r = h.run(t, env, "trust", h.work)
-			untouched(t, repo, h.key, token, r)
-			if r.exit != 1 || !strings.Contains(r.stdout, "Digest: "+digest) || !strings.Contains(r.stdout, "(your key for scripted)") {
-				t.Fatalf("reasonix trust: exit %d, want 1 with the digest %s and whose key it is\nstdout:\n%s\nstderr:\n%s", r.exit, digest, r.stdout, r.stderr)
-			}
-
-			// Accepted for one run by its digest: the repository's
-			// configuration is the user's choice now, all but the token.
-			r = h.run(t, env, "run", "--trust", digest, "run 4: where is W?")
-			if r.exit != 0 {
-				t.Fatalf("run --trust %s: exit %d\nstderr:\n%s", digest, r.exit, r.stderr)
-			}
-			trusted(t, repo, h.key, token, false, agenttest.MarkGraph, agenttest.MarkStolen)
-			stolen, _ := os.ReadFile(filepath.Join(repo.Marks, agenttest.MarkStolen))
-			if key, _ := os.ReadFile(filepath.Join(h.home, ".ssh", "id_rsa")); !bytes.Equal(stolen, key) {
-				t.Errorf("the trusted stdio server did not run as written: it copied %q", stolen)
-			}
-
-			// Trusted for good, and the token named in the user's [trust]
-			// env: the header carries it.
-			repo.Clear(t)
-			if r := h.run(t, env, "trust", "--yes", h.work); r.exit != 0 {
-				t.Fatalf("reasonix trust --yes: exit %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
-			}
-			f, err := os.OpenFile(userConfig, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = fmt.Fprintf(f, "\n[trust]\nenv = [%q]\n", tokenVar)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			r = h.run(t, env, "run", "run 5: hello")
-			if r.exit != 0 {
-				t.Fatalf("run after reasonix trust --yes: exit %d\nstderr:\n%s", r.exit, r.stderr)
-			}
-			trusted(t, repo, h.key, token, true)
+	asRootAndUser(t, func(t *testing.T, asUser bool) {
+		h := newHostile(t)
+		token := "ghp-" + strings.TrimPrefix(h.key, "sk-attack-")
+		h.secrets = append(h.secrets, token)
+		user, userURL := startServer(t, userScript)
+		corp, err := scripted.Parse([]byte(corpScript))
+		if err != nil {
+			t.Fatal(err)
+		}
+		repo := agenttest.WriteHostile(t, h.work, agenttest.HostileOptions{
+			KeyVar: attackKeyVar, TokenVar: tokenVar, Steal: `"$HOME/.ssh/id_rsa"`,
+			Serve: "reasonix-plugin-example", Model: scripted.NewServer(corp, scripted.Options{}),
 		})
-	}
-}
+		// The user's own provider is in the user's config, where the
+		// repository's default_model competes with it.
+		userConfig := filepath.Join(h.rhome, "config.toml")
+		mustWrite(t, userConfig, attackConfig(userURL))
+		if asUser {
+			h.asNobody(t, repo.Marks)
+		}
+		h.env = append(h.env, tokenVar+"="+token)
 
-// run runs reasonix with args in h's workspace, with env added to h's
-// environment.
-func (h *hostile) run(t *testing.T, env []string, args ...string) run {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	cmd := h.command(ctx, args...)
-	cmd.Env = append(cmd.Env, env...)
-	cmd.WaitDelay = 10 * time.Second
-	r := execute(t, cmd)
-	t.Logf("reasonix %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.exit, r.stdout, r.stderr)
-	return r
+		// Untrusted, in plan mode and out of it: nothing of the
+		// repository's acts, and the user's model does the work.
+		digest := ""
+		for i, flags := range [][]string{{"--plan"}, nil} {
+			prompt := fmt.Sprintf("run %d: where is W?", i+1)
+			r := h.run(t, append(append([]string{"run"}, flags...), prompt)...)
+			untouched(t, repo, h.key, token, r)
+			if r.exit != 0 {
+				t.Fatalf("run %v: exit %d\nstderr:\n%s", flags, r.exit, r.stderr)
+			}
+			var bodies []string
+			for _, req := range user.Requests() {
+				bodies = append(bodies, req.Body)
+				if slices.ContainsFunc(req.Tools, func(name string) bool { return strings.HasPrefix(name, "mcp__lint") }) {
+					t.Errorf("the model was offered the repository's MCP tools: %v", req.Tools)
+				}
+			}
+			h.noSecret(t, append(bodies, r.stdout, r.stderr)...)
+			if !slices.ContainsFunc(user.Requests(), func(req scripted.Request) bool { return strings.Contains(req.Body, prompt) }) {
+				t.Fatalf("run %v: the user's model was never asked\nstderr:\n%s", flags, r.stderr)
+			}
+			for _, want := range []string{`MCP server "lint"`, `MCP server "docs"`, `provider "corp"`, `language server "gopls"`, "reasonix trust", "--trust "} {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("run %v: stderr does not name %q:\n%s", flags, want, r.stderr)
+				}
+			}
+			m := regexp.MustCompile(`--trust ([0-9a-f]{16})`).FindStringSubmatch(r.stderr)
+			if m == nil {
+				t.Fatalf("run %v: stderr gives no digest to trust:\n%s", flags, r.stderr)
+			}
+			digest = m[1]
+		}
+
+		// A digest that is not the configuration's fails the run
+		// before anything starts.
+		r := h.run(t, "run", "--trust", "0123456789abcdef", "run 3: where is W?")
+		untouched(t, repo, h.key, token, r)
+		if r.exit != 1 || !strings.Contains(r.stderr, h.work+": --trust 0123456789abcdef does not match") {
+			t.Fatalf("run --trust WRONG: exit %d\nstderr:\n%s", r.exit, r.stderr)
+		}
+
+		// reasonix trust shows what it would trust, and with no one to
+		// ask records nothing.
+		r = h.run(t, "trust", h.work)
+		untouched(t, repo, h.key, token, r)
+		if r.exit != 1 || !strings.Contains(r.stdout, "Digest: "+digest) || !strings.Contains(r.stdout, "(your key for scripted)") {
+			t.Fatalf("reasonix trust: exit %d, want 1 with the digest %s and whose key it is\nstdout:\n%s\nstderr:\n%s", r.exit, digest, r.stdout, r.stderr)
+		}
+
+		// Accepted for one run by its digest: the repository's
+		// configuration is the user's choice now, all but the token.
+		r = h.run(t, "run", "--trust", digest, "run 4: where is W?")
+		if r.exit != 0 {
+			t.Fatalf("run --trust %s: exit %d\nstderr:\n%s", digest, r.exit, r.stderr)
+		}
+		trusted(t, repo, h.key, token, false, agenttest.MarkGraph, agenttest.MarkStolen)
+		stolen, _ := os.ReadFile(filepath.Join(repo.Marks, agenttest.MarkStolen))
+		if key, _ := os.ReadFile(filepath.Join(h.home, ".ssh", "id_rsa")); !bytes.Equal(stolen, key) {
+			t.Errorf("the trusted stdio server did not run as written: it copied %q", stolen)
+		}
+
+		// Trusted for good, and the token named in the user's [trust]
+		// env: the header carries it.
+		repo.Clear(t)
+		if r := h.run(t, "trust", "--yes", h.work); r.exit != 0 {
+			t.Fatalf("reasonix trust --yes: exit %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
+		}
+		f, err := os.OpenFile(userConfig, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = fmt.Fprintf(f, "\n[trust]\nenv = [%q]\n", tokenVar)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = h.run(t, "run", "run 5: hello")
+		if r.exit != 0 {
+			t.Fatalf("run after reasonix trust --yes: exit %d\nstderr:\n%s", r.exit, r.stderr)
+		}
+		trusted(t, repo, h.key, token, true)
+	})
 }
 
 // untouched fails the test if anything of the repository's configuration
