@@ -181,7 +181,7 @@ func wordDuration(d time.Duration) string {
 // a warning; every refusal is logged.
 func (s *Server) refused(x permission.Refusal) {
 	call := permission.Visible(agent.DescribeCall(x.Tool, x.Args))
-	msg := fmt.Sprintf("Reasonix refused %s: %s, and this editor cannot ask you (it declares no window.showMessage capability). ", call, x.Why)
+	msg := fmt.Sprintf("Reasonix refused %s: %s, and this editor cannot ask you (it declares neither window.showMessage nor workspace.applyEdit). ", call, x.Why)
 	switch {
 	case x.Posture == permission.PostureAuto && x.Allow != "":
 		msg += fmt.Sprintf("To allow it, add to reasonix.toml: [permissions] allow = [%q]", x.Allow)

@@ -5,7 +5,6 @@ package lsp_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,12 +80,8 @@ func playALE(t *testing.T, bin, name string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The allow rules are the user's: trusted again, as a user does.
-		trust := exec.Command(bin, "trust", "--yes", run.root)
-		trust.Env = append(os.Environ(), "REASONIX_HOME="+run.home)
-		if out, err := trust.CombinedOutput(); err != nil {
-			t.Fatalf("reasonix trust: %v\n%s", err, out)
-		}
+		// The allow rules are the user's: trusted again.
+		run.trust(t, bin)
 	}
 	// The vimrc of docs/editors.md, as is: its `reasonix` is, first on
 	// the PATH, the binary under test with its log kept.

@@ -17,7 +17,7 @@ func TestEglotGraphFix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the editor tests build the binary and run real editors")
 	}
-	requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
+	requireEglot(t)
 	requireProgram(t, "gopls")
 	bin := buildReasonix(t)(t)
 

@@ -47,7 +47,7 @@ func TestEditorMemoryAndAsk(t *testing.T) {
 		playMemory(t, reasonix(t), "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim-memory.lua")
 	})
 	t.Run("eglot", func(t *testing.T) {
-		requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
+		requireEglot(t)
 		playMemory(t, reasonix(t), "emacs", "--batch", "-l", "eglot-memory.el")
 	})
 }

@@ -24,7 +24,7 @@ func TestEditorReview(t *testing.T) {
 		playReview(t, reasonix(t), "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim-review.lua")
 	})
 	t.Run("eglot", func(t *testing.T) {
-		requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
+		requireEglot(t)
 		playReview(t, reasonix(t), "emacs", "--batch", "-l", "eglot-review.el")
 	})
 	t.Run("lsp-mode", func(t *testing.T) {

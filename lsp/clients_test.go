@@ -157,7 +157,7 @@ func TestEditorClients(t *testing.T) {
 		}
 	})
 	t.Run("eglot", func(t *testing.T) {
-		requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
+		requireEglot(t)
 		// Not -Q: Debian's elpa-eglot is on the load path through the
 		// site start files. --batch still skips the user's init file.
 		playClient(t, reasonix(t), "eglot.txtar", "emacs", "--batch", "-l", "eglot.el")
@@ -170,6 +170,13 @@ func TestEditorClients(t *testing.T) {
 		requireLSPMode(t)
 		playClient(t, reasonix(t), "lsp-mode.txtar", "emacs", "--batch", "-l", "lsp-mode.el")
 	})
+}
+
+// requireEglot skips (or fails) the test without Emacs's eglot
+// (Debian's elpa-eglot, on the load path through the site start files).
+func requireEglot(t *testing.T) {
+	t.Helper()
+	requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
 }
 
 // requireLSPMode skips (or fails) the test without Emacs's lsp-mode
@@ -357,13 +364,8 @@ options = { retry_base_ms = 10 }
 			t.Fatal(err)
 		}
 	} else {
-		// The workspace's configuration is the user's: trusted, as a
-		// user does with reasonix trust.
-		trust := exec.Command(bin, "trust", "--yes", run.root)
-		trust.Env = append(os.Environ(), "REASONIX_HOME="+run.home)
-		if out, err := trust.CombinedOutput(); err != nil {
-			t.Fatalf("reasonix trust: %v\n%s", err, out)
-		}
+		// The workspace's configuration is the user's.
+		run.trust(t, bin)
 	}
 	run.serverLog = filepath.Join(aux, "server.log")
 	run.wrapper = filepath.Join(aux, "reasonix-lsp")
@@ -372,6 +374,17 @@ options = { retry_base_ms = 10 }
 		t.Fatal(err)
 	}
 	return run
+}
+
+// trust trusts the run's workspace configuration as the user's own, as a
+// user does with reasonix trust.
+func (run *clientRun) trust(t *testing.T, bin string) {
+	t.Helper()
+	cmd := exec.Command(bin, "trust", "--yes", run.root)
+	cmd.Env = append(os.Environ(), "REASONIX_HOME="+run.home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("reasonix trust: %v\n%s", err, out)
+	}
 }
 
 // play runs the client program argv in testdata/clients, with env added

@@ -53,7 +53,7 @@ func TestEditorTrust(t *testing.T) {
 		playTrust(t, reasonix(t), "nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile neovim-trust.lua")
 	})
 	t.Run("eglot", func(t *testing.T) {
-		requirePeer(t, "Emacs with eglot", runs("emacs", "--batch", "--eval", "(require 'eglot)"))
+		requireEglot(t)
 		playTrust(t, reasonix(t), "emacs", "--batch", "-l", "eglot-trust.el")
 	})
 	t.Run("node", func(t *testing.T) {

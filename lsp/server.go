@@ -413,8 +413,3 @@ func pathOf(u uri.URI) string {
 	}
 	return filepath.Clean(u.FsPath())
 }
-
-// logf writes to the server log.
-func (s *Server) logf(format string, args ...any) {
-	s.log.Info(fmt.Sprintf(format, args...))
-}

@@ -105,9 +105,9 @@ func (s *Server) askTrust(ctx context.Context, root string, t config.WorkspaceTr
 	return true
 }
 
-// rebuild drops the workspaces' agents, so that the next use builds them
-// again from their configuration, and builds them now: servers a trust
-// enabled start, those it revoked stop.
+// rebuild drops the agent of the workspace root, so that the next use
+// builds it again from its configuration, and builds it now: servers a
+// trust enabled start, those it revoked stop.
 func (s *Server) rebuild(root string) {
 	s.mu.Lock()
 	s.settingsGen++

@@ -32,15 +32,6 @@
   (when (flymake-diagnostics (line-beginning-position) (line-end-position))
     (error "Flymake shows diagnostics on line %d: eglot would send them" line)))
 
-(defun reasonix-test-turn-ended (n)
-  "Wait for the Nth turn's answer, and fail unless it is an answer."
-  (reasonix-test-wait (format "turn %d's answer" n)
-                      (lambda () (>= (length reasonix-test-messages) n)))
-  (pcase-let ((`(,type ,message) (car reasonix-test-messages)))
-    (unless (and (= (length reasonix-test-messages) n) (= type 3))
-      (error "Turn %d did not end with an answer: %S" n reasonix-test-messages))
-    (reasonix-test-say "turn %d ended: %s" n message)))
-
 (defun reasonix-test-main ()
   (let* ((root (file-name-as-directory (reasonix-test-env "REASONIX_TEST_ROOT")))
          (file (reasonix-test-env "REASONIX_TEST_FILE"))
@@ -49,13 +40,9 @@
          ;; The snippet's entry, with the test's server command.
          (eglot-server-programs `((go-mode . (,(reasonix-test-env "REASONIX_LSP")
                                               :initializationOptions (:client (:saveDocuments t))))))
-         (eglot-sync-connect t)
          (title "Ask Reasonix to fix: undefined: zz"))
-    (find-file file)
-    (apply #'eglot (eglot--guess-contact))
-    (let* ((server (or (eglot-current-server) (error "Eglot did not connect")))
+    (let* ((server (reasonix-test-connect root file))
            (proc (jsonrpc--process server)))
-      (setq reasonix-test-server server)
       (unwind-protect
           (progn
             (reasonix-test-goto 5 "zz")

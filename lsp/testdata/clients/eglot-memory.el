@@ -33,13 +33,9 @@
 Return the turn's result and the buffer's text after the turn; a
 modified buffer is saved."
   (let* ((default-directory root)
-         (eglot-server-programs `((python-mode . (,(reasonix-test-env "REASONIX_LSP")))))
-         (eglot-sync-connect t))
-    (find-file (expand-file-name "hello.py" root))
-    (apply #'eglot (eglot--guess-contact))
-    (let* ((server (or (eglot-current-server) (error "Eglot did not connect")))
+         (eglot-server-programs `((python-mode . (,(reasonix-test-env "REASONIX_LSP"))))))
+    (let* ((server (reasonix-test-connect root (expand-file-name "hello.py" root)))
            (proc (jsonrpc--process server)))
-      (setq reasonix-test-server server)
       (unwind-protect
           (let ((result (jsonrpc-request server :workspace/executeCommand
                                          (list :command "reasonix.ask"

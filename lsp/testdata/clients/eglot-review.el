@@ -20,10 +20,6 @@
 
 (defvar reasonix-test-diagnostics nil "The last diagnostics published for the file.")
 
-(unless (fboundp 'go-mode)
-  (define-derived-mode go-mode prog-mode "Go")
-  (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode)))
-
 (cl-defmethod eglot-handle-notification :before
   (_server (_method (eql textDocument/publishDiagnostics)) &key _uri diagnostics &allow-other-keys)
   (setq reasonix-test-diagnostics (append diagnostics nil)))
@@ -65,15 +61,11 @@
          (file (reasonix-test-env "REASONIX_TEST_FILE"))
          (default-directory root)
          (eglot-server-programs `((go-mode . (,(reasonix-test-env "REASONIX_LSP")
-                                              :initializationOptions (:review "propose")))))
-         (eglot-sync-connect t))
-    (find-file file)
-    (apply #'eglot (eglot--guess-contact))
-    (let* ((server (or (eglot-current-server) (error "Eglot did not connect")))
+                                              :initializationOptions (:review "propose"))))))
+    (let* ((server (reasonix-test-connect root file))
            (proc (jsonrpc--process server))
            (original (buffer-string))
            (uri (plist-get (eglot--TextDocumentIdentifier) :uri)))
-      (setq reasonix-test-server server)
       (unwind-protect
           (progn
             (let ((turn (eglot-execute-command

@@ -17,7 +17,7 @@
 ;; while the fix is still only in the buffer, and the server says so to
 ;; the model.  Eglot asks permission dialogs with `completing-read', which
 ;; in batch would read stdin, so they are answered "Allow once"
-;; (reasonix-test.el); the turn's end shows as its answer in
+;; (reasonix-test-eglot.el); the turn's end shows as its answer in
 ;; window/showMessage.  Exits 0 only if
 ;; every check held; otherwise 1, with the reason and eglot's JSON-RPC
 ;; transcript on stderr (REASONIX_TEST_TRANSCRIPT=1 prints it always).
@@ -34,22 +34,15 @@
   (let* ((root (file-name-as-directory (reasonix-test-env "REASONIX_TEST_ROOT")))
          (file (reasonix-test-env "REASONIX_TEST_FILE"))
          (want (reasonix-test-env "REASONIX_TEST_WANT"))
-         (diagnostic (json-parse-string (reasonix-test-env "REASONIX_TEST_DIAGNOSTIC")
-                                        :object-type 'plist :null-object nil
-                                        :false-object :json-false))
+         (diagnostic (reasonix-test-diagnostic))
          (default-directory root)
-         (eglot-server-programs `((go-mode . (,(reasonix-test-env "REASONIX_LSP")))))
-         (eglot-sync-connect t))
-    (find-file file)
-    (unless (eq major-mode 'go-mode)
-      (error "%s opened in %s" file major-mode))
-    ;; What M-x eglot does, without its questions.
-    (apply #'eglot (eglot--guess-contact))
-    (let* ((server (or (eglot-current-server) (error "Eglot did not connect")))
+         (eglot-server-programs `((go-mode . (,(reasonix-test-env "REASONIX_LSP"))))))
+    (let* ((server (reasonix-test-connect root file))
            (proc (jsonrpc--process server)))
-      (setq reasonix-test-server server)
       (unwind-protect
           (progn
+            (unless (eq major-mode 'go-mode)
+              (error "%s opened in %s" file major-mode))
             (unless eglot--managed-mode
               (error "The buffer is not managed by eglot"))
             (let* ((actions (jsonrpc-request
@@ -76,13 +69,9 @@
                   (error "reasonix.start answered %S" started))
                 (reasonix-test-say "session %s" (plist-get started :sessionId))))
 
-            ;; The turn ends with its answer (or an error) in
-            ;; window/showMessage; its edit was applied before that.
-            (reasonix-test-wait "the turn's answer" (lambda () reasonix-test-messages))
-            (pcase-let ((`(,type ,message) (car (last reasonix-test-messages))))
-              (unless (and (= (length reasonix-test-messages) 1) (= type 3))
-                (error "The turn did not end with one answer: %S" reasonix-test-messages))
-              (reasonix-test-say "turn ended: %s" message))
+            ;; The turn ends with its answer; its edit was applied
+            ;; before that.
+            (reasonix-test-turn-ended 1)
             (let ((text (buffer-substring-no-properties (point-min) (point-max))))
               (unless (string= text want)
                 (error "The buffer after the turn:\n%s" text)))

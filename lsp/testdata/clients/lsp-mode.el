@@ -29,9 +29,7 @@
   (let* ((root (file-name-as-directory (reasonix-test-env "REASONIX_TEST_ROOT")))
          (file (reasonix-test-env "REASONIX_TEST_FILE"))
          (calc (expand-file-name "calc.go" root))
-         (diagnostic (json-parse-string (reasonix-test-env "REASONIX_TEST_DIAGNOSTIC")
-                                        :object-type 'plist :null-object nil
-                                        :false-object :json-false))
+         (diagnostic (reasonix-test-diagnostic))
          (default-directory root)
          (ws (reasonix-test-connect root file))
          (proc (lsp--workspace-cmd-proc ws)))
@@ -58,13 +56,7 @@
             ;; command, reasonix.start, answers at once.
             (lsp-execute-code-action fix))
 
-          ;; The turn ends with its answer (or an error) in
-          ;; window/showMessage.
-          (reasonix-test-wait "the turn's answer" (lambda () reasonix-test-messages))
-          (pcase-let ((`(,type ,message) (car (last reasonix-test-messages))))
-            (unless (and (= (length reasonix-test-messages) 1) (= type 3))
-              (error "The turn did not end with one answer: %S" reasonix-test-messages))
-            (reasonix-test-say "turn ended: %s" message))
+          (reasonix-test-turn-ended 1)
 
           ;; The fix is on disk, where the agent's command saw it; no
           ;; buffer holds calc.go, unsaved or not.

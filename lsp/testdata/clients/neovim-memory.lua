@@ -14,28 +14,20 @@
 -- held.
 
 local T = dofile('reasonix_test.lua')
-local say, wait, PERMISSION = T.say, T.wait, T.PERMISSION
+local say, PERMISSION = T.say, T.PERMISSION
 
 local root = T.getenv('REASONIX_TEST_ROOT')
 local server = T.getenv('REASONIX_LSP')
 local hello = root .. '/hello.py'
 
-local dialogs = {}
 local edits = {}
 
-vim.lsp.handlers['window/showMessageRequest'] = function(_, params)
-  local titles = {}
-  for _, a in ipairs(params.actions or {}) do
-    table.insert(titles, a.title)
-  end
-  local actions = table.concat(titles, '|')
-  table.insert(dialogs, { message = params.message, actions = actions })
-  say('dialog: %s [%s]', params.message, actions)
+local dialogs = T.answer_dialogs(function(_, actions)
   if actions == PERMISSION then
-    return { title = 'Allow once' }
+    return 'Allow once'
   end
-  return { title = 'Not in YAML' }
-end
+  return 'Not in YAML'
+end)
 
 -- The agent's edits arrive as workspace/applyEdit, which Neovim's own
 -- handler applies; they are counted on the way.
@@ -49,7 +41,6 @@ end
 --- hello.py open, runs one turn with reasonix.ask, stops the server, and
 --- returns the turn's result.
 local function session(prompt)
-  local exit_code
   vim.cmd('edit ' .. vim.fn.fnameescape(hello))
   local bufnr = vim.api.nvim_get_current_buf()
   local client = T.start({
@@ -57,23 +48,12 @@ local function session(prompt)
     cmd = { server },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = 'ws' } },
-    on_exit = function(code)
-      exit_code = code
-    end,
   })
   assert(vim.lsp.buf_attach_client(bufnr, client.id), 'cannot attach the buffer')
-  local res = client.request_sync('workspace/executeCommand', {
-    command = 'reasonix.ask',
-    arguments = { { prompt = prompt } },
-  }, T.TIMEOUT_MS)
-  assert(res and not res.err and res.result, 'reasonix.ask failed: ' .. vim.inspect(res))
-  say('turn: %s', res.result.text)
-  client.stop()
-  wait('the server to exit', function()
-    return exit_code ~= nil
-  end)
-  assert(exit_code == 0, 'the server exited with ' .. tostring(exit_code))
-  return res.result, bufnr
+  local turn = T.command(client, 'reasonix.ask', { prompt = prompt })
+  say('turn: %s', turn.text)
+  T.stop(client)
+  return turn, bufnr
 end
 
 local function main()

@@ -18,10 +18,9 @@ local say, getenv, wait = T.say, T.getenv, T.wait
 local root = getenv('REASONIX_TEST_ROOT')
 local file = getenv('REASONIX_TEST_FILE')
 
-vim.lsp.handlers['window/showMessageRequest'] = function(_, params)
-  say('dialog: %s', params.message)
-  return { title = 'Allow for session' }
-end
+T.answer_dialogs(function()
+  return 'Allow for session'
+end)
 
 local function lines(bufnr)
   return vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
@@ -91,10 +90,7 @@ local function main()
   say('accepted the second change')
 
   vim.cmd('silent write')
-  client.stop()
-  wait('the server to exit', function()
-    return client.is_stopped()
-  end)
+  T.stop(client)
   say('ok')
 end
 

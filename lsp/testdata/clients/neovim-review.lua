@@ -16,11 +16,9 @@ local say, getenv, wait = T.say, T.getenv, T.wait
 local root = getenv('REASONIX_TEST_ROOT')
 local file = getenv('REASONIX_TEST_FILE')
 
--- Permission dialogs block headless: answer them here.
-vim.lsp.handlers['window/showMessageRequest'] = function(_, params)
-  say('dialog: %s', params.message)
-  return { title = 'Allow for session' }
-end
+T.answer_dialogs(function()
+  return 'Allow for session'
+end)
 
 local function lines(bufnr)
   return vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
@@ -110,12 +108,7 @@ local function main()
   say('the stale hunk was refused: %s', refused.err.message)
 
   vim.cmd('silent write')
-  local exited
-  client.stop()
-  wait('the server to exit', function()
-    exited = client.is_stopped()
-    return exited
-  end)
+  T.stop(client)
   say('ok')
 end
 

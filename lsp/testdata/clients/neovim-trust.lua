@@ -20,18 +20,10 @@ local TRUST = 'Trust and enable|Keep disabled'
 local root = getenv('REASONIX_TEST_ROOT')
 local marks = getenv('REASONIX_TEST_MARKS')
 
-local dialogs = {}
 local answer = 'Keep disabled'
-
-vim.lsp.handlers['window/showMessageRequest'] = function(_, params)
-  local titles = {}
-  for _, a in ipairs(params.actions or {}) do
-    table.insert(titles, a.title)
-  end
-  table.insert(dialogs, { message = params.message, actions = table.concat(titles, '|') })
-  say('dialog: %s [%s] -> %s', params.message, dialogs[#dialogs].actions, answer)
-  return { title = answer }
-end
+local dialogs = T.answer_dialogs(function()
+  return answer
+end)
 
 --- The marks left so far.
 local function acted()
@@ -41,15 +33,11 @@ local function acted()
 end
 
 local function main()
-  local exit_code
   local client = T.start({
     name = 'reasonix',
     cmd = { getenv('REASONIX_LSP') },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = 'ws' } },
-    on_exit = function(code)
-      exit_code = code
-    end,
   })
 
   -- Opening the folder asks; nothing of the repository's has acted.
@@ -65,9 +53,7 @@ local function main()
 
   -- Kept disabled, everything else works.
   local function command(name, arg)
-    local res = client.request_sync('workspace/executeCommand', { command = name, arguments = { arg } }, T.TIMEOUT_MS)
-    assert(res and not res.err and res.result, name .. ' failed: ' .. vim.inspect(res))
-    return res.result
+    return T.command(client, name, arg)
   end
   local turn = command('reasonix.ask', { prompt = 'Say hello' })
   assert(turn.text == 'Hello from your own model.', 'the turn: ' .. vim.inspect(turn))
@@ -92,11 +78,7 @@ local function main()
     return true
   end)
 
-  client.stop()
-  wait('the server to exit', function()
-    return exit_code ~= nil
-  end)
-  assert(exit_code == 0, 'the server exited with ' .. tostring(exit_code))
+  T.stop(client)
   say('ok: kept disabled, nothing acted; trusted, %s', table.concat(acted(), ' '))
 end
 

@@ -1,11 +1,27 @@
 ;;; reasonix-test-eglot.el --- driving eglot in the client programs  -*- lexical-binding: t -*-
 
-;; Loaded by reasonix-test.el for the eglot programs: eglot's dialogs
-;; answered as a user would, its shutdown checked, its transcript.
+;; Loaded by reasonix-test.el for the eglot programs: eglot connected
+;; as M-x eglot connects it, its messages recorded, its dialogs answered
+;; as a user would, its shutdown checked, its transcript.
 
 ;;; Code:
 
 (require 'eglot)
+
+(defun reasonix-test-connect (root file)
+  "Visit FILE in the workspace ROOT and connect eglot, as M-x eglot does without its questions.
+The server is the one `eglot-server-programs' names for FILE's mode.
+Returns eglot's connection."
+  (let ((default-directory root)
+        (eglot-sync-connect t))
+    (find-file file)
+    (apply #'eglot (eglot--guess-contact)))
+  (setq reasonix-test-server (or (eglot-current-server) (error "Eglot did not connect"))))
+
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql window/showMessage)) &key type message)
+  (push (list type message) reasonix-test-messages)
+  (reasonix-test-say "message (type %s): %s" type message))
 
 ;; Eglot's own handler asks with `completing-read', which in batch would
 ;; read stdin.

@@ -19,17 +19,8 @@
 (package-activate-all)
 (require 'lsp-mode)
 
-(defvar reasonix-test-messages nil
-  "window/showMessage notifications, newest first: (TYPE MESSAGE).")
-
 (defvar reasonix-test-init-options nil
   "The initializationOptions the server is started with.")
-
-;; Emacs 28 has no Go mode; a stand-in of the same name gives the buffer
-;; the major mode (and so the language id, "go") a user's would have.
-(unless (fboundp 'go-mode)
-  (define-derived-mode go-mode prog-mode "Go")
-  (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode)))
 
 (setq lsp-session-file (expand-file-name "session" (make-temp-file "reasonix-lsp-mode-" t))
       ;; Reasonix, and gopls beside it when it is on PATH (lsp-mode's own

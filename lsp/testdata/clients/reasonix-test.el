@@ -32,12 +32,6 @@
   (define-derived-mode go-mode prog-mode "Go")
   (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode)))
 
-;; A turn's answer, or its error, comes as window/showMessage.
-(cl-defmethod eglot-handle-notification :before
-  (_server (_method (eql window/showMessage)) &key type message)
-  (push (list type message) reasonix-test-messages)
-  (reasonix-test-say "message (type %s): %s" type message))
-
 (defvar reasonix-test-answer (lambda (_message _actions) "Allow once")
   "How a dialog is answered: a function of its message and its action titles joined by |.")
 
@@ -57,6 +51,21 @@
       (when (> (float-time) deadline)
         (error "Timed out waiting for %s" what))
       (accept-process-output nil 0.02))))
+
+(defun reasonix-test-diagnostic ()
+  "The diagnostic REASONIX_TEST_DIAGNOSTIC gives (JSON), as a plist."
+  (json-parse-string (reasonix-test-env "REASONIX_TEST_DIAGNOSTIC")
+                     :object-type 'plist :null-object nil :false-object :json-false))
+
+(defun reasonix-test-turn-ended (n)
+  "Wait for the Nth turn's end, and fail unless it ended with an answer.
+A turn's answer, or its error, comes as window/showMessage."
+  (reasonix-test-wait (format "turn %d's answer" n)
+                      (lambda () (>= (length reasonix-test-messages) n)))
+  (pcase-let ((`(,type ,message) (car reasonix-test-messages)))
+    (unless (and (= (length reasonix-test-messages) n) (= type 3))
+      (error "Turn %d did not end with an answer: %S" n reasonix-test-messages))
+    (reasonix-test-say "turn %d ended: %s" n message)))
 
 (defun reasonix-test-permission-dialogs (n)
   "Fail unless N dialogs were asked, each with the four permission actions."

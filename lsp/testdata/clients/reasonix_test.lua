@@ -1,8 +1,9 @@
--- What the Neovim client programs share (neovim.lua, neovim-memory.lua),
--- loaded with dofile from this directory, where lsp/clients_test.go runs
--- them: messages on stderr, waiting, the environment, and a run that
--- exits 0 only if every check held; anything else (an error, a timeout)
--- exits 1 with the reason on stderr.
+-- What the Neovim client programs share (neovim*.lua), loaded with
+-- dofile from this directory, where lsp/clients*_test.go run them:
+-- messages on stderr, waiting, the environment, dialogs answered as a
+-- user would, the server started and stopped, and a run that exits 0 only
+-- if every check held; anything else (an error, a timeout) exits 1 with
+-- the reason on stderr.
 local T = {}
 
 T.TIMEOUT_MS = 45000
@@ -26,9 +27,40 @@ function T.wait(what, cond)
   end
 end
 
+--- Answers every window/showMessageRequest with the title
+--- answer(message, actions) returns, actions being the dialog's titles
+--- joined by |, as a user would: Neovim 0.7's own handler waits on
+--- inputlist(), which blocks headless.
+---@return table dialogs the dialogs asked so far, oldest first: { message, actions }
+function T.answer_dialogs(answer)
+  local dialogs = {}
+  vim.lsp.handlers['window/showMessageRequest'] = function(_, params)
+    local titles = {}
+    for _, a in ipairs(params.actions or {}) do
+      table.insert(titles, a.title)
+    end
+    local dialog = { message = params.message, actions = table.concat(titles, '|') }
+    table.insert(dialogs, dialog)
+    local title = answer(dialog.message, dialog.actions)
+    T.say('dialog: %s [%s] -> %s', dialog.message, dialog.actions, title)
+    return { title = title }
+  end
+  return dialogs
+end
+
+-- The servers' exit codes, by client id.
+local exit_codes = {}
+
 --- Starts a client with config and waits for it to be initialized.
 ---@return table client
 function T.start(config)
+  local on_exit = config.on_exit
+  config.on_exit = function(code, signal, client_id)
+    exit_codes[client_id] = code
+    if on_exit then
+      on_exit(code, signal, client_id)
+    end
+  end
   local client_id = vim.lsp.start_client(config)
   assert(client_id, 'the client did not start')
   local client = vim.lsp.get_client_by_id(client_id)
@@ -36,6 +68,23 @@ function T.start(config)
     return client.initialized
   end)
   return client
+end
+
+--- Stops a client T.start started, as an editor does (shutdown, exit),
+--- and fails unless its server exits 0.
+function T.stop(client)
+  client.stop()
+  T.wait('the server to exit', function()
+    return exit_codes[client.id] ~= nil
+  end)
+  assert(exit_codes[client.id] == 0, 'the server exited with ' .. tostring(exit_codes[client.id]))
+end
+
+--- Runs the command name with the argument arg, and returns its result.
+function T.command(client, name, arg)
+  local res = client.request_sync('workspace/executeCommand', { command = name, arguments = { arg } }, T.TIMEOUT_MS)
+  assert(res and not res.err and res.result, name .. ' failed: ' .. vim.inspect(res))
+  return res.result
 end
 
 --- Asks for the code actions on a line (0-based) of a document, with
