@@ -103,7 +103,7 @@ call edit_file {"path": "calc.go", "old_string": "return a - b", "new_string": "
 expect tool Permission denied: it needs approval, and no one is available to approve calls in this run (the allow rule "Edit(calc.go)" under [permissions] would let it run)
 text I may not edit calc.go here.
 `,
-			notice: `Reasonix refused edit_file calc.go: it needs approval, and this editor cannot ask you (it declares no window.showMessage capability). To allow it, add to reasonix.toml: [permissions] allow = ["Edit(calc.go)"].`,
+			notice: `Reasonix refused edit_file calc.go: it needs approval, and this editor cannot ask you (it declares neither window.showMessage nor workspace.applyEdit). To allow it, add to reasonix.toml: [permissions] allow = ["Edit(calc.go)"].`,
 		},
 		{
 			name: "command",
