@@ -14,8 +14,7 @@ import (
 // base name at any depth, like ripgrep's -g and .gitignore patterns:
 // "*.go" is "**/*.go", while "./*.go" or "/*.go" match only at the top.
 type Glob struct {
-	pattern string
-	alts    []globAlt
+	alts []globAlt
 }
 
 type globAlt struct {
@@ -38,7 +37,7 @@ func CompileGlob(pattern string) (*Glob, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Glob{pattern: pattern}
+	g := &Glob{}
 	for _, a := range alts {
 		// A leading "./" or "/" anchors the pattern to the top, as in
 		// .gitignore: "./*.go" matches only the top level.
@@ -51,9 +50,6 @@ func CompileGlob(pattern string) (*Glob, error) {
 	}
 	return g, nil
 }
-
-// String returns the pattern as given.
-func (g *Glob) String() string { return g.pattern }
 
 // Match reports whether rel, a slash-separated relative path, matches.
 func (g *Glob) Match(rel string) bool {
