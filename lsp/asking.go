@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/reasonix/reasonix/agent"
@@ -143,24 +142,6 @@ func (s *Server) await(ctx context.Context, what, outcome string, call func(ctx 
 	}
 	s.showWarning(ctx, fmt.Sprintf("Reasonix: %s had no answer within %s, so %s.", what, wordDuration(bound), outcome))
 	return fmt.Errorf("%w (%s)", errNoAnswer, wordDuration(bound))
-}
-
-// stopWaiting tells the client that the server's call id, which ctx
-// ended, is no longer waited for ($/cancelRequest), so that it can take
-// its question down; the standard requests do so themselves.
-func (s *Server) stopWaiting(ctx context.Context, id jsonrpc2.ID) {
-	if ctx.Err() == nil {
-		return
-	}
-	p := protocol.CancelParams{ID: protocol.String(fmt.Sprint(id))}
-	if n, ok := id.Number(); ok {
-		p.ID = protocol.Integer(n)
-	} else if str, ok := id.StringValue(); ok {
-		p.ID = protocol.String(str)
-	}
-	if err := s.conn.Notify(context.WithoutCancel(ctx), protocol.MethodCancelRequest, &p); err != nil {
-		s.log.Info("$/cancelRequest not sent", "err", err)
-	}
 }
 
 // wordDuration words a bound for the user: "10 minutes", else as Go

@@ -15,40 +15,35 @@ import (
 	"github.com/reasonix/reasonix/tools/mcp"
 )
 
-// Names of the custom methods the server sends; the table below names
-// the ones it serves.
-const (
-	methodSaveDocuments = "reasonix/saveDocuments"
-	methodApprove       = "reasonix/approve"
-	methodAsk           = "reasonix/ask"
-	methodEvent         = "reasonix/event"
-)
-
-// customMethods is every reasonix/... method, in the order of
-// docs/PROTOCOL.md, which a test keeps in step with this table and with the
-// editors' tables (editors/vscode/src/protocol.ts,
-// editors/nvim/lua/reasonix/protocol.lua). The server announces their
-// names in experimental.reasonix.methods.
+// customMethods is every reasonix/... method the client sends, in the
+// order of docs/PROTOCOL.md, which a test keeps in step with this table,
+// with toClient (what the server sends) and with the editors' tables
+// (editors/vscode/src/protocol.ts, editors/nvim/lua/reasonix/protocol.lua).
 //
-// The served ones are async: each may wait for the workspace's agent to be
-// built (its MCP servers to start), and the connection goes on meanwhile.
-// The server sends the others with saveDocumentsParams, approveParams,
-// questionParams and agent events (progress.go).
+// All but reasonix/review are async: each may wait for the workspace's agent to be built (its
+// MCP servers to start), and the connection goes on meanwhile.
 var customMethods = []endpoint{
 	{name: "reasonix/listSessions", dir: clientToServer, async: true, serve: handler((*Server).listSessions)},
 	{name: "reasonix/newSession", dir: clientToServer, async: true, serve: handler((*Server).newSession)},
 	{name: "reasonix/resumeSession", dir: clientToServer, async: true, serve: handler((*Server).resumeSession)},
-	{name: methodSaveDocuments, dir: serverToClient},
-	{name: methodApprove, dir: serverToClient},
-	{name: methodAsk, dir: serverToClient},
 	{name: "reasonix/mcpServers", dir: clientToServer, async: true, serve: handler((*Server).mcpServers)},
 	{name: "reasonix/listCommands", dir: clientToServer, async: true, serve: handler((*Server).listCommands)},
 	{name: "reasonix/memory", dir: clientToServer, async: true, serve: handler((*Server).memory)},
 	{name: "reasonix/review", dir: clientToServer, serve: handler((*Server).listReview)},
-	{name: methodEvent, dir: serverToClient, notification: true},
 }
 
-func customMethodNames() []string { return names(customMethods) }
+// customMethodNames is every reasonix/... method, in both directions, as
+// the server announces them in experimental.reasonix.methods: those the
+// client sends, then those the server sends.
+func customMethodNames() []string {
+	out := names(customMethods)
+	for _, m := range toClient {
+		if strings.HasPrefix(m.name(), "reasonix/") {
+			out = append(out, m.name())
+		}
+	}
+	return out
+}
 
 // Request handles the methods that are not standard LSP.
 func (s *Server) Request(ctx context.Context, method string, raw any) (any, error) {

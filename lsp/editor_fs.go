@@ -412,7 +412,7 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 			edit.Changes = plain
 		}
 		title := "Reasonix: " + strings.Join(label, ", ")
-		res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &title, Edit: edit})
+		res, err := applyEdit.call(ctx, s, &protocol.ApplyWorkspaceEditParams{Label: &title, Edit: edit})
 		if err != nil {
 			return fmt.Errorf("the editor did not answer the edit: %w", err)
 		}

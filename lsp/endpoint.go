@@ -8,24 +8,21 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// An endpoint is one name of the custom protocol in docs/PROTOCOL.md: a
-// reasonix/... method (customMethods) or a workspace/executeCommand
-// command (commands). Those the client sends carry their handler; those
-// the server sends are listed so that the server announces them and a
-// test can hold the tables, the editors' tables and the document to one
-// another.
+// An endpoint is one name of the custom protocol in docs/PROTOCOL.md that
+// the client sends: a reasonix/... method (customMethods) or a
+// workspace/executeCommand command (commands), with its handler. What the
+// server sends is in toClient (client.go). A test holds these tables, the
+// editors' tables and the document to one another.
 type endpoint struct {
 	name string
-	dir  direction
-	// notification is true when no response is expected.
-	notification bool
+	// dir is clientToServer: what the server sends is in toClient.
+	dir direction
 	// async releases the connection's read loop once the params are
 	// decoded, for handlers that call back into the client (dialogs,
 	// edits) or wait long (a turn, a workspace's MCP servers starting):
 	// the read loop must go on to read the client's answers.
 	async bool
-	// serve decodes the params of a client→server endpoint and returns
-	// the call that answers them; nil for server→client endpoints.
+	// serve decodes the params and returns the call that answers them.
 	serve serveFunc
 }
 
@@ -62,10 +59,10 @@ func handler[P, R any](f func(*Server, context.Context, P) (R, error)) serveFunc
 	}
 }
 
-// served returns the client→server endpoint called name, if any.
+// served returns the endpoint called name, if any.
 func served(table []endpoint, name string) (endpoint, bool) {
 	for _, e := range table {
-		if e.name == name && e.dir == clientToServer && e.serve != nil {
+		if e.name == name {
 			return e, true
 		}
 	}

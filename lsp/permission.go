@@ -277,9 +277,7 @@ func (s *Server) choose(ctx context.Context, c choice) (string, error) {
 			c.announce()
 		}
 		if way == askCustom {
-			var res approveResult
-			id, err := s.conn.Call(ctx, methodApprove, c.params, &res)
-			s.stopWaiting(ctx, id)
+			res, err := approve.call(ctx, s, c.params)
 			picked = res.Action
 			return err
 		}
@@ -287,7 +285,7 @@ func (s *Server) choose(ctx context.Context, c choice) (string, error) {
 		for i, a := range c.params.Actions {
 			items[i] = protocol.MessageActionItem{Title: a}
 		}
-		item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		item, err := showMessageRequest.call(ctx, s, &protocol.ShowMessageRequestParams{
 			Type: c.typ, Message: c.dialog, Actions: items,
 		})
 		if item != nil {

@@ -59,7 +59,7 @@ func (p *progress) start(ctx context.Context) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, progressCreateWait)
 	defer cancel()
-	if err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(p.token)}); err != nil {
+	if _, err := workDoneProgressCreate.call(cctx, s, &protocol.WorkDoneProgressCreateParams{Token: protocol.String(p.token)}); err != nil {
 		s.log.Info("progress not created", "err", err)
 		return
 	}
@@ -99,7 +99,7 @@ func (p *progress) send(value any) {
 	if err != nil {
 		return
 	}
-	p.s.client.Progress(p.s.ctx, &protocol.ProgressParams{Token: protocol.String(p.token), Value: b})
+	progressNotice.notify(p.s.ctx, p.s, &protocol.ProgressParams{Token: protocol.String(p.token), Value: b})
 }
 
 // WorkDoneProgressCancel stops the turn behind a progress the user
@@ -185,17 +185,17 @@ func (s *Server) notifyEvent(e any) {
 	if err != nil {
 		return
 	}
-	if err := s.conn.Notify(s.ctx, methodEvent, rawJSON(b)); err != nil {
+	if err := agentEvent.notify(s.ctx, s, rawJSON(b)); err != nil {
 		s.log.Info("event not sent", "err", err)
 	}
 }
 
 // logMessage sends window/logMessage.
 func (s *Server) logMessage(ctx context.Context, typ protocol.MessageType, msg string) {
-	if s.client == nil {
+	if s.conn == nil {
 		return
 	}
-	if err := s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
+	if err := logMessage.notify(ctx, s, &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Info("log message not sent", "err", err)
 	}
 }
@@ -213,10 +213,10 @@ func (s *Server) showWarning(ctx context.Context, msg string) {
 
 func (s *Server) show(ctx context.Context, typ protocol.MessageType, msg string) {
 	s.log.Warn(msg)
-	if s.client == nil {
+	if s.conn == nil {
 		return
 	}
-	if err := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+	if err := showMessage.notify(ctx, s, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Info("message not shown", "err", err)
 	}
 }

@@ -176,7 +176,7 @@ func (s *Server) publishProposals(_ context.Context, path string) {
 	params := &protocol.PublishDiagnosticsParams{URI: uri.File(path), Diagnostics: diags}
 	// The connection's context: a turn cancelled right after proposing
 	// must not leave the editor showing something else.
-	if err := s.client.PublishDiagnostics(s.ctx, params); err != nil {
+	if err := publishDiagnostics.notify(s.ctx, s, params); err != nil {
 		s.log.Warn("publishing proposals", "path", path, "err", err)
 	}
 }
@@ -524,7 +524,7 @@ func (s *Server) showDiff(ctx context.Context, args hunkData) (diffResult, error
 	if shown {
 		return diffResult{URI: string(u), Shown: true}, nil
 	}
-	s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: the proposed changes to " + rel + " are in " + name})
+	showMessage.notify(ctx, s, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: the proposed changes to " + rel + " are in " + name})
 	return diffResult{URI: string(u)}, nil
 }
 
@@ -563,7 +563,7 @@ func (s *Server) showFile(ctx context.Context, pattern, text string) (u uri.URI,
 	s.mu.Unlock()
 	if can {
 		yes := true
-		res, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: u, TakeFocus: &yes})
+		res, err := showDocument.call(ctx, s, &protocol.ShowDocumentParams{URI: u, TakeFocus: &yes})
 		shown = err == nil && res != nil && res.Success
 	}
 	return u, name, shown, nil
@@ -711,7 +711,7 @@ func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string
 	err := errCannotAsk // a client that cannot be asked runs it without them
 	if s.capsNow().askWay(false) != askNever {
 		err = s.await(ctx, "The question whether to accept the pending proposals", "the command runs without them", func(ctx context.Context) (err error) {
-			item, err = s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+			item, err = showMessageRequest.call(ctx, s, &protocol.ShowMessageRequestParams{
 				Type:    protocol.MessageTypeInfo,
 				Message: "Reasonix is about to run a command, and its proposed changes to " + strings.Join(names, ", ") + " are pending. Accept them first?",
 				Actions: []protocol.MessageActionItem{{Title: accept}, {Title: "Run without them"}},

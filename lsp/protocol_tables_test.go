@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,7 +23,8 @@ import (
 )
 
 // The custom protocol is written down four times: the server's tables
-// (customMethods, commands), docs/PROTOCOL.md, and the tables of the two
+// (customMethods and commands for what the client sends, toClient for
+// what the server sends), docs/PROTOCOL.md, and the tables of the two
 // bundled clients, editors/vscode/src/protocol.ts and
 // editors/nvim/lua/reasonix/protocol.lua. TestProtocolTables holds them to
 // one another. The clients' tables are read with regular expressions on
@@ -55,33 +57,40 @@ func serverNames(t *testing.T) []wireName {
 	t.Helper()
 	var out []wireName
 	seen := map[string]bool{}
+	add := func(w wireName, prefix string) {
+		out = append(out, w)
+		if !strings.HasPrefix(w.name, prefix) {
+			t.Errorf("%s is not named %s...", w.name, prefix)
+		}
+		if seen[w.name] {
+			t.Errorf("%s is in the tables twice", w.name)
+		}
+		seen[w.name] = true
+	}
 	for _, tbl := range []struct {
 		table  []endpoint
 		prefix string
 	}{{customMethods, "reasonix/"}, {commands, "reasonix."}} {
 		for _, e := range tbl.table {
-			w := wireName{e.name, e.dir, "request"}
-			switch {
-			case tbl.prefix == "reasonix.":
-				w.kind = "command"
-			case e.notification:
-				w.kind = "notification"
+			if e.dir != clientToServer || e.serve == nil {
+				t.Errorf("%s: an entry of customMethods or commands is one the client sends, with its handler", e.name)
 			}
-			out = append(out, w)
-			if (e.serve != nil) != (e.dir == clientToServer) {
-				t.Errorf("%s: an entry has a handler exactly when the client sends it", e.name)
+			kind := "request"
+			if tbl.prefix == "reasonix." {
+				kind = "command"
 			}
-			if w.kind == "command" && (e.dir != clientToServer || e.notification) {
-				t.Errorf("%s: a command is a request the client sends", e.name)
-			}
-			if !strings.HasPrefix(e.name, tbl.prefix) {
-				t.Errorf("%s is not named %s...", e.name, tbl.prefix)
-			}
-			if seen[e.name] {
-				t.Errorf("%s is in the tables twice", e.name)
-			}
-			seen[e.name] = true
+			add(wireName{e.name, e.dir, kind}, tbl.prefix)
 		}
+	}
+	for _, m := range toClient {
+		if !strings.HasPrefix(m.name(), "reasonix/") {
+			continue // a standard method (TestToClientTypes)
+		}
+		kind := "request"
+		if m.isNotification() {
+			kind = "notification"
+		}
+		add(wireName{m.name(), serverToClient, kind}, "reasonix/")
 	}
 	return out
 }
@@ -300,7 +309,7 @@ func readFile(t *testing.T, path string) string {
 // which file handles or sends each method. TestProtocolFilesInArchitecture
 // holds its rows for the language server to the code: it finds in the
 // package's syntax every handler of the tables and of the standard
-// protocol, and every call that sends a method to the editor, and wants a
+// protocol, and every send of an entry of toClient, and wants a
 // row of that direction naming the method and the file. The standard
 // methods' names are learnt from go.lsp.dev/protocol's own dispatchers,
 // so the test holds no list of them.
@@ -465,7 +474,6 @@ func wireMethod(dispatch func(jsonrpc2.Conn) any, name string) (method string) {
 }
 
 func serverDispatcher(c jsonrpc2.Conn) any { return protocol.ServerDispatcher(c) }
-func clientDispatcher(c jsonrpc2.Conn) any { return protocol.ClientDispatcher(c) }
 
 const (
 	toServer = "editor → server"
@@ -477,6 +485,10 @@ const (
 func methodUses(t *testing.T) []methodUse {
 	t.Helper()
 	ps := parsePackage(t)
+	sent := map[string]string{} // an entry of toClient's variable → its method
+	for v, e := range toClientVars(t, ps) {
+		sent[v] = e.method
+	}
 	var uses []methodUse
 	methodFile := map[string]string{} // Server's methods, by name
 	handlers := map[string]string{}   // endpoint name → handler's name
@@ -521,31 +533,29 @@ func methodUses(t *testing.T) []methodUse {
 				if !ok {
 					return true
 				}
-				if recv := selectorName(sel.X); recv == "client" {
-					if m := wireMethod(clientDispatcher, sel.Sel.Name); m != "" {
+				switch recv := selectorName(sel.X); {
+				case sel.Sel.Name == "call" || sel.Sel.Name == "notify":
+					if m, ok := sent[recv]; ok {
 						uses = append(uses, methodUse{toEditor, m, file})
 					}
-				} else if (sel.Sel.Name == "Call" || sel.Sel.Name == "Notify") && len(n.Args) >= 2 {
-					if m, ok := stringValue(n.Args[1], ps.consts); ok && strings.HasPrefix(m, "reasonix/") {
-						uses = append(uses, methodUse{toEditor, m, file})
-					}
+				case recv == "conn" && (sel.Sel.Name == "Call" || sel.Sel.Name == "Notify") && file != "lsp/client.go":
+					t.Errorf("%s: %s.%s sends to the editor past toClient", file, recv, sel.Sel.Name)
 				}
 			}
 			return true
 		})
 	}
 	for _, e := range append(slices.Clone(customMethods), commands...) {
-		if e.dir == clientToServer {
-			h, ok := handlers[e.name]
-			if !ok || methodFile[h] == "" {
-				t.Errorf("%s: no handler found (the test reads entries written {name: ..., serve: handler((*Server).method)})", e.name)
-				continue
-			}
-			uses = append(uses, methodUse{toServer, e.name, methodFile[h]})
+		h, ok := handlers[e.name]
+		if !ok || methodFile[h] == "" {
+			t.Errorf("%s: no handler found (the test reads entries written {name: ..., serve: handler((*Server).method)})", e.name)
 			continue
 		}
-		if !slices.ContainsFunc(uses, func(u methodUse) bool { return u.method == e.name }) {
-			t.Errorf("%s: no call sends it (the test reads conn.Call(ctx, method, ...) and conn.Notify(ctx, method, ...))", e.name)
+		uses = append(uses, methodUse{toServer, e.name, methodFile[h]})
+	}
+	for _, m := range toClient {
+		if !slices.ContainsFunc(uses, func(u methodUse) bool { return u.dir == toEditor && u.method == m.name() }) {
+			t.Errorf("%s: nothing sends it (the test reads v.call(ctx, s, params) and v.notify(ctx, s, params) for a variable v of toClient)", m.name())
 		}
 	}
 	return uses
@@ -590,8 +600,9 @@ func TestProtocolFilesInArchitecture(t *testing.T) {
 		}
 		for _, m := range r.methods {
 			if strings.HasPrefix(m, "reasonix/") || strings.HasPrefix(m, "reasonix.") {
-				if !slices.ContainsFunc(append(slices.Clone(customMethods), commands...), func(e endpoint) bool { return e.name == m }) {
-					t.Errorf("docs/ARCHITECTURE.md names %s, which is in neither customMethods nor commands", m)
+				if !slices.ContainsFunc(append(slices.Clone(customMethods), commands...), func(e endpoint) bool { return e.name == m }) &&
+					!slices.ContainsFunc(toClient, func(c clientMethod) bool { return c.name() == m }) {
+					t.Errorf("docs/ARCHITECTURE.md names %s, which is in none of customMethods, commands and toClient", m)
 				}
 			}
 		}
@@ -609,6 +620,136 @@ func TestProtocolFilesInArchitecture(t *testing.T) {
 		})
 		if !found {
 			t.Errorf("docs/ARCHITECTURE.md: no row \"| %s | `%s` | `%s` |\" in the methods table", u.dir, u.method, u.file)
+		}
+	}
+}
+
+// A clientVar is an entry of toClient as the package's syntax declares
+// it: a variable of type request[P, R] or notification[P].
+type clientVar struct {
+	method string
+	// kind is "request" or "notification"; params and result the
+	// source of P and R ("" for a notification).
+	kind, params, result string
+}
+
+// toClientVars finds every variable of the package declared as a
+// request[P, R]{...} or notification[P]{...} literal, and the method of
+// each from toClient, whose literal names the variables in its order. A
+// variable missing from toClient is an error: nothing may send past it.
+func toClientVars(t *testing.T, ps packageSyntax) map[string]clientVar {
+	t.Helper()
+	vars := map[string]clientVar{}
+	var order []string // the variables toClient lists
+	for _, f := range ps.files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if i >= len(vs.Values) {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.CompositeLit)
+					if !ok {
+						continue
+					}
+					if name.Name == "toClient" {
+						for _, el := range lit.Elts {
+							order = append(order, selectorName(el))
+						}
+						continue
+					}
+					var generic ast.Expr
+					var args []ast.Expr
+					switch ty := lit.Type.(type) {
+					case *ast.IndexExpr:
+						generic, args = ty.X, []ast.Expr{ty.Index}
+					case *ast.IndexListExpr:
+						generic, args = ty.X, ty.Indices
+					default:
+						continue
+					}
+					switch kind := selectorName(generic); {
+					case kind == "request" && len(args) == 2:
+						vars[name.Name] = clientVar{kind: kind, params: types.ExprString(args[0]), result: types.ExprString(args[1])}
+					case kind == "notification" && len(args) == 1:
+						vars[name.Name] = clientVar{kind: kind, params: types.ExprString(args[0])}
+					}
+				}
+			}
+		}
+	}
+	if len(order) != len(toClient) {
+		t.Fatalf("toClient lists %d variables in the syntax, %d at run time", len(order), len(toClient))
+	}
+	for i, v := range order {
+		cv, ok := vars[v]
+		if !ok {
+			t.Errorf("toClient lists %s, which is not declared as a request[P, R]{...} or notification[P]{...} literal", v)
+			continue
+		}
+		cv.method = toClient[i].name()
+		vars[v] = cv
+	}
+	for v, cv := range vars {
+		if cv.method == "" {
+			t.Errorf("%s is not in toClient", v)
+			delete(vars, v)
+		}
+	}
+	return vars
+}
+
+// TestToClientTypes holds the standard methods of toClient to the LSP
+// meta-model, as go.lsp.dev/protocol records it: each is one the server
+// may send, a request or a notification as the model says, with the
+// params type of the model and its result type (noResult for null or
+// LSPAny, which the server does not read).
+func TestToClientTypes(t *testing.T) {
+	vars := toClientVars(t, parsePackage(t))
+	if len(vars) != len(toClient) {
+		t.Errorf("toClient has %d entries, the syntax %d variables", len(toClient), len(vars))
+	}
+	seen := map[string]bool{}
+	for v, cv := range vars {
+		if seen[cv.method] {
+			t.Errorf("%s is in toClient twice", cv.method)
+		}
+		seen[cv.method] = true
+		if i := slices.IndexFunc(toClient, func(m clientMethod) bool { return m.name() == cv.method }); toClient[i].isNotification() != (cv.kind == "notification") {
+			t.Errorf("%s: toClient and the syntax disagree on whether it is a notification", v)
+		}
+		if strings.HasPrefix(cv.method, "reasonix/") {
+			continue // TestProtocolTables
+		}
+		i := slices.IndexFunc(protocol.Methods, func(mi protocol.MethodInfo) bool { return mi.Method == cv.method })
+		if i < 0 {
+			t.Errorf("%s: %s is not an LSP method", v, cv.method)
+			continue
+		}
+		mi := protocol.Methods[i]
+		if mi.Direction == protocol.DirectionClientToServer {
+			t.Errorf("%s: only the client sends %s", v, cv.method)
+		}
+		if mi.Kind != cv.kind {
+			t.Errorf("%s: %s is a %s, not a %s", v, cv.method, mi.Kind, cv.kind)
+		}
+		if want := "*protocol." + mi.ParamsType; cv.params != want {
+			t.Errorf("%s: the params of %s are %s, not %s", v, cv.method, want, cv.params)
+		}
+		if cv.kind != "request" {
+			continue
+		}
+		want := "*protocol." + mi.ResultType
+		if mi.ResultType == "" || mi.ResultType == "LSPAny" {
+			want = "noResult"
+		}
+		if cv.result != want {
+			t.Errorf("%s: the result of %s is %s, not %s", v, cv.method, want, cv.result)
 		}
 	}
 }

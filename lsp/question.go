@@ -47,10 +47,8 @@ func (a *asker) Ask(ctx context.Context, q tools.Question) (string, error) {
 	var answer *string
 	err := s.await(ctx, "The agent's question", "it carries on without an answer", func(ctx context.Context) error {
 		if way == askCustom {
-			var res questionResult
 			params := questionParams{SessionID: q.SessionID, Question: q.Question, Options: q.Options, AllowText: true}
-			id, err := s.conn.Call(ctx, methodAsk, params, &res)
-			s.stopWaiting(ctx, id)
+			res, err := askQuestion.call(ctx, s, params)
 			answer = res.Answer
 			return err
 		}
@@ -58,7 +56,7 @@ func (a *asker) Ask(ctx context.Context, q tools.Question) (string, error) {
 		for i, o := range q.Options {
 			actions[i] = protocol.MessageActionItem{Title: o}
 		}
-		item, err := s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		item, err := showMessageRequest.call(ctx, s, &protocol.ShowMessageRequestParams{
 			Type:    protocol.MessageTypeInfo,
 			Message: "Reasonix asks: " + q.Question,
 			Actions: actions,

@@ -49,8 +49,8 @@ func (s *Server) saveBeforeShell(ctx context.Context, w *workspace) (string, err
 		for _, p := range paths {
 			params.URIs = append(params.URIs, string(uri.File(p)))
 		}
-		var res saveDocumentsResult
-		if _, err := s.conn.Call(ctx, methodSaveDocuments, params, &res); err != nil {
+		res, err := saveDocuments.call(ctx, s, params)
+		if err != nil {
 			return "", fmt.Errorf("saving the edited files before the command: %w", err)
 		}
 		for _, u := range res.Saved {

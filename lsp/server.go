@@ -56,10 +56,9 @@ type Options struct {
 type Server struct {
 	protocol.UnimplementedServer
 
-	opts   Options
-	log    *slog.Logger
-	conn   jsonrpc2.Conn
-	client protocol.Client
+	opts Options
+	log  *slog.Logger
+	conn jsonrpc2.Conn
 
 	// ctx lives as long as the connection; turns derive from it so a
 	// vanished client cancels them all.
@@ -191,7 +190,6 @@ func (s *Server) Run(ctx context.Context, stream jsonrpc2.Stream) int {
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(wire.Codec{}))
-	s.client = protocol.ClientDispatcher(s.conn)
 	s.conn.Go(s.ctx, s.handle)
 
 	select {

@@ -192,7 +192,7 @@ func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, in 
 	case err != nil && ctx.Err() == nil:
 		m.s.reportTurnError(err, ls.ws)
 	case err == nil && background && res.Text != "":
-		m.s.client.ShowMessage(m.s.ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: " + clip(res.Text, 1000)})
+		showMessage.notify(m.s.ctx, m.s, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: " + clip(res.Text, 1000)})
 	}
 	ts.progress.finish(res, err)
 	return res, err
@@ -204,7 +204,7 @@ func (s *Server) reportTurnError(err error, ws *workspace) {
 	var ae *provider.APIError
 	switch {
 	case errors.Is(err, agent.ErrMaxSteps), errors.Is(err, agent.ErrBudgetExceeded):
-		s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+		showMessage.notify(s.ctx, s, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
 		return
 	case provider.IsAuth(err):
 		msg += " — check the API key for " + ws.agent.ModelRef

@@ -76,7 +76,7 @@ func (s *Server) offerTrust(root string, t config.WorkspaceTrust) {
 // askTrust asks the trust question and acts on the answer; it reports
 // whether the workspace is trusted now.
 func (s *Server) askTrust(ctx context.Context, root string, t config.WorkspaceTrust) bool {
-	if s.client == nil {
+	if s.conn == nil {
 		return false
 	}
 	if s.capsNow().askWay(false) == askNever {
@@ -86,7 +86,7 @@ func (s *Server) askTrust(ctx context.Context, root string, t config.WorkspaceTr
 	}
 	var item *protocol.MessageActionItem
 	err := s.await(ctx, "The question whether to trust the configuration of "+t.Dir, "it stays off", func(ctx context.Context) (err error) {
-		item, err = s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+		item, err = showMessageRequest.call(ctx, s, &protocol.ShowMessageRequestParams{
 			Type:    protocol.MessageTypeWarning,
 			Message: "Reasonix: " + t.Question(),
 			Actions: []protocol.MessageActionItem{{Title: titleTrust}, {Title: titleKeepOff}},
