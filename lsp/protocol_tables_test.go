@@ -753,3 +753,22 @@ func TestToClientTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlersListed: every method of Server that is named as one of
+// protocol.Server is in handlers, so that the protocol layer calls it. A
+// method left out would be answered MethodNotFound (or ignored, for a
+// notification) while the code seemed to handle it.
+func TestHandlersListed(t *testing.T) {
+	std := reflect.TypeFor[protocol.Server]()
+	listed := reflect.TypeFor[handlers]()
+	srv := reflect.TypeFor[*Server]()
+	for i := range std.NumMethod() {
+		name := std.Method(i).Name
+		if _, ok := srv.MethodByName(name); !ok {
+			continue
+		}
+		if _, ok := listed.MethodByName(name); !ok {
+			t.Errorf("Server.%s is not in handlers, so the protocol layer never calls it", name)
+		}
+	}
+}

@@ -54,8 +54,6 @@ type Options struct {
 // the client's capabilities, the open documents, the workspace folders and
 // the agent sessions they run.
 type Server struct {
-	protocol.UnimplementedServer
-
 	opts Options
 	log  *slog.Logger
 	conn jsonrpc2.Conn
@@ -140,7 +138,46 @@ const (
 	stateShutdown
 )
 
-var _ protocol.Server = (*Server)(nil)
+// handlers is the part of protocol.Server that the server implements,
+// each method in the file of its feature. The protocol layer calls them
+// through dispatcher; a method of protocol.Server not listed here is
+// never called, whatever Server declares (TestHandlersListed).
+type handlers interface {
+	Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error)
+	Initialized(ctx context.Context, params *protocol.InitializedParams) error
+	Shutdown(ctx context.Context) error
+	Exit(ctx context.Context) error
+	SetTrace(ctx context.Context, params *protocol.SetTraceParams) error
+	DidChangeWorkspaceFolders(ctx context.Context, params *protocol.DidChangeWorkspaceFoldersParams) error
+	DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error
+	DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error
+	DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error
+	DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error
+	DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error
+	CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error)
+	ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error)
+	WorkDoneProgressCancel(ctx context.Context, params *protocol.WorkDoneProgressCancelParams) error
+	// Request serves the custom methods (custom.go).
+	Request(ctx context.Context, method string, params any) (any, error)
+}
+
+// dispatcher is the protocol.Server that the protocol layer calls: the
+// server's handlers, and for every other standard method
+// protocol.UnimplementedServer, one level deeper so that the handlers
+// win: a request fails with MethodNotFound, a notification is ignored.
+type dispatcher struct {
+	handlers
+	unimplemented
+}
+
+type unimplemented struct{ protocol.UnimplementedServer }
+
+// Both fail to compile: the first when the server lacks a handler, the
+// second when a handler's signature is not protocol.Server's.
+var (
+	_ handlers        = (*Server)(nil)
+	_ protocol.Server = dispatcher{}
+)
 
 // New returns a server ready to Run.
 func New(opts Options) *Server {
@@ -283,7 +320,7 @@ func (s *Server) handle(reqCtx context.Context, req *jsonrpc2.Request) (result a
 		// reject a missing params value before looking at the method.
 		return s.Request(ctx, method, protocol.LSPAny(req.Params()))
 	}
-	result, err = protocol.ServerHandler(s, nil)(ctx, req)
+	result, err = protocol.ServerHandler(dispatcher{handlers: s}, nil)(ctx, req)
 	if err != nil {
 		err = s.describeError(method, err)
 	}

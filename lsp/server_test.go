@@ -212,6 +212,13 @@ func TestGarbageNeverKillsTheServer(t *testing.T) {
 	if r := c.response(13); errCode(r) != -32602 {
 		t.Fatalf("bad command argument: %v", r)
 	}
+	// Standard methods the server does not offer: a request is not found,
+	// a notification is ignored.
+	c.send(`{"jsonrpc":"2.0","id":15,"method":"codeAction/resolve","params":{"title":"Reasonix"}}`)
+	if code := errCode(c.response(15)); code != -32601 {
+		t.Fatalf("codeAction/resolve: code %v", code)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"workspace/didChangeWatchedFiles","params":{"changes":[]}}`)
 	c.send(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///nowhere.go","version":2},"contentChanges":[{"text":"x"}]}}`)
 	c.send(`{"jsonrpc":"2.0","method":"$/somethingOptional","params":{}}`)
 
