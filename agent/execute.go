@@ -43,6 +43,9 @@ type toolCall struct {
 	// proposalOnly is set when the gate allowed the call only because
 	// its changes are proposals.
 	proposalOnly bool
+	// start is when run started the tool; zero for a call that did not
+	// get that far.
+	start time.Time
 }
 
 // execute runs one call through its steps: validate the arguments, the
@@ -55,6 +58,7 @@ type toolCall struct {
 func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool, known bool, ev *ToolEvent) tools.Result {
 	k := &toolCall{t: t, c: c, tool: tool, known: known, ev: ev}
 	_, k.own = tool.(turnTool)
+	defer k.stopClock()
 	for _, step := range []func(context.Context) (tools.Result, bool){k.validate, k.planGate, k.declare, k.judge} {
 		if res, ok := step(ctx); !ok {
 			return res
@@ -230,6 +234,9 @@ func (k *toolCall) decorate(ctx context.Context) context.Context {
 func (k *toolCall) run(ctx, tctx context.Context) (tools.Result, bool) {
 	t, tool, name := k.t, k.tool, k.c.Name
 	if k.own {
+		// Neither timed nor checked for cancellation first: a task's
+		// result says how long it took and that it was cancelled, and
+		// the time a plan waits for approval is not the tool's.
 		res, err := safeExecute(tctx, tool, t.a.Env, k.args)
 		if err != nil {
 			return k.failed(ctx, err), false
@@ -252,8 +259,7 @@ func (k *toolCall) run(ctx, tctx context.Context) (tools.Result, bool) {
 	}
 	// The duration is the tool's own: the clock starts once the call is
 	// allowed, not while the user reads the question.
-	start := time.Now()
-	defer func() { k.ev.DurationMs = time.Since(start).Milliseconds() }()
+	k.start = time.Now()
 	res, err := safeExecute(tctx, tool, t.a.Env, k.args)
 	if watch {
 		t.a.Env.Control.Undo(ctx, before, &res, t.a.Env.Rel)
@@ -265,6 +271,14 @@ func (k *toolCall) run(ctx, tctx context.Context) (tools.Result, bool) {
 		return k.failed(ctx, err), false
 	}
 	return res, true
+}
+
+// stopClock sets the call's duration: from the start of its run to the
+// end of the steps after it, whose checks are part of its result.
+func (k *toolCall) stopClock() {
+	if !k.start.IsZero() {
+		k.ev.DurationMs = time.Since(k.start).Milliseconds()
+	}
 }
 
 // failed is the result of a call whose tool returned an error.
