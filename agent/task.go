@@ -36,15 +36,20 @@ var taskDescription string
 //go:embed task_prompt.md
 var taskSystemPrompt string
 
-// taskTool is the task tool. The loop runs its calls itself: a child
-// session needs the parent's turn.
+// taskTool is the task tool. It is a turnTool: a child session needs
+// the parent's turn.
 type taskTool struct{}
+
+var (
+	_ turnTool   = taskTool{}
+	_ callReader = taskTool{}
+)
 
 func (taskTool) Name() string        { return taskName }
 func (taskTool) Description() string { return taskDescription }
 
 // ReadOnly is false: whether a call only reads depends on its arguments
-// (callReadOnly), and the tool alone must not pass for a reader.
+// (readOnlyCall), and the tool alone must not pass for a reader.
 func (taskTool) ReadOnly() bool { return false }
 
 func (taskTool) Schema() json.RawMessage {
@@ -56,9 +61,28 @@ func (taskTool) Schema() json.RawMessage {
 		`"required":["description","prompt"],"additionalProperties":false}`)
 }
 
-// Execute is not reached: the loop intercepts the call.
+// gated is true: a task call changes nothing itself — its child's calls
+// are judged one by one — but a rule about task holds: a deny rule
+// refuses it, an ask rule asks.
+func (taskTool) gated() bool { return true }
+
+// readOnlyCall reports whether a task call asks for a read-only child;
+// arguments that do not parse do not.
+func (taskTool) readOnlyCall(args string) bool {
+	var a taskArgs
+	if json.Unmarshal([]byte(args), &a) != nil {
+		return false
+	}
+	return a.ReadOnly == nil || *a.ReadOnly
+}
+
+// Execute runs the call on the turn that made it (runTask).
 func (taskTool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
-	return tools.Errorf("task is handled by the agent loop"), nil
+	k, ok := toolCallOf(ctx)
+	if !ok {
+		return tools.Result{}, errors.New("task runs only in an agent's turn")
+	}
+	return k.t.runTask(ctx, k.c, args, k.ev), nil
 }
 
 // TaskTool returns the task tool, for registries.
@@ -69,25 +93,6 @@ type taskArgs struct {
 	Prompt      string `json:"prompt"`
 	ReadOnly    *bool  `json:"read_only"`
 	MaxSteps    int    `json:"max_steps"`
-}
-
-// taskReadOnly reports whether a task call asks for a read-only child;
-// arguments that do not parse do not.
-func taskReadOnly(args string) bool {
-	var a taskArgs
-	if json.Unmarshal([]byte(args), &a) != nil {
-		return false
-	}
-	return a.ReadOnly == nil || *a.ReadOnly
-}
-
-// callReadOnly reports whether a call only reads: its tool's word, or for
-// a task, its arguments'.
-func callReadOnly(tool tools.Tool, c provider.ToolCall) bool {
-	if c.Name == taskName {
-		return taskReadOnly(c.Arguments)
-	}
-	return tool.ReadOnly()
 }
 
 // taskLeftOut are the tools no child is offered: delegation and plan mode
