@@ -252,7 +252,7 @@ func (f *editorFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadD
 // Proposes implements tools.Proposer: the agent's changes are proposals
 // while its workspace is in propose mode.
 func (f *editorFS) Proposes() bool {
-	return f.w != nil && f.s.proposing(f.w.root)
+	return f.w != nil && f.s.review.proposing(f.w.root)
 }
 
 var _ tools.Proposer = (*editorFS)(nil)

@@ -4,10 +4,11 @@ import (
 	"context"
 	"os"
 
-	"github.com/reasonix/reasonix/lsp/review"
-	"github.com/reasonix/reasonix/tools"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/lsp/review"
+	"github.com/reasonix/reasonix/tools"
 )
 
 // Review commands (docs/PROTOCOL.md).
@@ -95,7 +96,7 @@ func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult,
 		return reviewResult{}, err
 	}
 	reverted := 0
-	if s.revertible(path, cur, args.Hunk) {
+	if s.review.revertible(path, cur, args.Hunk) {
 		taken, err := s.review.Revert(path, cur, args.Hunk)
 		if err != nil {
 			s.publishProposals(ctx, path)
@@ -114,9 +115,7 @@ func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult,
 	}
 	// The errors the check found were in the text with what is rejected
 	// now: they no longer hold.
-	s.mu.Lock()
-	delete(s.newErrors, path)
-	s.mu.Unlock()
+	s.review.forgetNewErrors(path)
 	n := 0
 	if args.Hunk == 0 && s.review.Has(path) || args.Hunk != 0 && reverted == 0 {
 		n, err = s.review.Reject(path, cur, args.Hunk)
@@ -154,22 +153,6 @@ func (s *Server) undoShellChange(ctx context.Context, fs *editorFS, t *review.Ta
 		return err
 	}
 	return os.WriteFile(path, []byte(text), info.Mode().Perm())
-}
-
-// revertible reports whether rejecting hunk id of path's proposal (0:
-// all) undoes a change made already: the hunk is applied and not stale,
-// or, for all, one of them is.
-func (s *Server) revertible(path, cur string, id int) bool {
-	f, ok := s.review.Pending(path, cur)
-	if !ok {
-		return false
-	}
-	for _, h := range f.Hunks {
-		if h.Applied && !h.Stale && (id == 0 || h.ID == id) {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) pendingCount(path string) int {

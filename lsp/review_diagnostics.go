@@ -7,11 +7,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
 	"github.com/reasonix/reasonix/lsp/review"
 	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
-	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 )
 
 // diagnosticCodeProposal marks the diagnostics of proposed changes.
@@ -20,8 +21,8 @@ const diagnosticCodeProposal = "reasonix.proposal"
 // publishProposals sends the diagnostics of path's pending hunks (none
 // clears them).
 func (s *Server) publishProposals(_ context.Context, path string) {
-	s.publishMu.Lock()
-	defer s.publishMu.Unlock()
+	s.review.publishMu.Lock()
+	defer s.review.publishMu.Unlock()
 	cur, _, err := (&editorFS{s: s}).real(path)
 	if err != nil {
 		return
@@ -34,11 +35,8 @@ func (s *Server) publishProposals(_ context.Context, path string) {
 		for _, h := range f.Hunks {
 			diags = append(diags, hunkDiagnostic(cur, f, h, enc, tag))
 		}
-		s.mu.Lock()
-		errs := s.newErrors[path]
-		s.mu.Unlock()
 		if s.review.Proposes(path) {
-			for _, e := range errs {
+			for _, e := range s.review.newErrorsOf(path) {
 				diags = append(diags, newErrorDiagnostic(cur, f, e, enc))
 			}
 		}

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/reasonix/reasonix/lsp/review"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/reasonix/reasonix/lsp/review"
 )
 
 // diffResult is what reasonix.review.diff answers: the diff file it

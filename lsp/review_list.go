@@ -3,9 +3,10 @@ package lsp
 import (
 	"context"
 
-	"github.com/reasonix/reasonix/lsp/review"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/lsp/review"
 )
 
 // reviewParams is the reasonix/review request: the pending proposals of

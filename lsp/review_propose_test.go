@@ -23,9 +23,7 @@ func TestProposalOnlyIsNeverApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &workspace{root: root, review: reviewApply}
-	s.mu.Lock()
-	s.reviewModes[root] = reviewApply
-	s.mu.Unlock()
+	s.review.setMode(root, reviewApply)
 	f := &editorFS{s: s, w: w}
 	if f.Proposes() {
 		t.Fatal("a workspace in apply mode proposes")

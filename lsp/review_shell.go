@@ -5,14 +5,14 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/reasonix/reasonix/agent"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/reasonix/reasonix/agent"
 )
 
 // beforeShellProposals runs before a shell command in propose mode. A
@@ -21,7 +21,7 @@ import (
 // saved like any edit) or to run the command without them, which the
 // model is told.
 func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string, error) {
-	paths := s.proposedUnder(w.root)
+	paths := s.review.proposedUnder(w.root)
 	if len(paths) == 0 {
 		return "", nil
 	}
@@ -32,10 +32,7 @@ func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string
 	without := "Note: the user has not accepted your proposed changes to " + strings.Join(names, ", ") +
 		"; this command sees those files without them."
 	gen := s.review.Generation()
-	s.mu.Lock()
-	declined := s.declinedGen == gen
-	s.mu.Unlock()
-	if declined {
+	if s.review.declined(gen) {
 		// Asked already about these very proposals: the answer stands.
 		return without, nil
 	}
@@ -56,9 +53,7 @@ func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string
 		return "", ctx.Err()
 	}
 	if err != nil || item == nil || item.Title != accept {
-		s.mu.Lock()
-		s.declinedGen = gen
-		s.mu.Unlock()
+		s.review.decline(gen)
 		return without, nil
 	}
 	var failed []string
@@ -78,40 +73,6 @@ func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string
 	return "", nil
 }
 
-// proposedUnder lists the files under root with proposed changes (not
-// only changes made already).
-func (s *Server) proposedUnder(root string) []string {
-	var out []string
-	for _, p := range s.review.Paths() {
-		if under(p, root) && s.review.Proposes(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// under reports whether path is root or inside it.
-func under(path, root string) bool {
-	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))
-}
-
-// noteShellBases records, just before a shell command, the disk text of
-// the files that had proposed changes (accepted now, or not): the text the
-// command's changes to them are made against. The turn's own record of
-// such a file's text before is what the agent saw, with the proposals in
-// it.
-func (s *Server) noteShellBases(paths []string) {
-	bases := map[string]string{}
-	for _, p := range paths {
-		if data, err := os.ReadFile(p); err == nil {
-			bases[p] = string(data)
-		}
-	}
-	s.mu.Lock()
-	s.shellBases = bases
-	s.mu.Unlock()
-}
-
 // recordShellChange makes a change a shell command made to a file part
 // of the review, in propose mode: the file is on disk already, so the
 // change is recorded as applied hunks against its text before. A file the
@@ -123,13 +84,11 @@ func (s *Server) recordShellChange(session string, c *agent.FileChange) {
 		return
 	}
 	w, err := s.workspaceFor(c.Abs)
-	if err != nil || !s.proposing(w.root) {
+	if err != nil || !s.review.proposing(w.root) {
 		return
 	}
 	before := string(c.BeforeData)
-	s.mu.Lock()
-	base, hasBase := s.shellBases[c.Abs]
-	s.mu.Unlock()
+	base, hasBase := s.review.shellBase(c.Abs)
 	if hasBase {
 		before = base
 	}

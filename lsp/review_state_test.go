@@ -1,9 +1,13 @@
 package lsp
 
 import (
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/reasonix/reasonix/tools"
 )
 
 // TestReviewDefault: unset, review is apply for a client with a review
@@ -37,6 +41,42 @@ func TestReviewDefault(t *testing.T) {
 			}
 			if got := s.reviewModeFor(tc.configured); got != tc.want {
 				t.Errorf("review = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplaceNewErrors: a turn's check replaces the errors of its own
+// workspace and leaves the other workspaces' alone; every file that had
+// errors or has them now is published again.
+func TestReplaceNewErrors(t *testing.T) {
+	a, b := filepath.Join("/w", "a", "x.go"), filepath.Join("/w", "b", "y.go")
+	errA := []tools.Diagnostic{{Path: a, Line: 1, Message: "old"}}
+	errB := []tools.Diagnostic{{Path: b, Line: 2, Message: "other workspace"}}
+	tests := []struct {
+		name        string
+		next        map[string][]tools.Diagnostic
+		wantA       []tools.Diagnostic
+		wantPublish []string
+	}{
+		{"cleared", map[string][]tools.Diagnostic{}, nil, []string{a, b}},
+		{"replaced", map[string][]tools.Diagnostic{a: {{Path: a, Line: 3, Message: "new"}}}, []tools.Diagnostic{{Path: a, Line: 3, Message: "new"}}, []string{a, b}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newReviewState()
+			r.replaceNewErrors(filepath.Join("/w", "a"), map[string][]tools.Diagnostic{a: errA})
+			r.replaceNewErrors(filepath.Join("/w", "b"), map[string][]tools.Diagnostic{b: errB})
+			publish := r.replaceNewErrors(filepath.Join("/w", "a"), tc.next)
+			slices.Sort(publish)
+			if !slices.Equal(publish, tc.wantPublish) {
+				t.Errorf("published again %v, want %v", publish, tc.wantPublish)
+			}
+			if got := r.newErrorsOf(a); !slices.Equal(got, tc.wantA) {
+				t.Errorf("errors of a = %v, want %v", got, tc.wantA)
+			}
+			if got := r.newErrorsOf(b); !slices.Equal(got, errB) {
+				t.Errorf("errors of b = %v, want %v (another workspace's)", got, errB)
 			}
 		})
 	}

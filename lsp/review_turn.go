@@ -51,7 +51,7 @@ func fence(t string) string {
 // with accepting them. Every client gets the summary as a message: the
 // progress end, which has it too, is not shown by every editor.
 func (s *Server) showNewErrors(ws *workspace, res agent.TurnResult) {
-	proposing := ws != nil && s.proposing(ws.root)
+	proposing := ws != nil && s.review.proposing(ws.root)
 	if proposing {
 		byPath := map[string][]tools.Diagnostic{}
 		for _, e := range res.NewErrors {
@@ -59,22 +59,7 @@ func (s *Server) showNewErrors(ws *workspace, res agent.TurnResult) {
 				byPath[e.Path] = append(byPath[e.Path], e)
 			}
 		}
-		s.mu.Lock()
-		old := s.newErrors
-		// Other workspaces keep theirs.
-		for p, errs := range old {
-			if !under(p, ws.root) {
-				byPath[p] = errs
-			}
-		}
-		s.newErrors = byPath
-		s.mu.Unlock()
-		for p := range old {
-			if _, ok := byPath[p]; !ok {
-				s.publishProposals(s.ctx, p)
-			}
-		}
-		for p := range byPath {
+		for _, p := range s.review.replaceNewErrors(ws.root, byPath) {
 			s.publishProposals(s.ctx, p)
 		}
 	}
