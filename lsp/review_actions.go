@@ -17,7 +17,7 @@ func (s *Server) reviewActions(params *protocol.CodeActionParams) []protocol.Com
 	if path == "" || !s.review.Has(path) {
 		return nil
 	}
-	cur, _, err := (&editorFS{s: s}).real(path)
+	cur, err := s.userText(path)
 	if err != nil {
 		return nil
 	}

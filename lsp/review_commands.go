@@ -27,28 +27,26 @@ type reviewResult struct {
 	Pending int `json:"pending"`
 }
 
-// argPath resolves a review command's document.
-func argPath(args hunkData) (string, error) {
-	path := pathOf(uri.URI(args.URI))
+// commandFile resolves a review command's document to its path and the
+// user's text of it, in which the proposal's hunks are placed.
+func (s *Server) commandFile(args hunkData) (path, cur string, err error) {
+	path = pathOf(uri.URI(args.URI))
 	if path == "" {
-		return "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "the command needs the uri of a file")
+		return "", "", jsonrpc2.NewError(jsonrpc2.InvalidParams, "the command needs the uri of a file")
 	}
-	return path, nil
+	cur, err = s.userText(path)
+	return path, cur, err
 }
 
 // acceptChange applies one hunk (or every hunk that is not stale) of a
 // proposal as a versioned workspace edit. An edit the editor refuses
 // leaves the proposal as it was.
 func (s *Server) acceptChange(ctx context.Context, args hunkData) (reviewResult, error) {
-	path, err := argPath(args)
+	path, cur, err := s.commandFile(args)
 	if err != nil {
 		return reviewResult{}, err
 	}
 	f := &editorFS{s: s}
-	cur, _, err := f.real(path)
-	if err != nil {
-		return reviewResult{}, err
-	}
 	taken, err := s.review.Take(path, cur, args.Hunk)
 	if err != nil {
 		s.publishProposals(ctx, path)
@@ -86,15 +84,11 @@ func (s *Server) acceptChange(ctx context.Context, args hunkData) (reviewResult,
 // undone first, like an accepted proposal is applied: a versioned edit of
 // an open document, the disk for a closed file.
 func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult, error) {
-	path, err := argPath(args)
+	path, cur, err := s.commandFile(args)
 	if err != nil {
 		return reviewResult{}, err
 	}
 	fs := &editorFS{s: s}
-	cur, _, err := fs.real(path)
-	if err != nil {
-		return reviewResult{}, err
-	}
 	reverted := 0
 	if s.review.revertible(path, cur, args.Hunk) {
 		taken, err := s.review.Revert(path, cur, args.Hunk)
@@ -109,7 +103,7 @@ func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult,
 		}
 		taken.Reverted()
 		reverted = len(taken.Hunks)
-		if cur, _, err = fs.real(path); err != nil {
+		if cur, err = s.userText(path); err != nil {
 			return reviewResult{}, err
 		}
 	}
@@ -156,7 +150,7 @@ func (s *Server) undoShellChange(ctx context.Context, fs *editorFS, t *review.Ta
 }
 
 func (s *Server) pendingCount(path string) int {
-	cur, _, err := (&editorFS{s: s}).real(path)
+	cur, err := s.userText(path)
 	if err != nil {
 		return 0
 	}

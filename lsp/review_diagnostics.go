@@ -23,7 +23,7 @@ const diagnosticCodeProposal = "reasonix.proposal"
 func (s *Server) publishProposals(_ context.Context, path string) {
 	s.review.publishMu.Lock()
 	defer s.review.publishMu.Unlock()
-	cur, _, err := (&editorFS{s: s}).real(path)
+	cur, err := s.userText(path)
 	if err != nil {
 		return
 	}

@@ -23,11 +23,7 @@ type diffResult struct {
 // plain file is what every editor can open; clients without showDocument
 // get its uri in the answer and in a message.
 func (s *Server) showDiff(ctx context.Context, args hunkData) (diffResult, error) {
-	path, err := argPath(args)
-	if err != nil {
-		return diffResult{}, err
-	}
-	cur, _, err := (&editorFS{s: s}).real(path)
+	path, cur, err := s.commandFile(args)
 	if err != nil {
 		return diffResult{}, err
 	}

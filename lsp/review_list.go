@@ -54,7 +54,7 @@ func (s *Server) listReview(_ context.Context, p reviewParams) (reviewList, erro
 	s.mu.Unlock()
 	out := reviewList{Files: []reviewFile{}}
 	for _, path := range paths {
-		cur, _, err := (&editorFS{s: s}).real(path)
+		cur, err := s.userText(path)
 		if err != nil {
 			continue
 		}

@@ -11,24 +11,20 @@ import (
 func (f *editorFS) propose(ctx context.Context, changes []tools.Change) error {
 	s := f.s
 	session := agent.CallSession(ctx)
+	// target is a file a change says should read want (nil: not exist).
+	type target struct {
+		path string
+		want *string
+	}
 	var touched []string
 	for _, c := range changes {
+		var targets []target
 		switch c.Kind {
 		case tools.Write:
-			cur, exists, err := f.real(c.Path)
-			if err != nil {
-				return err
-			}
 			want := string(c.Content)
-			s.review.Propose(session, c.Path, cur, exists, &want)
-			touched = append(touched, c.Path)
+			targets = []target{{c.Path, &want}}
 		case tools.Delete:
-			cur, exists, err := f.real(c.Path)
-			if err != nil {
-				return err
-			}
-			s.review.Propose(session, c.Path, cur, exists, nil)
-			touched = append(touched, c.Path)
+			targets = []target{{c.Path, nil}}
 		case tools.Rename:
 			// A move is two proposals: the new file with the content the
 			// agent sees, and the removal of the old one.
@@ -36,42 +32,27 @@ func (f *editorFS) propose(ctx context.Context, changes []tools.Change) error {
 			if err != nil {
 				return err
 			}
-			curNew, existsNew, err := f.real(c.NewPath)
-			if err != nil {
-				return err
-			}
-			curOld, existsOld, err := f.real(c.Path)
-			if err != nil {
-				return err
-			}
 			want := string(content)
-			s.review.Propose(session, c.NewPath, curNew, existsNew, &want)
-			s.review.Propose(session, c.Path, curOld, existsOld, nil)
-			touched = append(touched, c.NewPath, c.Path)
+			targets = []target{{c.NewPath, &want}, {c.Path, nil}}
+		}
+		// Each proposal is recorded against the user's text; all of a
+		// change's files are read first, so it is proposed whole or not
+		// at all.
+		curs := make([]fileText, len(targets))
+		for i, t := range targets {
+			cur, err := s.currentText(t.path, userView)
+			if err != nil {
+				return err
+			}
+			curs[i] = cur
+		}
+		for i, t := range targets {
+			s.review.Propose(session, t.path, curs[i].text, curs[i].exists, t.want)
+			touched = append(touched, t.path)
 		}
 	}
 	for _, p := range touched {
 		s.publishProposals(ctx, p)
 	}
 	return nil
-}
-
-// real returns a file's text as the editor (or the disk) has it now, the
-// agent's pending proposals left out.
-func (f *editorFS) real(path string) (string, bool, error) {
-	text, exists, _, err := f.current(path)
-	return text, exists, err
-}
-
-// proposed returns the text the agent sees of path when a proposal is
-// pending for it: held is false when none is.
-func (f *editorFS) proposed(path string) (text string, deleted, held bool) {
-	if !f.s.review.Proposes(path) {
-		return "", false, false
-	}
-	cur, _, err := f.real(path)
-	if err != nil {
-		return "", false, false
-	}
-	return f.s.review.View(path, cur)
 }
