@@ -18,7 +18,7 @@ import (
 // The server asks in a few places: whether a tool call may run
 // (permission.go), the agent's own questions (question.go), a plan to
 // approve and /clear (choose), whether to accept pending proposals before
-// a shell command (proposals.go), and whether to trust a workspace's
+// a shell command (review_shell.go), and whether to trust a workspace's
 // configuration (trust.go). Two rules hold for every one of them.
 //
 // A client that declared no way to ask is never asked (clientCaps.askWay).

@@ -199,17 +199,18 @@ func (s *Server) start(_ context.Context, args askArgs) (startResult, error) {
 	return startResult{SessionID: ls.id}, nil
 }
 
-// docFor returns the open document at path, or the file from disk.
+// docFor returns the document at path as the user has it (the open
+// document, else the file), for the ranges the user sends and the
+// problems shown on it: its text is the user's, proposals left out.
 func (s *Server) docFor(path string) (document, bool) {
-	if d, ok := s.docs.byPath(path); ok {
-		if text, ok := s.edits.afterEdit(d); ok {
-			d.Text = text
-		}
-		return d, true
-	}
-	b, err := (&editorFS{s: s}).ReadFile(path)
-	if err != nil {
+	t, err := s.currentText(path, userView)
+	if err != nil || !t.exists {
 		return document{}, false
 	}
-	return document{URI: uri.File(path), Path: filepath.Clean(path), Text: string(b), LanguageID: languageOf(path)}, true
+	d, open := s.docs.byPath(path)
+	if !open {
+		d = document{URI: uri.File(path), Path: filepath.Clean(path), LanguageID: languageOf(path)}
+	}
+	d.Text = t.text
+	return d, true
 }

@@ -196,7 +196,7 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 	}
 	if b.err == nil && gen == s.settingsGen {
 		s.spaces[root] = b.w
-		s.reviewModes[b.w.root] = b.w.review
+		s.review.setMode(b.w.root, b.w.review)
 	}
 	s.mu.Unlock()
 	close(b.done)

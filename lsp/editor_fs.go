@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,18 +109,12 @@ func (t *editTracker) lookup(path string) (content *string, ok bool) {
 	return content, ok
 }
 
-// pendingTexts returns the content the agent wrote into documents the
-// editor does not report as open, by path; deleted files are left out.
-func (t *editTracker) pendingTexts() map[string]string {
+// pendingPaths lists the files the agent wrote or deleted that the editor
+// does not report as open.
+func (t *editTracker) pendingPaths() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make(map[string]string, len(t.pending))
-	for p, c := range t.pending {
-		if c != nil {
-			out[p] = *c
-		}
-	}
-	return out
+	return slices.Collect(maps.Keys(t.pending))
 }
 
 // dirtyUnder lists the unsaved paths inside root, sorted.
@@ -154,37 +149,36 @@ var (
 // the agent wrote that has not reached the disk. Language servers are
 // kept in step with these, so what they report matches what the user sees.
 func (f *editorFS) OpenDocuments() []tools.OpenDocument {
-	pending := f.s.edits.pendingTexts()
-	var out []tools.OpenDocument
+	var paths []string
+	versions := map[string]int32{}
+	seen := map[string]bool{}
 	for _, d := range f.s.docs.all() {
-		if d.Path == "" {
-			continue
-		}
-		text := d.Text
-		if t, ok := f.s.edits.afterEdit(d); ok {
-			text = t
-		}
-		delete(pending, d.Path)
-		if n := len(out); n > 0 && out[n-1].Path == d.Path {
+		if d.Path == "" || seen[d.Path] {
 			continue // two URIs for one file: the least URI wins, as in byPath
 		}
-		if view, deleted, held := f.proposed(d.Path); held && !deleted {
-			text = view
-		}
-		out = append(out, tools.OpenDocument{Path: d.Path, Text: text, Version: d.Version})
+		seen[d.Path] = true
+		versions[d.Path] = d.Version
+		paths = append(paths, d.Path)
 	}
 	// The agent's proposals are what it works on: language servers see
 	// them too, so what they report matches what it reads.
-	for _, p := range f.s.review.Paths() {
-		if _, open := f.s.docs.byPath(p); open {
-			continue
-		}
-		if view, deleted, held := f.proposed(p); held && !deleted {
-			pending[p] = view
+	for _, p := range append(f.s.edits.pendingPaths(), f.s.review.Paths()...) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
 		}
 	}
-	for p, text := range pending {
-		out = append(out, tools.OpenDocument{Path: p, Text: text})
+	var out []tools.OpenDocument
+	for _, p := range paths {
+		t, held := f.s.heldText(p, agentView)
+		if held && !t.exists {
+			// A proposed deletion leaves the text the editor holds.
+			t, held = f.s.heldText(p, userView)
+		}
+		if !held || !t.exists {
+			continue
+		}
+		out = append(out, tools.OpenDocument{Path: p, Text: t.text, Version: versions[p]})
 	}
 	slices.SortFunc(out, func(a, b tools.OpenDocument) int { return cmp.Compare(a.Path, b.Path) })
 	return out
@@ -201,50 +195,27 @@ func (f *editorFS) ReadFile(name string) ([]byte, error) {
 // document, or a change not yet written. Any other file the tools read
 // from the disk themselves, judging what they opened.
 func (f *editorFS) Overlaid(name string) (data []byte, held bool, err error) {
-	if text, deleted, ok := f.proposed(name); ok {
-		if deleted {
-			return nil, true, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-		}
-		return []byte(text), true, nil
+	t, held := f.s.heldText(name, agentView)
+	switch {
+	case !held:
+		return nil, false, nil
+	case !t.exists:
+		return nil, true, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	if d, ok := f.s.docs.byPath(name); ok {
-		if text, ok := f.s.edits.afterEdit(d); ok {
-			return []byte(text), true, nil
-		}
-		return []byte(d.Text), true, nil
-	}
-	if c, ok := f.s.edits.lookup(name); ok {
-		if c == nil {
-			return nil, true, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-		}
-		return []byte(*c), true, nil
-	}
-	return nil, false, nil
+	return []byte(t.text), true, nil
 }
 
 var _ tools.Overlay = (*editorFS)(nil)
 
 func (f *editorFS) Stat(name string) (fs.FileInfo, error) {
-	if text, deleted, ok := f.proposed(name); ok {
-		if deleted {
-			return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-		}
-		return tools.MemFileInfo(filepath.Base(name), int64(len(text))), nil
+	t, held := f.s.heldText(name, agentView)
+	switch {
+	case !held:
+		return os.Stat(name)
+	case !t.exists:
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
-	if d, ok := f.s.docs.byPath(name); ok {
-		size := len(d.Text)
-		if text, ok := f.s.edits.afterEdit(d); ok {
-			size = len(text)
-		}
-		return tools.MemFileInfo(filepath.Base(name), int64(size)), nil
-	}
-	if c, ok := f.s.edits.lookup(name); ok {
-		if c == nil {
-			return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-		}
-		return tools.MemFileInfo(filepath.Base(name), int64(len(*c))), nil
-	}
-	return os.Stat(name)
+	return tools.MemFileInfo(filepath.Base(name), int64(len(t.text))), nil
 }
 
 func (f *editorFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
@@ -252,7 +223,7 @@ func (f *editorFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadD
 // Proposes implements tools.Proposer: the agent's changes are proposals
 // while its workspace is in propose mode.
 func (f *editorFS) Proposes() bool {
-	return f.w != nil && f.s.proposing(f.w.root)
+	return f.w != nil && f.s.review.proposing(f.w.root)
 }
 
 var _ tools.Proposer = (*editorFS)(nil)
@@ -337,10 +308,11 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 				after = append(after, func() { s.edits.saved(path) })
 				continue
 			}
-			old, exists, version, err := f.current(path)
+			cur, err := s.currentText(path, userView)
 			if err != nil {
 				return err
 			}
+			old, exists := cur.text, cur.exists
 			after = append(after, func() { s.edits.wrote(path, &newText) })
 			if d, ok := s.docs.byPath(path); ok {
 				base := d.Version
@@ -353,7 +325,7 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 				docChanges = append(docChanges, &protocol.TextDocumentEdit{
 					TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
 						TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u},
-						Version:                version,
+						Version:                cur.version,
 					},
 					Edits: textEditsAny(wire.TextEdits(old, newText, enc)),
 				})
@@ -437,34 +409,6 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 		fn()
 	}
 	return nil
-}
-
-// current returns a file's text as the editor has it, whether it exists,
-// and the version to send: nil when the editor does not have it open, and
-// also when the editor has not yet reported the version our last edit
-// produced (the text is then known exactly, the version number is not).
-func (f *editorFS) current(path string) (text string, exists bool, version *int32, err error) {
-	if d, ok := f.s.docs.byPath(path); ok {
-		if text, ok := f.s.edits.afterEdit(d); ok {
-			return text, true, nil, nil
-		}
-		v := d.Version
-		return d.Text, true, &v, nil
-	}
-	if c, ok := f.s.edits.lookup(path); ok {
-		if c == nil {
-			return "", false, nil, nil
-		}
-		return *c, true, nil, nil
-	}
-	b, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		return string(b), true, nil, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return "", false, nil, nil
-	}
-	return "", false, nil, err
 }
 
 // textEditsAny converts edits for a TextDocumentEdit, whose edits are a

@@ -20,13 +20,13 @@ import (
 // since), never an open one (that would put its buffer in conflict with the
 // disk), and tells the model which edits the command cannot see.
 func (s *Server) beforeShell(ctx context.Context, w *workspace) (string, error) {
-	proposed := s.proposedUnder(w.root)
+	proposed := s.review.proposedUnder(w.root)
 	note, err := s.beforeShellProposals(ctx, w)
 	if err != nil {
 		return "", err
 	}
 	saved, err := s.saveBeforeShell(ctx, w)
-	s.noteShellBases(proposed)
+	s.review.noteShellBases(proposed)
 	if note != "" && saved != "" {
 		note += "\n"
 	}

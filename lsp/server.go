@@ -26,9 +26,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/reasonix/reasonix/agent"
-	"github.com/reasonix/reasonix/lsp/review"
 	"github.com/reasonix/reasonix/lsp/wire"
-	"github.com/reasonix/reasonix/tools"
 )
 
 // Options configure a server.
@@ -65,13 +63,9 @@ type Server struct {
 
 	docs  *overlay
 	edits *editTracker
-	// review holds the agent's proposed changes in propose mode.
-	review *review.Store
-	// publishMu serialises publishProposals: each reads the proposals and
-	// sends them under it, so what the editor gets last is the latest
-	// state, not whichever of two racing sends came second (an edit that
-	// settles a proposal, and the editor's report of that edit).
-	publishMu sync.Mutex
+	// review is the connection's review mode: the review setting of each
+	// workspace, the proposals pending, and what is kept about them.
+	review *reviewState
 
 	mu       sync.Mutex // guards the fields below
 	state    state
@@ -79,23 +73,10 @@ type Server struct {
 	enc      wire.Encoding
 	folders  []folder
 	settings []byte // the editor's settings as TOML, above the project file
-	// reviewModes holds the review setting of each workspace root as its
-	// latest build resolved it: sessions keep the agent they started
-	// with, but a changed setting applies to their next edit.
-	reviewModes map[string]string
-	// declinedGen is the generation of the proposals the user chose to
-	// run a command without (0: none), diffs the directory of the files
-	// shown to the user (diffDir): reasonix.review.diff's diffs, plans.
-	declinedGen int
-	diffs       string
-	// shellBases is the disk text of the files with proposed changes just
-	// before the last shell command (noteShellBases).
-	shellBases map[string]string
-	// newErrors holds, by file, the errors the last turn's check left in
-	// the proposed text of files with pending proposals: they are shown
-	// with the proposals (publishProposals).
-	newErrors map[string][]tools.Diagnostic
-	spaces    map[string]*workspace
+	// diffs is the directory of the files shown to the user (diffDir):
+	// reasonix.review.diff's diffs, plans.
+	diffs  string
+	spaces map[string]*workspace
 	// building holds the builds under way, by root, so callers that need
 	// a workspace while it is built (its MCP servers starting) wait for
 	// that build instead of starting another. settingsGen counts settings
@@ -192,17 +173,16 @@ func New(opts Options) *Server {
 		opts.AnswerTimeout = DefaultAnswerTimeout
 	}
 	s := &Server{
-		opts:        opts,
-		log:         log,
-		docs:        newOverlay(),
-		edits:       newEditTracker(),
-		review:      review.NewStore(),
-		enc:         wire.UTF16,
-		spaces:      map[string]*workspace{},
-		reviewModes: map[string]string{},
-		building:    map[string]*workspaceBuild{},
-		exitCode:    1,
-		exited:      make(chan struct{}),
+		opts:     opts,
+		log:      log,
+		docs:     newOverlay(),
+		edits:    newEditTracker(),
+		review:   newReviewState(),
+		enc:      wire.UTF16,
+		spaces:   map[string]*workspace{},
+		building: map[string]*workspaceBuild{},
+		exitCode: 1,
+		exited:   make(chan struct{}),
 	}
 	s.sessions = newSessions(s)
 	s.configWarned = map[string][]string{}

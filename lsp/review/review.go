@@ -94,7 +94,7 @@ type Rejection struct {
 // Store holds the pending proposals by path. It is safe for concurrent
 // use.
 type Store struct {
-	mu     sync.Mutex
+	mu     sync.Mutex // guards the fields below
 	files  map[string]*File
 	nextID int
 	// rejected holds rejections not yet told, by session.
