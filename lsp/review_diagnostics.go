@@ -44,7 +44,7 @@ func (s *Server) publishProposals(_ context.Context, path string) {
 	params := &protocol.PublishDiagnosticsParams{URI: uri.File(path), Diagnostics: diags}
 	// The connection's context: a turn cancelled right after proposing
 	// must not leave the editor showing something else.
-	if err := s.client.PublishDiagnostics(s.ctx, params); err != nil {
+	if err := publishDiagnostics.notify(s.ctx, s, params); err != nil {
 		s.log.Warn("publishing proposals", "path", path, "err", err)
 	}
 }

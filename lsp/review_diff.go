@@ -39,6 +39,6 @@ func (s *Server) showDiff(ctx context.Context, args hunkData) (diffResult, error
 	if shown {
 		return diffResult{URI: string(u), Shown: true}, nil
 	}
-	s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: the proposed changes to " + rel + " are in " + name})
+	showMessage.notify(ctx, s, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: the proposed changes to " + rel + " are in " + name})
 	return diffResult{URI: string(u)}, nil
 }

@@ -41,7 +41,7 @@ func (s *Server) beforeShellProposals(ctx context.Context, w *workspace) (string
 	err := errCannotAsk // a client that cannot be asked runs it without them
 	if s.capsNow().askWay(false) != askNever {
 		err = s.await(ctx, "The question whether to accept the pending proposals", "the command runs without them", func(ctx context.Context) (err error) {
-			item, err = s.client.ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{
+			item, err = showMessageRequest.call(ctx, s, &protocol.ShowMessageRequestParams{
 				Type:    protocol.MessageTypeInfo,
 				Message: "Reasonix is about to run a command, and its proposed changes to " + strings.Join(names, ", ") + " are pending. Accept them first?",
 				Actions: []protocol.MessageActionItem{{Title: accept}, {Title: "Run without them"}},

@@ -45,7 +45,7 @@ func (s *Server) showFile(ctx context.Context, pattern, text string) (u uri.URI,
 	s.mu.Unlock()
 	if can {
 		yes := true
-		res, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: u, TakeFocus: &yes})
+		res, err := showDocument.call(ctx, s, &protocol.ShowDocumentParams{URI: u, TakeFocus: &yes})
 		shown = err == nil && res != nil && res.Success
 	}
 	return u, name, shown, nil
