@@ -28,14 +28,14 @@ const cmdStart = "reasonix.start"
 // reasonix.start may build the workspace's agent, starting its MCP
 // servers: both release the read loop.
 var commands = []endpoint{
-	{name: "reasonix.ask", dir: clientToServer, async: true, serve: handler((*Server).ask)},
-	{name: cmdStart, dir: clientToServer, async: true, serve: handler((*Server).start)},
-	{name: cmdFix, dir: clientToServer, async: true, serve: handler((*Server).fix)},
-	{name: "reasonix.cancel", dir: clientToServer, serve: handler((*Server).cancelTurn)},
-	{name: cmdReviewAccept, dir: clientToServer, async: true, serve: handler((*Server).acceptChange)},
-	{name: cmdReviewReject, dir: clientToServer, async: true, serve: handler((*Server).rejectChange)},
-	{name: cmdReviewDiff, dir: clientToServer, async: true, serve: handler((*Server).showDiff)},
-	{name: cmdTrust, dir: clientToServer, async: true, serve: handler((*Server).trust)},
+	{name: "reasonix.ask", async: true, serve: handler((*Server).ask)},
+	{name: cmdStart, async: true, serve: handler((*Server).start)},
+	{name: cmdFix, async: true, serve: handler((*Server).fix)},
+	{name: "reasonix.cancel", serve: handler((*Server).cancelTurn)},
+	{name: cmdReviewAccept, async: true, serve: handler((*Server).acceptChange)},
+	{name: cmdReviewReject, async: true, serve: handler((*Server).rejectChange)},
+	{name: cmdReviewDiff, async: true, serve: handler((*Server).showDiff)},
+	{name: cmdTrust, async: true, serve: handler((*Server).trust)},
 }
 
 func commandNames() []string { return names(commands) }

@@ -23,13 +23,13 @@ import (
 // All but reasonix/review are async: each may wait for the workspace's agent to be built (its
 // MCP servers to start), and the connection goes on meanwhile.
 var customMethods = []endpoint{
-	{name: "reasonix/listSessions", dir: clientToServer, async: true, serve: handler((*Server).listSessions)},
-	{name: "reasonix/newSession", dir: clientToServer, async: true, serve: handler((*Server).newSession)},
-	{name: "reasonix/resumeSession", dir: clientToServer, async: true, serve: handler((*Server).resumeSession)},
-	{name: "reasonix/mcpServers", dir: clientToServer, async: true, serve: handler((*Server).mcpServers)},
-	{name: "reasonix/listCommands", dir: clientToServer, async: true, serve: handler((*Server).listCommands)},
-	{name: "reasonix/memory", dir: clientToServer, async: true, serve: handler((*Server).memory)},
-	{name: "reasonix/review", dir: clientToServer, serve: handler((*Server).listReview)},
+	{name: "reasonix/listSessions", async: true, serve: handler((*Server).listSessions)},
+	{name: "reasonix/newSession", async: true, serve: handler((*Server).newSession)},
+	{name: "reasonix/resumeSession", async: true, serve: handler((*Server).resumeSession)},
+	{name: "reasonix/mcpServers", async: true, serve: handler((*Server).mcpServers)},
+	{name: "reasonix/listCommands", async: true, serve: handler((*Server).listCommands)},
+	{name: "reasonix/memory", async: true, serve: handler((*Server).memory)},
+	{name: "reasonix/review", serve: handler((*Server).listReview)},
 }
 
 // customMethodNames is every reasonix/... method, in both directions, as

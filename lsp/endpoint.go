@@ -15,8 +15,6 @@ import (
 // editors' tables and the document to one another.
 type endpoint struct {
 	name string
-	// dir is clientToServer: what the server sends is in toClient.
-	dir direction
 	// async releases the connection's read loop once the params are
 	// decoded, for handlers that call back into the client (dialogs,
 	// edits) or wait long (a turn, a workspace's MCP servers starting):
@@ -25,14 +23,6 @@ type endpoint struct {
 	// serve decodes the params and returns the call that answers them.
 	serve serveFunc
 }
-
-// direction says which side sends a method.
-type direction int
-
-const (
-	clientToServer direction = iota + 1
-	serverToClient
-)
 
 // decodeFunc decodes raw params into v, or fails with InvalidParams.
 type decodeFunc func(raw protocol.LSPAny, v any) error
