@@ -276,7 +276,7 @@ func (s *Session) replace(view, dropped []provider.Message, n int, reason string
 	s.mu.Unlock()
 	if s.file != nil {
 		block := ArchiveBlock{Seq: seq, Time: time.Now().UTC(), Messages: len(dropped), Reason: reason}
-		if err := s.file.rewrite(view, dropped, block, usage, cost, turns); err != nil {
+		if err := s.file.Rewrite(view, dropped, block, usage, cost, turns); err != nil {
 			return err
 		}
 	}

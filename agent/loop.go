@@ -436,7 +436,7 @@ func (t *turn) charge(u provider.Usage, cost float64, model string, bytes int) (
 		up.mu.Unlock()
 	}
 	if s.file != nil {
-		if err := s.file.append(record{Type: "usage", Turn: t.n, Model: model, Usage: &u, Cost: cost, Bytes: bytes}); err != nil {
+		if err := s.file.AppendUsage(t.n, model, u, cost, bytes); err != nil {
 			return turnUsage, turnCost, sessionUsage, sessionCost, err
 		}
 	}
@@ -477,7 +477,7 @@ func (t *turn) skipCalls(calls []provider.ToolCall, why string) {
 // turn starts from a well-formed log.
 func (t *turn) closeCancelled(ctx context.Context) error {
 	if t.s.file != nil {
-		t.s.file.keep() // the user may resume it
+		t.s.file.Keep() // the user may resume it
 	}
 	t.s.append(provider.Message{Role: provider.RoleAssistant, Content: "[interrupted by the user]"})
 	return ctx.Err()

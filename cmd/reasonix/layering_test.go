@@ -61,6 +61,12 @@ var layering = []layerRule{
 		not:  []string{"lsp/acp/..."},
 	},
 	{
+		name:   "the session store is files on disk: of the project it knows only the provider's messages",
+		from:   []string{"agent/store/..."},
+		not:    []string{"..."},
+		except: []string{"agent/provider"},
+	},
+	{
 		name: "parents never import the children that register themselves (cmd links them in)",
 		from: []string{"tools"},
 		not:  []string{"tools/builtin/..."},
@@ -201,11 +207,15 @@ func TestLayeringCatches(t *testing.T) {
 		{"graph", "tools", ""},
 		{"agent", "graph", ""},
 		{"cmd/reasonix", "agent/provider/openai", ""},
+		{"agent/store", "agent", "the session store is files on disk"},
+		{"agent/store", "agent/config", "the session store is files on disk"},
+		{"agent/store", "agent/provider", ""},
+		{"agent", "agent/store", ""},
 	}
 	for _, c := range cases {
 		imports := map[string][]string{c.from: {c.to}}
 		// Every rule applies to some package, as in the real module.
-		for _, p := range []string{"agent", "tools", "graph", "agent/provider", "lsp/wire", "lsp"} {
+		for _, p := range []string{"agent", "tools", "graph", "agent/provider", "agent/store", "lsp/wire", "lsp"} {
 			if _, ok := imports[p]; !ok {
 				imports[p] = nil
 			}
