@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reasonix/reasonix/agent/compact"
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 )
@@ -252,7 +253,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			return t.failed(ctx, err)
 		}
 		t.steps++
-		bytes := messagesBytes(req.Messages) + schemasBytes(schemas)
+		bytes := compact.MessagesBytes(req.Messages) + compact.SchemasBytes(schemas)
 		filter := &markerFilter{t: t, drop: a.Escalation != nil}
 		resp, err := t.stream(ctx, a.Provider, a.model(), "", req, bytes, filter.forward)
 		filter.flush()

@@ -61,8 +61,8 @@ var layering = []layerRule{
 		not:  []string{"lsp/acp/..."},
 	},
 	{
-		name:   "the session store is files on disk: of the project it knows only the provider's messages",
-		from:   []string{"agent/store/..."},
+		name:   "the session store and compaction's planning sit below the agent: of the project they know only the provider's messages",
+		from:   []string{"agent/store/...", "agent/compact/..."},
 		not:    []string{"..."},
 		except: []string{"agent/provider"},
 	},
@@ -207,10 +207,14 @@ func TestLayeringCatches(t *testing.T) {
 		{"graph", "tools", ""},
 		{"agent", "graph", ""},
 		{"cmd/reasonix", "agent/provider/openai", ""},
-		{"agent/store", "agent", "the session store is files on disk"},
-		{"agent/store", "agent/config", "the session store is files on disk"},
+		{"agent/store", "agent", "sit below the agent"},
+		{"agent/store", "agent/config", "sit below the agent"},
+		{"agent/compact", "agent", "sit below the agent"},
+		{"agent/compact", "agent/store", "sit below the agent"},
 		{"agent/store", "agent/provider", ""},
+		{"agent/compact", "agent/provider", ""},
 		{"agent", "agent/store", ""},
+		{"agent", "agent/compact", ""},
 	}
 	for _, c := range cases {
 		imports := map[string][]string{c.from: {c.to}}
