@@ -32,7 +32,7 @@ import (
 //
 // A compaction rewrites a session's file to hold only the compacted view,
 // and first appends the messages it drops to the session's archive,
-// <id>.archive.jsonl beside it (see rewrite), so the file stays about as
+// <id>.archive.jsonl beside it (see File.Rewrite), so the file stays about as
 // large as the model's context window and nothing is lost.
 type Store struct {
 	Dir string
