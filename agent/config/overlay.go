@@ -42,7 +42,7 @@ func (y *layer) defined(s setting) bool {
 	if s.table == "" {
 		return y.set(s.key)
 	}
-	return y.set(s.table, s.key)
+	return y.set(append(strings.Split(s.table, "."), s.key)...)
 }
 
 // A merge lays a layer's value of one setting over the merged one.
