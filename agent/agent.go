@@ -22,6 +22,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/agent/store"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/permission"
@@ -178,7 +179,7 @@ type Session struct {
 	turns         int
 	running       bool
 	plan          bool
-	file          *sessionFile
+	file          *store.File
 	// What the session knows of its prompt's size (see estimate): the
 	// length of the history the last request sent and the prompt tokens
 	// it counted, and the provider's tokens per byte.
@@ -213,11 +214,11 @@ type Session struct {
 func (a *Agent) NewSession() (*Session, error) {
 	now := time.Now()
 	r := newRedactor(a.Secrets)
-	s := &Session{ID: newID(now), Created: now, redact: &r, tools: a.sessionTools()}
+	s := &Session{ID: store.NewID(now), Created: now, redact: &r, tools: a.sessionTools()}
 	system := a.systemMessage()
 	s.messages = []provider.Message{{Role: provider.RoleSystem, Content: system}}
 	if a.Store != nil {
-		f, err := a.Store.create(Meta{
+		f, err := a.Store.Create(Meta{
 			ID: s.ID, Created: now, Root: a.Env.Root, Model: a.ModelRef,
 			PrefixHash: PrefixHash(system, toolSchemas(s.tools)),
 		})
@@ -226,7 +227,7 @@ func (a *Agent) NewSession() (*Session, error) {
 		}
 		s.file = f
 		s.steps = newStepLog(a.Store.StepsPath(s.ID))
-		if err := f.append(record{Type: "message", Message: &s.messages[0]}); err != nil {
+		if err := f.AppendMessage(&s.messages[0]); err != nil {
 			return nil, err
 		}
 	}
@@ -251,7 +252,7 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	if len(l.Messages) == 0 || l.Messages[0].Role != provider.RoleSystem {
 		return nil, fmt.Errorf("session %s has no system message", id)
 	}
-	f, err := a.Store.reopen(l.Meta)
+	f, err := a.Store.Reopen(l.Meta)
 	if err != nil {
 		return nil, err
 	}
@@ -315,8 +316,8 @@ func (s *Session) Close() error {
 	if s.file == nil {
 		return nil
 	}
-	err := s.file.close()
-	s.steps.close(s.file.removed)
+	err := s.file.Close()
+	s.steps.close(s.file.Removed())
 	return err
 }
 
@@ -334,7 +335,7 @@ func (s *Session) append(msgs ...provider.Message) error {
 		return nil
 	}
 	for i := range msgs {
-		if err := s.file.append(record{Type: "message", Message: &msgs[i]}); err != nil {
+		if err := s.file.AppendMessage(&msgs[i]); err != nil {
 			return err
 		}
 	}

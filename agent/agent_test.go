@@ -493,7 +493,7 @@ func TestSessionPersistsAndResumes(t *testing.T) {
 func TestResumeRepairsAnInterruptedCall(t *testing.T) {
 	dir := t.TempDir()
 	st := &Store{Dir: dir}
-	f, err := st.create(Meta{ID: "x1", Created: time.Now()})
+	f, err := st.Create(Meta{ID: "x1", Created: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,10 +502,10 @@ func TestResumeRepairsAnInterruptedCall(t *testing.T) {
 		{Role: provider.RoleUser, Content: "go"},
 		{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{tc("a", "look", "{}")}},
 	} {
-		f.append(record{Type: "message", Message: &m})
+		f.AppendMessage(&m)
 	}
-	f.keep() // no usage record: kept as a killed process leaves it
-	f.close()
+	f.Keep() // no usage record: kept as a killed process leaves it
+	f.Close()
 	// A torn last line, as a killed process leaves it.
 	fh, _ := os.OpenFile(filepath.Join(dir, "x1.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	fh.WriteString(`{"type":"message","message":{"role":"to`)

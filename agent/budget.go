@@ -275,7 +275,7 @@ func (t *turn) settle(resp provider.Response, m modelInfo) {
 		for _, c := range msg.ToolCalls {
 			size += len(c.Name) + len(c.Arguments) + c.Oversize
 		}
-		out := t.s.sizer().tokens(size)
+		out := t.s.sizer().Tokens(size)
 		var cost float64
 		if m.price != nil {
 			cost = m.price.Cost(0, h.prompt, out)

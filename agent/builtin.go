@@ -154,8 +154,8 @@ func (s *Session) Discard() error {
 	if s.file == nil {
 		return nil
 	}
-	path := s.file.path
-	err := s.file.close()
+	path := s.file.Path()
+	err := s.file.Close()
 	if rmErr := os.Remove(path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
 		err = rmErr
 	}

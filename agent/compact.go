@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reasonix/reasonix/agent/compact"
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 )
@@ -17,8 +18,8 @@ import (
 // and the session goes on from the compacted view. It is the one point
 // where the prompt's prefix changes: the request after a compaction is a
 // new prefix that every later request extends byte for byte. What is kept
-// and folded is decided in compact_plan.go; the summary requests are in
-// compact_summary.go.
+// and folded is decided by package compact, which also shapes the summary
+// requests; they are sent from compact_summary.go.
 
 // Why a compaction ran.
 const (
@@ -32,6 +33,10 @@ const (
 
 // defaultCompactRatio is [agent] compact_ratio's default.
 const defaultCompactRatio = 0.8
+
+// ErrNothingToCompact says a compaction would free nothing: the history is
+// only the system message, kept messages and the tail.
+var ErrNothingToCompact = compact.ErrNothingToCompact
 
 // Summarizer is the model that writes compaction summaries when it is not
 // the session's own ([agent] summary_model).
@@ -221,44 +226,44 @@ func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error
 	k := s.sizer()
 	window := t.window()
 	if window <= 0 {
-		window = defaultPlanWindow
+		window = compact.DefaultPlanWindow
 	}
-	b := newBudgets(window, a.compactRatio(), k.of(msgs[0])+k.tokens(schemasBytes(schemas)))
+	b := compact.NewBudgets(window, a.compactRatio(), k.Of(msgs[0])+k.Tokens(compact.SchemasBytes(schemas)))
 	if reason == CompactManual {
-		b.tail = 0 // asked for: keep only the latest work
+		b.Tail = 0 // asked for: keep only the latest work
 	}
-	p, err := planCompaction(msgs, k, b)
+	p, err := compact.NewPlan(msgs, k, b)
 	if err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
 	res.Before = s.estimate(schemas)
 	users := 0
-	for _, m := range p.dropped {
+	for _, m := range p.Dropped {
 		if m.Role == provider.RoleUser {
 			users++
 		}
 	}
 	res.UserFolded = users
-	summary, err := t.summarize(ctx, msgs[0], p.fold, users > 0, schemas, b, &res)
+	summary, err := t.summarize(ctx, msgs[0], p.Fold, users > 0, schemas, b, &res)
 	if err != nil {
 		return res, fmt.Errorf("compaction: the summary request failed: %w", err)
 	}
-	digest := provider.Message{Role: provider.RoleAssistant, Content: digestText(len(p.dropped), users, summary), Digest: true}
+	digest := provider.Message{Role: provider.RoleAssistant, Content: compact.Digest(len(p.Dropped), users, summary), Digest: true}
 	if s.redact != nil {
 		digest = s.redact.message(digest)
 	}
-	view := make([]provider.Message, 0, len(p.kept)+len(p.tail)+2)
+	view := make([]provider.Message, 0, len(p.Kept)+len(p.Tail)+2)
 	view = append(view, msgs[0])
-	view = append(view, p.kept...)
+	view = append(view, p.Kept...)
 	view = append(view, digest)
-	view = append(view, p.tail...)
-	if err := s.replace(view, p.dropped, len(msgs), reason); err != nil {
+	view = append(view, p.Tail...)
+	if err := s.replace(view, p.Dropped, len(msgs), reason); err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
 	if a.Env != nil {
 		s.nested.rebase(a.Env, view)
 	}
-	res.Archived, res.Kept = len(p.dropped), len(view)
+	res.Archived, res.Kept = len(p.Dropped), len(view)
 	res.After = s.estimate(schemas)
 	t.event(Event{Kind: EventCompaction, Text: res.Notice(), Compaction: &res})
 	return res, nil
@@ -276,7 +281,7 @@ func (s *Session) replace(view, dropped []provider.Message, n int, reason string
 	s.mu.Unlock()
 	if s.file != nil {
 		block := ArchiveBlock{Seq: seq, Time: time.Now().UTC(), Messages: len(dropped), Reason: reason}
-		if err := s.file.rewrite(view, dropped, block, usage, cost, turns); err != nil {
+		if err := s.file.Rewrite(view, dropped, block, usage, cost, turns); err != nil {
 			return err
 		}
 	}
@@ -297,9 +302,9 @@ func (s *Session) estimate(schemas []provider.ToolSchema) int {
 	defer s.mu.Unlock()
 	k := s.sizerLocked()
 	if s.sentLen > 0 && s.sentLen <= len(s.messages) {
-		return s.sentTokens + k.ofAll(s.messages[s.sentLen:])
+		return s.sentTokens + k.OfAll(s.messages[s.sentLen:])
 	}
-	return k.tokens(messagesBytes(s.messages) + schemasBytes(schemas))
+	return k.Tokens(compact.MessagesBytes(s.messages) + compact.SchemasBytes(schemas))
 }
 
 // sent records a request of the first n messages that counted tokens
@@ -321,15 +326,15 @@ func (s *Session) calibrate(tokens, bytes int) {
 	s.mu.Unlock()
 }
 
-func (s *Session) sizer() sizer {
+func (s *Session) sizer() compact.Sizer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sizerLocked()
 }
 
-func (s *Session) sizerLocked() sizer {
+func (s *Session) sizerLocked() compact.Sizer {
 	if s.perByte > 0 {
-		return sizer(s.perByte)
+		return compact.Sizer(s.perByte)
 	}
-	return defaultTokensPerByte
+	return compact.DefaultTokensPerByte
 }

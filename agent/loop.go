@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reasonix/reasonix/agent/compact"
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
 )
@@ -252,7 +253,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			return t.failed(ctx, err)
 		}
 		t.steps++
-		bytes := messagesBytes(req.Messages) + schemasBytes(schemas)
+		bytes := compact.MessagesBytes(req.Messages) + compact.SchemasBytes(schemas)
 		filter := &markerFilter{t: t, drop: a.Escalation != nil}
 		resp, err := t.stream(ctx, a.Provider, a.model(), "", req, bytes, filter.forward)
 		filter.flush()
@@ -436,7 +437,7 @@ func (t *turn) charge(u provider.Usage, cost float64, model string, bytes int) (
 		up.mu.Unlock()
 	}
 	if s.file != nil {
-		if err := s.file.append(record{Type: "usage", Turn: t.n, Model: model, Usage: &u, Cost: cost, Bytes: bytes}); err != nil {
+		if err := s.file.AppendUsage(t.n, model, u, cost, bytes); err != nil {
 			return turnUsage, turnCost, sessionUsage, sessionCost, err
 		}
 	}
@@ -477,7 +478,7 @@ func (t *turn) skipCalls(calls []provider.ToolCall, why string) {
 // turn starts from a well-formed log.
 func (t *turn) closeCancelled(ctx context.Context) error {
 	if t.s.file != nil {
-		t.s.file.keep() // the user may resume it
+		t.s.file.Keep() // the user may resume it
 	}
 	t.s.append(provider.Message{Role: provider.RoleAssistant, Content: "[interrupted by the user]"})
 	return ctx.Err()

@@ -17,11 +17,10 @@ import (
 	"github.com/reasonix/reasonix/tools/walk"
 )
 
+// defaultSystemPrompt is the built-in system prompt.
+//
 //go:embed prompt.md
 var defaultSystemPrompt string
-
-// DefaultSystemPrompt is the built-in system prompt.
-func DefaultSystemPrompt() string { return defaultSystemPrompt }
 
 // MemoryFiles are the project memory files, in the order they enter the
 // system prompt and of their precedence: Reasonix's own file, then

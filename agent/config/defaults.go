@@ -37,11 +37,10 @@ var deepseekPrices = map[string]Price{
 	"deepseek-reasoner": {InputCacheHit: 0.006, InputCacheMiss: 0.30, Output: 1.20},
 }
 
+// defaultFile is the commented config that `reasonix setup` writes.
+//
 //go:embed default.toml
 var defaultFile string
-
-// DefaultFile is the commented config that `reasonix setup` writes.
-func DefaultFile() string { return defaultFile }
 
 // WriteDefault writes the default config to path, creating its directory.
 // An existing file is kept unless force is set.

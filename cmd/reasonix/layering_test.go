@@ -61,6 +61,12 @@ var layering = []layerRule{
 		not:  []string{"lsp/acp/..."},
 	},
 	{
+		name:   "the session store and compaction's planning sit below the agent: of the project they know only the provider's messages",
+		from:   []string{"agent/store/...", "agent/compact/..."},
+		not:    []string{"..."},
+		except: []string{"agent/provider"},
+	},
+	{
 		name: "parents never import the children that register themselves (cmd links them in)",
 		from: []string{"tools"},
 		not:  []string{"tools/builtin/..."},
@@ -201,11 +207,19 @@ func TestLayeringCatches(t *testing.T) {
 		{"graph", "tools", ""},
 		{"agent", "graph", ""},
 		{"cmd/reasonix", "agent/provider/openai", ""},
+		{"agent/store", "agent", "sit below the agent"},
+		{"agent/store", "agent/config", "sit below the agent"},
+		{"agent/compact", "agent", "sit below the agent"},
+		{"agent/compact", "agent/store", "sit below the agent"},
+		{"agent/store", "agent/provider", ""},
+		{"agent/compact", "agent/provider", ""},
+		{"agent", "agent/store", ""},
+		{"agent", "agent/compact", ""},
 	}
 	for _, c := range cases {
 		imports := map[string][]string{c.from: {c.to}}
 		// Every rule applies to some package, as in the real module.
-		for _, p := range []string{"agent", "tools", "graph", "agent/provider", "lsp/wire", "lsp"} {
+		for _, p := range []string{"agent", "tools", "graph", "agent/provider", "agent/store", "lsp/wire", "lsp"} {
 			if _, ok := imports[p]; !ok {
 				imports[p] = nil
 			}

@@ -1,4 +1,4 @@
-package agent
+package compact
 
 import (
 	"errors"
@@ -67,12 +67,12 @@ func shape(msgs []provider.Message) string {
 }
 
 func TestPlanCompaction(t *testing.T) {
-	k := sizer(0.25)
-	roomy := budgets{tail: 60, pinned: 10_000, userMax: 200}
+	k := Sizer(0.25)
+	roomy := Budgets{Tail: 60, Pinned: 10_000, UserMax: 200}
 	tests := []struct {
 		name    string
 		history string
-		b       budgets
+		b       Budgets
 		// kept, dropped and tail in the notation; "" for an error.
 		kept, dropped, tail string
 	}{
@@ -81,48 +81,48 @@ func TestPlanCompaction(t *testing.T) {
 		{"between turns", "uctcta" + "uctcta" + "u", roomy, "uu", "ctctactcta", "u"},
 		// The tail's budget would start it at a tool result: it moves
 		// to the call, never leaving an orphan result.
-		{"no orphan tool message", "uctctct", budgets{tail: 85, pinned: 10_000, userMax: 200}, "u", "ctct", "ct"},
+		{"no orphan tool message", "uctctct", Budgets{Tail: 85, Pinned: 10_000, UserMax: 200}, "u", "ctct", "ct"},
 		// Mid-turn the tail is the latest call and its result, even
 		// when it is larger than the budget.
-		{"latest group kept", "uctcT", budgets{tail: 10, pinned: 10_000, userMax: 200}, "u", "ct", "cT"},
+		{"latest group kept", "uctcT", Budgets{Tail: 10, Pinned: 10_000, UserMax: 200}, "u", "ct", "cT"},
 		// A tail reaching into earlier turns starts at a user message.
 		{"tail starts at a turn", "uaUauau", roomy, "u", "aUa", "uau"},
 		// A pasted file is folded like tool output; normal turns stay.
-		{"oversized user turn", "uaUaua" + "u", budgets{tail: 5, pinned: 10_000, userMax: 200}, "uu", "aUaa", "u"},
+		{"oversized user turn", "uaUaua" + "u", Budgets{Tail: 5, Pinned: 10_000, UserMax: 200}, "uu", "aUaa", "u"},
 		// Earlier digests stay verbatim in their place.
 		{"digests kept", "udu" + "ctad" + "ucta" + "u", roomy, "ududu", "ctacta", "u"},
 		// Over the budget for kept messages, the oldest digests fold
 		// first (a digest of digests), then the oldest user turns; each
 		// message here counts 5 tokens, and folding stops as soon as
 		// the rest fit.
-		{"digest of digests", "udud" + "ucta" + "u", budgets{tail: 60, pinned: 15, userMax: 200}, "uuu", "ddcta", "u"},
-		{"oldest digest only", "udud" + "ucta" + "u", budgets{tail: 60, pinned: 20, userMax: 200}, "uudu", "dcta", "u"},
+		{"digest of digests", "udud" + "ucta" + "u", Budgets{Tail: 60, Pinned: 15, UserMax: 200}, "uuu", "ddcta", "u"},
+		{"oldest digest only", "udud" + "ucta" + "u", Budgets{Tail: 60, Pinned: 20, UserMax: 200}, "uudu", "dcta", "u"},
 		// Every digest folds before any user turn, even one older than
 		// the digests; then the oldest user turns, only as many as needed.
-		{"digests before user turns", "udud" + "ucta" + "u", budgets{tail: 60, pinned: 10, userMax: 200}, "uu", "uddcta", "u"},
-		{"user turns fold last", "uaua" + "ucta" + "u", budgets{tail: 60, pinned: 6, userMax: 200}, "u", "uauacta", "u"},
+		{"digests before user turns", "udud" + "ucta" + "u", Budgets{Tail: 60, Pinned: 10, UserMax: 200}, "uu", "uddcta", "u"},
+		{"user turns fold last", "uaua" + "ucta" + "u", Budgets{Tail: 60, Pinned: 6, UserMax: 200}, "u", "uauacta", "u"},
 		{"nothing to fold", "uuu", roomy, "", "", ""},
 		{"only the latest group", "uct", roomy, "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := planCompaction(testHistory(tt.history), k, tt.b)
+			p, err := NewPlan(testHistory(tt.history), k, tt.b)
 			if tt.tail == "" {
 				if !errors.Is(err, ErrNothingToCompact) {
-					t.Fatalf("err = %v, plan kept %q dropped %q tail %q", err, shape(p.kept), shape(p.dropped), shape(p.tail))
+					t.Fatalf("err = %v, plan kept %q dropped %q tail %q", err, shape(p.Kept), shape(p.Dropped), shape(p.Tail))
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if shape(p.kept) != tt.kept || shape(p.dropped) != tt.dropped || shape(p.tail) != tt.tail {
-				t.Errorf("kept %q dropped %q tail %q; want %q %q %q", shape(p.kept), shape(p.dropped), shape(p.tail), tt.kept, tt.dropped, tt.tail)
+			if shape(p.Kept) != tt.kept || shape(p.Dropped) != tt.dropped || shape(p.Tail) != tt.tail {
+				t.Errorf("kept %q dropped %q tail %q; want %q %q %q", shape(p.Kept), shape(p.Dropped), shape(p.Tail), tt.kept, tt.dropped, tt.tail)
 			}
-			if shape(p.fold)+shape(p.tail) != tt.history {
-				t.Errorf("fold %q + tail %q is not the history", shape(p.fold), shape(p.tail))
+			if shape(p.Fold)+shape(p.Tail) != tt.history {
+				t.Errorf("fold %q + tail %q is not the history", shape(p.Fold), shape(p.Tail))
 			}
-			if p.tail[0].Role == provider.RoleTool {
+			if p.Tail[0].Role == provider.RoleTool {
 				t.Errorf("the tail starts with a tool message")
 			}
 		})
@@ -132,15 +132,15 @@ func TestPlanCompaction(t *testing.T) {
 // TestSplitPieces: pieces are runs of whole groups in order, each within
 // the room; a group larger than the room alone is clipped to fit.
 func TestSplitPieces(t *testing.T) {
-	k := sizer(0.25)
+	k := Sizer(0.25)
 	msgs := testHistory("uctctaUctcTa")[1:]
-	pieces := splitPieces(msgs, k, 120, 120)
+	pieces := SplitPieces(msgs, k, 120, 120)
 	var joined []provider.Message
 	for i, p := range pieces {
 		if p[0].Role == provider.RoleTool {
 			t.Errorf("piece %d starts with a tool message", i)
 		}
-		if size := k.ofAll(p); size > 120 {
+		if size := k.OfAll(p); size > 120 {
 			t.Errorf("piece %d (%s) holds %d tokens, room 120", i, shape(p), size)
 		}
 		joined = append(joined, p...)

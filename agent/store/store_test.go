@@ -1,7 +1,6 @@
-package agent
+package store
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,88 +10,17 @@ import (
 	"github.com/reasonix/reasonix/agent/provider"
 )
 
-// TestSessionFileIsKeptOnlyWithATurn: a run that fails before the model
-// answers leaves no session behind; one the user interrupts is kept to be
-// resumed, and so is one the model answered.
-func TestSessionFileIsKeptOnlyWithATurn(t *testing.T) {
-	tests := []struct {
-		name  string
-		setup func(h *harness) context.Context
-		kept  bool
-	}{
-		{"provider fails", func(h *harness) context.Context { return context.Background() }, false},
-		{"answered", func(h *harness) context.Context {
-			h.prov.responses = append(h.prov.responses, answer("done"))
-			return context.Background()
-		}, true},
-		{"interrupted", func(h *harness) context.Context {
-			h.prov.block = true
-			ctx, cancel := context.WithCancel(context.Background())
-			h.a.Sink = func(e Event) {
-				if e.Kind == EventText {
-					cancel()
-				}
-			}
-			return ctx
-		}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, nil)
-			ctx := tt.setup(h)
-			s, err := h.a.NewSession()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.a.Run(ctx, s, "go")
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			list, err := h.a.Store.List()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if kept := len(list) == 1; kept != tt.kept {
-				t.Fatalf("sessions after the run: %+v, want kept %v", list, tt.kept)
-			}
-			if tt.kept && list[0].Updated.Before(list[0].Created) {
-				t.Errorf("updated %v before created %v", list[0].Updated, list[0].Created)
-			}
-		})
-	}
-}
-
-// TestResumedSessionIsNeverRemoved: only a file this process created can
-// be removed as empty; a resumed one is the user's.
-func TestResumedSessionIsNeverRemoved(t *testing.T) {
-	h := newHarness(t, []provider.Response{answer("first")})
-	s, _ := h.a.NewSession()
-	if _, err := h.a.Run(context.Background(), s, "one"); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	r, err := h.a.Resume(s.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.a.Run(context.Background(), r, "two") // the fake fails
-	r.Close()
-	if _, err := os.Stat(h.a.Store.path(s.ID)); err != nil {
-		t.Fatalf("the resumed session is gone: %v", err)
-	}
-}
-
 // TestUpdatedIsNeverBeforeCreated: the file's modification time comes
 // from a coarser clock than the header's creation time.
 func TestUpdatedIsNeverBeforeCreated(t *testing.T) {
 	st := &Store{Dir: t.TempDir()}
 	created := time.Now().Add(time.Hour) // as if the file's clock lagged
-	f, err := st.create(Meta{ID: "x1", Created: created})
+	f, err := st.Create(Meta{ID: "x1", Created: created})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.keep()
-	f.close()
+	f.Keep()
+	f.Close()
 	l, err := st.Load("x1")
 	if err != nil {
 		t.Fatal(err)
@@ -109,26 +37,26 @@ func userMsg(s string) provider.Message { return provider.Message{Role: provider
 // dropped, and listings and id prefixes ignore the archive.
 func TestRewriteArchivesFirst(t *testing.T) {
 	st := &Store{Dir: t.TempDir()}
-	f, err := st.create(Meta{ID: "20260101-000000-aaaaaa", Created: time.Now()})
+	f, err := st.Create(Meta{ID: "20260101-000000-aaaaaa", Created: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := []provider.Message{{Role: provider.RoleSystem, Content: "sys"}, userMsg("one"), userMsg("two"), userMsg("three")}
 	for i := range all {
-		f.append(record{Type: "message", Message: &all[i]})
+		f.AppendMessage(&all[i])
 	}
-	f.append(record{Type: "usage", Turn: 3, Usage: &provider.Usage{PromptTokens: 300, CacheMissTokens: 300}, Cost: 0.5, Bytes: 1000})
+	f.AppendUsage(3, "", provider.Usage{PromptTokens: 300, CacheMissTokens: 300}, 0.5, 1000)
 	view := []provider.Message{all[0], all[3]}
 	total := provider.Usage{PromptTokens: 300, CacheMissTokens: 300}
-	if err := f.rewrite(view, all[1:3], ArchiveBlock{Seq: 1, Messages: 2}, total, 0.5, 3); err != nil {
+	if err := f.Rewrite(view, all[1:3], ArchiveBlock{Seq: 1, Messages: 2}, total, 0.5, 3); err != nil {
 		t.Fatal(err)
 	}
 	// The file stays open for appending.
 	more := userMsg("four")
-	if err := f.append(record{Type: "message", Message: &more}); err != nil {
+	if err := f.AppendMessage(&more); err != nil {
 		t.Fatal(err)
 	}
-	f.close()
+	f.Close()
 
 	l, err := st.Load("20260101-000000-aaaaaa")
 	if err != nil {
@@ -199,25 +127,25 @@ func TestArchiveBlockRepeated(t *testing.T) {
 // file leaves the old one whole and open for appending.
 func TestRewriteFailureKeepsTheSession(t *testing.T) {
 	st := &Store{Dir: t.TempDir()}
-	f, err := st.create(Meta{ID: "s1", Created: time.Now()})
+	f, err := st.Create(Meta{ID: "s1", Created: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := []provider.Message{{Role: provider.RoleSystem, Content: "sys"}, userMsg("one"), userMsg("two")}
 	for i := range all {
-		f.append(record{Type: "message", Message: &all[i]})
+		f.AppendMessage(&all[i])
 	}
 	// A directory where the new file would go makes the write fail.
 	os.Mkdir(filepath.Join(st.Dir, "s1"+tmpSuffix), 0o700)
-	if err := f.rewrite(all[:1], all[1:], ArchiveBlock{Seq: 1}, provider.Usage{}, 0, 1); err == nil {
+	if err := f.Rewrite(all[:1], all[1:], ArchiveBlock{Seq: 1}, provider.Usage{}, 0, 1); err == nil {
 		t.Fatal("rewrite succeeded")
 	}
 	more := userMsg("three")
-	if err := f.append(record{Type: "message", Message: &more}); err != nil {
+	if err := f.AppendMessage(&more); err != nil {
 		t.Fatal(err)
 	}
-	f.keep()
-	f.close()
+	f.Keep()
+	f.Close()
 	l, err := st.Load("s1")
 	if err != nil || len(l.Messages) != 4 || l.Meta.Compactions != 0 {
 		t.Fatalf("after a failed rewrite: %+v, %v", l, err)
