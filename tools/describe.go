@@ -47,8 +47,14 @@ const (
 	KindOther      = "other"
 )
 
-// Kinds lists every kind a Traits may have.
-var Kinds = []string{KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch, KindSwitchMode, KindOther}
+// KnownKind reports whether k is one of the kinds a Traits may have.
+func KnownKind(k string) bool {
+	switch k {
+	case KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch, KindSwitchMode, KindOther:
+		return true
+	}
+	return false
+}
 
 // Call is what one call does, in the tool's own words.
 type Call struct {
