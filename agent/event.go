@@ -2,11 +2,9 @@ package agent
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
-	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // EventKind names what an Event reports.
@@ -156,30 +154,10 @@ type TurnResult struct {
 	Action *Action `json:"action,omitempty"`
 }
 
-// DescribeCall renders a tool call in a few words: the tool and the
-// argument that says what the call is about ("read_file calc.go",
-// "bash go test ./...", "move_file a.go → b.go").
+// DescribeCall renders a tool call in a few words, in the tool's own
+// words (Describe): the tool and what the call is about ("read_file
+// calc.go", "bash go test ./...", "move_file a.go → b.go").
 func DescribeCall(name string, args json.RawMessage) string {
-	var m map[string]any
-	json.Unmarshal(args, &m)
-	subject := ""
-	for _, k := range []string{"command", "path", "pattern", "source", "file_path", "question", "query", "name", "description"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			subject = s
-			break
-		}
-	}
-	if d, ok := m["destination"].(string); ok && subject != "" {
-		subject += " → " + d
-	}
-	// The title is shown on terminals and in questions to the user: what
-	// the model wrote must not hide or reorder what it says.
-	subject = permission.Visible(strings.Join(strings.Fields(subject), " "))
-	if r := []rune(subject); len(r) > 80 {
-		subject = string(r[:79]) + "…"
-	}
-	if subject == "" {
-		return name
-	}
-	return name + " " + subject
+	_, c := Describe(name, args)
+	return c.Title
 }

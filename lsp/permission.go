@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
@@ -92,31 +93,13 @@ func promptText(p permission.Prompt, s *Server) string {
 }
 
 func promptWords(p permission.Prompt, s *Server) string {
-	var args map[string]any
-	json.Unmarshal(p.Args, &args)
-	str := func(k string) string { v, _ := args[k].(string); return v }
-	var what string
-	switch {
-	case p.Escalation != "":
+	if p.Escalation != "" {
 		return fmt.Sprintf("Reasonix's shell sandbox may have blocked `%s` (%s). Run it again outside the sandbox, this once?",
-			str("command"), p.Escalation)
-	case p.Tool == "bash":
-		// The whole command, as the terminal shows it: what a cut would
-		// leave out runs all the same once the call is allowed.
-		what = fmt.Sprintf("run the command `%s`", str("command"))
-	case p.Tool == "move_file":
-		what = fmt.Sprintf("move %s to %s", str("source"), str("destination"))
-	case p.Tool == "remember":
-		what = "save a note in its memory"
-	case p.Tool == "forget":
-		what = "forget a note in its memory"
-	case p.Tool == "apply_patch":
-		what = "apply a patch to " + strings.Join(patchFiles(str("patch")), ", ")
-	case str("path") != "":
-		what = fmt.Sprintf("use %s on %s", p.Tool, str("path"))
-	default:
-		what = "use the tool " + p.Tool
+			tools.ArgString(p.Args, "command"), p.Escalation)
 	}
+	// What the call does, in its tool's words.
+	_, call := agent.Describe(p.Tool, p.Args)
+	what := call.Wording
 	if p.AlwaysAsk {
 		// No answer is remembered, so the grant scope means nothing; the
 		// change itself is what the user approves.
@@ -138,23 +121,6 @@ func alwaysAskReason(why string) string {
 		return ""
 	}
 	return ", since it " + why
-}
-
-// patchFiles lists the files a unified diff names.
-func patchFiles(patch string) []string {
-	var out []string
-	for _, l := range strings.Split(patch, "\n") {
-		if name, ok := strings.CutPrefix(l, "+++ "); ok {
-			name = strings.TrimPrefix(strings.Fields(name + " ")[0], "b/")
-			if name != "/dev/null" {
-				out = append(out, name)
-			}
-		}
-	}
-	if len(out) == 0 {
-		out = []string{"files"}
-	}
-	return out
 }
 
 func clip(s string, n int) string {

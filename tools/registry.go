@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 var (
@@ -12,8 +14,10 @@ var (
 	builtins  = map[string]Tool{}
 )
 
-// RegisterBuiltin adds a compiled-in tool. It is meant to be called from
-// init and panics on a duplicate name, which is a programming error.
+// RegisterBuiltin adds a compiled-in tool, and tells the permission
+// rules its family and how it renders a call's change (Describer). It is
+// meant to be called from init and panics on a duplicate name, which is a
+// programming error.
 func RegisterBuiltin(t Tool) {
 	builtinMu.Lock()
 	defer builtinMu.Unlock()
@@ -21,6 +25,25 @@ func RegisterBuiltin(t Tool) {
 		panic("tools: builtin registered twice: " + t.Name())
 	}
 	builtins[t.Name()] = t
+	describeToRules(t)
+}
+
+// describeToRules tells the permission rules what a tool that describes
+// itself is (permission.Describe).
+func describeToRules(t Tool) {
+	d, ok := t.(Describer)
+	if !ok {
+		return
+	}
+	permission.Describe(t.Name(), d.Traits().Family, func(args json.RawMessage) string { return d.Describe(args).Change })
+}
+
+// Builtin returns the compiled-in tool of that name.
+func Builtin(name string) (Tool, bool) {
+	builtinMu.Lock()
+	defer builtinMu.Unlock()
+	t, ok := builtins[name]
+	return t, ok
 }
 
 // Builtins returns the compiled-in tools sorted by name.

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -287,45 +286,42 @@ func (f *clientFS) takeDiff(path string) (acpsdk.ToolCallContent, bool) {
 	return acpsdk.ToolDiffContent(path, d.new, d.old), true
 }
 
-// preview is the diff a write or an edit will make, shown with the
-// permission question.
+// preview is the diff a call will make, shown with the permission
+// question: the text each file would have, as the tool itself computes
+// it (tools.EditPreviewer) from the text the client holds.
 func (f *clientFS) preview(tool string, args json.RawMessage) ([]acpsdk.ToolCallContent, bool) {
-	var a struct {
-		Path       string `json:"path"`
-		Content    string `json:"content"`
-		OldString  string `json:"old_string"`
-		NewString  string `json:"new_string"`
-		ReplaceAll bool   `json:"replace_all"`
-	}
-	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+	f.ss.mu.Lock()
+	a := f.ss.agents[""]
+	f.ss.mu.Unlock()
+	if a == nil {
 		return nil, false
 	}
-	path := f.ss.abs(a.Path)
-	if env := f.env(); env != nil && env.CheckRead(path) != nil {
+	t, _ := a.Tools.Get(tool)
+	ep, ok := t.(tools.EditPreviewer)
+	if !ok {
 		return nil, false
 	}
-	old, existed, err := f.current(path)
-	if err != nil {
-		return nil, false
-	}
-	var next string
-	switch tool {
-	case "write_file":
-		next = a.Content
-	case "edit_file":
-		if !existed || a.OldString == "" || !strings.Contains(old, a.OldString) {
-			return nil, false
+	env := f.env()
+	edits, err := ep.PreviewEdits(args, func(p string) (string, bool, error) {
+		path := f.ss.abs(p)
+		if env != nil {
+			if err := env.CheckRead(path); err != nil {
+				return "", false, err
+			}
 		}
-		n := 1
-		if a.ReplaceAll {
-			n = -1
-		}
-		next = strings.Replace(old, a.OldString, a.NewString, n)
-	default:
+		return f.current(path)
+	})
+	if err != nil || len(edits) == 0 {
 		return nil, false
 	}
-	if !existed {
-		return []acpsdk.ToolCallContent{acpsdk.ToolDiffContent(path, next)}, true
+	out := make([]acpsdk.ToolCallContent, 0, len(edits))
+	for _, e := range edits {
+		path := f.ss.abs(e.Path)
+		if !e.Existed {
+			out = append(out, acpsdk.ToolDiffContent(path, e.New))
+		} else {
+			out = append(out, acpsdk.ToolDiffContent(path, e.New, e.Old))
+		}
 	}
-	return []acpsdk.ToolCallContent{acpsdk.ToolDiffContent(path, next, old)}, true
+	return out, true
 }

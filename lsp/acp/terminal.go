@@ -74,7 +74,7 @@ func (t *terminal) Run(ctx context.Context, c tools.TerminalCommand) (tools.Term
 			ss.s.log.Debug("terminal/release", "terminal", id, "err", err)
 		}
 	}()
-	if call, _ := ss.pendingCall("bash"); call != "" {
+	if call := ss.runningCommand(); call != "" {
 		ss.update(acpsdk.UpdateToolCall(acpsdk.ToolCallId(call),
 			acpsdk.WithUpdateStatus(acpsdk.ToolCallStatusInProgress),
 			acpsdk.WithUpdateContent([]acpsdk.ToolCallContent{acpsdk.ToolTerminalRef(id)})))
@@ -176,4 +176,18 @@ func signalOf(s string) (int, string) {
 // ([sandbox] bash = "off") lose nothing there.
 func clientTerminalAllowed(cfg *config.Config) bool {
 	return cfg.Sandbox.ClientTerminal || cfg.Sandbox.Bash == "off"
+}
+
+// runningCommand finds the call whose command a terminal runs: the
+// latest started, unfinished call of a tool that runs commands (of kind
+// execute).
+func (ss *session) runningCommand() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for i := len(ss.open) - 1; i >= 0; i-- {
+		if c := ss.calls[ss.open[i]]; c != nil && c.kind == acpsdk.ToolKindExecute {
+			return ss.open[i]
+		}
+	}
+	return ""
 }

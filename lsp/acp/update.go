@@ -178,56 +178,43 @@ func hitRatio(u provider.Usage) float64 {
 	return 0
 }
 
-// toolKind says what kind of thing a tool does, for the client's icon.
+// toolKind says what kind of thing a tool does, for the client's icon:
+// the kind the tool gives itself (tools.Traits).
 func toolKind(name string) acpsdk.ToolKind {
-	switch name {
-	case "read_file", "ls", "skill", "memory", "history":
-		return acpsdk.ToolKindRead
-	case "write_file", "edit_file", "multi_edit", "apply_patch", "rename_symbol", "remember", "forget":
-		return acpsdk.ToolKindEdit
-	case "move_file":
-		return acpsdk.ToolKindMove
-	case "glob", "grep", "project_graph":
-		return acpsdk.ToolKindSearch
-	case "bash":
-		return acpsdk.ToolKindExecute
-	case "task", "ask":
-		return acpsdk.ToolKindThink
-	case "exit_plan_mode":
-		return acpsdk.ToolKindSwitchMode
-	}
-	if strings.Contains(name, "fetch") {
-		return acpsdk.ToolKindFetch
+	tr, _ := agent.Describe(name, nil)
+	if k, ok := acpKinds[tr.Kind]; ok {
+		return k
 	}
 	return acpsdk.ToolKindOther
 }
 
-// callPaths are the files a call is about, absolute: the paths a
-// file-changing tool declares (tools.FileChanger, as the permission rules
-// see them), else the path it reads.
+// acpKinds maps the kinds tools give themselves to the protocol's.
+var acpKinds = map[string]acpsdk.ToolKind{
+	tools.KindRead:       acpsdk.ToolKindRead,
+	tools.KindEdit:       acpsdk.ToolKindEdit,
+	tools.KindDelete:     acpsdk.ToolKindDelete,
+	tools.KindMove:       acpsdk.ToolKindMove,
+	tools.KindSearch:     acpsdk.ToolKindSearch,
+	tools.KindExecute:    acpsdk.ToolKindExecute,
+	tools.KindThink:      acpsdk.ToolKindThink,
+	tools.KindFetch:      acpsdk.ToolKindFetch,
+	tools.KindSwitchMode: acpsdk.ToolKindSwitchMode,
+	tools.KindOther:      acpsdk.ToolKindOther,
+}
+
+// callPaths are the files a call is about, absolute: those it changes,
+// else those it reads, in its tool's words (tools.Call).
 func (ss *session) callPaths(tool string, args json.RawMessage) []string {
-	ss.mu.Lock()
-	a := ss.agents[""]
-	ss.mu.Unlock()
-	var names []string
-	if a != nil {
-		if t, ok := a.Tools.Get(tool); ok {
-			if fc, ok := t.(tools.FileChanger); ok {
-				names, _ = fc.ChangedPaths(args)
-			}
-		}
-	}
+	_, call := agent.Describe(tool, args)
+	names := call.Writes
 	if len(names) == 0 {
-		var m map[string]any
-		if json.Unmarshal(args, &m) == nil {
-			if v, ok := m["path"].(string); ok && v != "" {
-				names = []string{v}
-			}
-		}
+		names = call.Reads
 	}
 	out := make([]string, 0, len(names))
 	for _, n := range names {
-		out = append(out, ss.abs(n))
+		if n != "" {
+			out = append(out, ss.abs(n))
+		}
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed apply_patch.md
@@ -449,4 +450,38 @@ func onlyAdds(hunks []*hunk) bool {
 		}
 	}
 	return len(hunks) > 0
+}
+
+func (applyPatch) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyWrite, Kind: tools.KindEdit}
+}
+
+func (t applyPatch) Describe(args json.RawMessage) tools.Call {
+	patch := tools.ArgString(args, "patch")
+	c := tools.Call{Title: t.Name(), Wording: "apply a patch to " + strings.Join(patchTargets(patch), ", ")}
+	c.Writes, _ = t.ChangedPaths(args)
+	c.Reads, _ = t.ReadPaths(args)
+	var a applyPatchArgs
+	if json.Unmarshal(args, &a) == nil {
+		c.Change = fmt.Sprintf("Apply this patch:\n%s", fence(a.Patch))
+	}
+	return c
+}
+
+// patchTargets lists the files a unified diff's +++ lines name, for the
+// question; "files" when it names none.
+func patchTargets(patch string) []string {
+	var out []string
+	for _, l := range strings.Split(patch, "\n") {
+		if name, ok := strings.CutPrefix(l, "+++ "); ok {
+			name = strings.TrimPrefix(strings.Fields(name + " ")[0], "b/")
+			if name != "/dev/null" {
+				out = append(out, name)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"files"}
+	}
+	return out
 }

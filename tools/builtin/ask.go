@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed ask.md
@@ -126,4 +127,12 @@ func clipAnswer(s string) string {
 		return string(r[:59]) + "…"
 	}
 	return s
+}
+
+func (askTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyAsk, Kind: tools.KindThink}
+}
+
+func (t askTool) Describe(args json.RawMessage) tools.Call {
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "question")), Wording: tools.UseWording(t.Name(), args)}
 }

@@ -603,3 +603,16 @@ func cleanOutput(b []byte) string {
 	}
 	return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
 }
+
+func (bash) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyShell, Kind: tools.KindExecute}
+}
+
+func (t bash) Describe(args json.RawMessage) tools.Call {
+	cmd := tools.ArgString(args, "command")
+	// The words that may name files (ReadPaths) are for the rules about
+	// reading, not paths to show. The wording holds the whole command,
+	// as the terminal shows it: what a cut would leave out runs all the
+	// same once the call is allowed.
+	return tools.Call{Title: tools.Title(t.Name(), cmd), Wording: fmt.Sprintf("run the command `%s`", cmd)}
+}

@@ -5,6 +5,7 @@ package builtin
 
 import (
 	"encoding/json"
+	"strings"
 )
 
 // schema validates a literal JSON Schema at init, so a typo fails every test
@@ -21,4 +22,12 @@ func schema(s string) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// fence sets text off between lines of dashes, so where it starts and
+// ends (blank lines, trailing spaces) is plain in a change put to a
+// person.
+func fence(text string) string {
+	const rule = "----------"
+	return rule + "\n" + strings.TrimSuffix(text, "\n") + "\n" + rule
 }

@@ -214,3 +214,12 @@ func lowerFirst(s string) string {
 	}
 	return strings.ToLower(s[:1]) + s[1:]
 }
+
+// replaceWords renders one replacement for a person to approve.
+func replaceWords(e edit) string {
+	what := "Replace"
+	if e.ReplaceAll {
+		what = "Replace every occurrence of"
+	}
+	return fmt.Sprintf("%s:\n%s\nwith:\n%s\n", what, fence(e.OldString), fence(e.NewString))
+}

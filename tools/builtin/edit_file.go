@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed edit_file.md
@@ -82,4 +83,37 @@ func (editFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		Summary: "replaced " + what,
 		Changed: []string{abs},
 	}, nil
+}
+
+func (editFile) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyWrite, Kind: tools.KindEdit}
+}
+
+func (t editFile) Describe(args json.RawMessage) tools.Call {
+	c := tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args)}
+	c.Writes, _ = t.ChangedPaths(args)
+	c.Reads, _ = t.ReadPaths(args)
+	var a editFileArgs
+	if json.Unmarshal(args, &a) == nil {
+		c.Change = fmt.Sprintf("In %s:\n%s", a.Path, replaceWords(a.edit))
+	}
+	return c
+}
+
+// PreviewEdits makes the replacement as a call would, on the file's
+// current text; an edit that would fail shows nothing.
+func (editFile) PreviewEdits(args json.RawMessage, current func(string) (string, bool, error)) ([]tools.FileEdit, error) {
+	var a editFileArgs
+	if err := json.Unmarshal(args, &a); err != nil || a.Path == "" {
+		return nil, err
+	}
+	old, existed, err := current(a.Path)
+	if err != nil || !existed {
+		return nil, err
+	}
+	updated, _, err := applyEdit(old, a.edit, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	return []tools.FileEdit{{Path: a.Path, Old: old, New: updated, Existed: true}}, nil
 }

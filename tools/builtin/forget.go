@@ -10,6 +10,7 @@ import (
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/memory"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed forget.md
@@ -88,4 +89,12 @@ func (forgetTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessa
 		Content: fmt.Sprintf("Forgot the note %s: it is archived as %s and no longer offered.", e.ID(), env.Rel(dest)),
 		Summary: "archived " + e.ID(),
 	}, nil
+}
+
+func (forgetTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyMemory, Kind: tools.KindEdit}
+}
+
+func (t forgetTool) Describe(args json.RawMessage) tools.Call {
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "name")), Wording: "forget a note in its memory"}
 }

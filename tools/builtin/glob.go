@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/walk"
 )
 
@@ -177,4 +178,13 @@ func globReport(env *tools.Env, args globArgs, found []globMatch) tools.Result {
 			rest, grepPlural(rest, "file", "files"), len(found))
 	}
 	return tools.Result{Content: b.String(), Summary: fmt.Sprintf("%d %s", len(found), grepPlural(len(found), "file", "files"))}
+}
+
+func (globTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyGlob, Kind: tools.KindSearch}
+}
+
+func (t globTool) Describe(args json.RawMessage) tools.Call {
+	reads, _ := t.ReadPaths(args)
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path", "pattern")), Wording: tools.UseWording(t.Name(), args), Reads: reads}
 }

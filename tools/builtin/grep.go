@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/walk"
 )
 
@@ -564,4 +565,13 @@ func (h *grepHeap) Pop() any {
 	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
 	return x
+}
+
+func (grepTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyGrep, Kind: tools.KindSearch}
+}
+
+func (t grepTool) Describe(args json.RawMessage) tools.Call {
+	reads, _ := t.ReadPaths(args)
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path", "pattern")), Wording: tools.UseWording(t.Name(), args), Reads: reads}
 }

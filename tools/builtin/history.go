@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed history.md
@@ -93,4 +94,12 @@ func (historyTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMess
 		return tools.Errorf("%v", err), nil
 	}
 	return tools.Result{Content: out}, nil
+}
+
+func (historyTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyOther, Kind: tools.KindRead}
+}
+
+func (t historyTool) Describe(args json.RawMessage) tools.Call {
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "query")), Wording: tools.UseWording(t.Name(), args)}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/walk"
 )
 
@@ -188,4 +189,13 @@ func lsSize(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+func (lsTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyList, Kind: tools.KindRead}
+}
+
+func (t lsTool) Describe(args json.RawMessage) tools.Call {
+	reads, _ := t.ReadPaths(args)
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args), Reads: reads}
 }

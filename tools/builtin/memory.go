@@ -10,6 +10,7 @@ import (
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/memory"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed memory.md
@@ -141,4 +142,12 @@ func memoryRead(store *memory.Store, scope memory.Scope, name string) (tools.Res
 		fmt.Fprintf(&b, "# %s: %s\n(saved %s)\n\n%s\n", e.ID(), e.Description, e.Updated.Format("2006-01-02"), e.Content)
 	}
 	return tools.Result{Content: b.String(), Summary: found[0].ID()}, nil
+}
+
+func (memoryTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyMemory, Kind: tools.KindRead}
+}
+
+func (t memoryTool) Describe(args json.RawMessage) tools.Call {
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "query", "name")), Wording: tools.UseWording(t.Name(), args)}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed move_file.md
@@ -86,4 +87,24 @@ func (moveFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		Summary: "moved",
 		Changed: []string{src, dst},
 	}, nil
+}
+
+func (moveFile) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyWrite, Kind: tools.KindMove}
+}
+
+func (t moveFile) Describe(args json.RawMessage) tools.Call {
+	src, dst := tools.ArgString(args, "source"), tools.ArgString(args, "destination")
+	subject := src
+	if subject != "" && tools.HasString(args, "destination") {
+		subject += " → " + dst
+	}
+	c := tools.Call{Title: tools.Title(t.Name(), subject), Wording: fmt.Sprintf("move %s to %s", src, dst)}
+	c.Writes, _ = t.ChangedPaths(args)
+	c.Reads, _ = t.ReadPaths(args)
+	var a moveFileArgs
+	if json.Unmarshal(args, &a) == nil {
+		c.Change = fmt.Sprintf("Move %s to %s.", a.Source, a.Destination)
+	}
+	return c
 }

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed multi_edit.md
@@ -111,4 +113,24 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+func (multiEdit) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyWrite, Kind: tools.KindEdit}
+}
+
+func (t multiEdit) Describe(args json.RawMessage) tools.Call {
+	c := tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args)}
+	c.Writes, _ = t.ChangedPaths(args)
+	c.Reads, _ = t.ReadPaths(args)
+	var a multiEditArgs
+	if json.Unmarshal(args, &a) == nil {
+		var b strings.Builder
+		fmt.Fprintf(&b, "In %s, %d edits in order:\n", a.Path, len(a.Edits))
+		for _, e := range a.Edits {
+			b.WriteString(replaceWords(e))
+		}
+		c.Change = b.String()
+	}
+	return c
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed project_graph.md
@@ -113,4 +114,13 @@ func checkGraphQuery(q tools.GraphQuery) error {
 		}
 	}
 	return nil
+}
+
+func (projectGraph) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyGraph, Kind: tools.KindSearch}
+}
+
+func (t projectGraph) Describe(args json.RawMessage) tools.Call {
+	reads, _ := t.ReadPaths(args)
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args), Reads: reads}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed read_file.md
@@ -270,4 +271,13 @@ func notFound(env *tools.Env, path string, err error) tools.Result {
 		msg += "; did you mean " + hint + "?"
 	}
 	return tools.Errorf("%s", msg)
+}
+
+func (readFile) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyRead, Kind: tools.KindRead}
+}
+
+func (t readFile) Describe(args json.RawMessage) tools.Call {
+	reads, _ := t.ReadPaths(args)
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args), Reads: reads}
 }

@@ -202,3 +202,13 @@ func findNote(store *memory.Store, scope, name string) (memory.Entry, error) {
 	}
 	return memory.Entry{}, errors.New("both the user's and the project's memory have a note of this name: give scope")
 }
+
+// A note is not a workspace file: no Edit rule covers remember, which
+// asks every time (AlwaysAsk) and shows the note (Preview).
+func (rememberTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyMemory, Kind: tools.KindEdit}
+}
+
+func (t rememberTool) Describe(args json.RawMessage) tools.Call {
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "name", "description")), Wording: "save a note in its memory"}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed rename_symbol.md
@@ -87,4 +88,18 @@ func (renameSymbol) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 		return tools.Errorf("applying the rename: %v", err), nil
 	}
 	return tools.Result{Content: summary + ".", Summary: summary, Changed: changed}, nil
+}
+
+// A rename's changes are judged where they are made, at the write seam,
+// by the rules about files whatever their tool; no capitalised rule names
+// the tool itself.
+func (renameSymbol) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyGraph, Kind: tools.KindEdit}
+}
+
+// Describe names the file the rename starts from; the files it changes
+// are known once the project graph answers.
+func (t renameSymbol) Describe(args json.RawMessage) tools.Call {
+	reads, _ := t.ReadPaths(args)
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args), Reads: reads}
 }

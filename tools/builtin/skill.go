@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/skills"
 )
 
@@ -73,4 +74,12 @@ func (skillTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessag
 		return tools.Errorf("%v", err), nil
 	}
 	return tools.Result{Content: text, Summary: fmt.Sprintf("loaded %s (%s)", s.Name, s.Source)}, nil
+}
+
+func (skillTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyOther, Kind: tools.KindRead}
+}
+
+func (t skillTool) Describe(args json.RawMessage) tools.Call {
+	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "name")), Wording: tools.UseWording(t.Name(), args)}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 //go:embed write_file.md
@@ -78,4 +79,37 @@ func (writeFile) Execute(ctx context.Context, env *tools.Env, raw json.RawMessag
 		Summary: fmt.Sprintf("%s, %d lines", lowerFirst(verb), lines),
 		Changed: []string{abs},
 	}, nil
+}
+
+func (writeFile) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyWrite, Kind: tools.KindEdit}
+}
+
+func (t writeFile) Describe(args json.RawMessage) tools.Call {
+	c := tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args)}
+	c.Writes, _ = t.ChangedPaths(args)
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if json.Unmarshal(args, &a) == nil {
+		c.Change = fmt.Sprintf("Write %s with this content:\n%s", a.Path, fence(a.Content))
+	}
+	return c
+}
+
+// PreviewEdits shows the content that replaces the file's.
+func (writeFile) PreviewEdits(args json.RawMessage, current func(string) (string, bool, error)) ([]tools.FileEdit, error) {
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil || a.Path == "" {
+		return nil, err
+	}
+	old, existed, err := current(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	return []tools.FileEdit{{Path: a.Path, Old: old, New: a.Content, Existed: existed}}, nil
 }

@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode"
@@ -14,11 +13,12 @@ import (
 const MaxChangeRunes = 4000
 
 // Change renders what a file-changing call would do, for a person to
-// approve that exact change: the content written, the text replaced and
-// its replacement, the move, or the patch. A very long change keeps its
-// beginning and its end and says what was left out. Calls of other
-// tools, and arguments that do not decode, give "". A call that brings
-// its own Preview shows that.
+// approve that exact change, in its tool's words (Describe): the content
+// written, the text replaced and its replacement, the move, or the
+// patch. A very long change keeps its beginning and its end and says
+// what was left out. Calls of tools that render nothing, and arguments
+// that do not decode, give "". A call that brings its own Preview shows
+// that.
 func (p Prompt) Change() string { return clipMiddle(p.wholeChange(), MaxChangeRunes) }
 
 // changeRunes is how long the change is, uncut; cut reports whether
@@ -28,56 +28,17 @@ func (p Prompt) changeRunes() (n int, cut bool) {
 	return n, n > MaxChangeRunes
 }
 
-// wholeChange is Change uncut.
+// wholeChange is Change uncut: the call's own Preview, or the change as
+// its tool renders it (Describe).
 func (p Prompt) wholeChange() string {
 	if p.Preview != "" {
 		return Visible(strings.TrimSuffix(p.Preview, "\n"))
 	}
-	var a struct {
-		Path        string `json:"path"`
-		Content     string `json:"content"`
-		OldString   string `json:"old_string"`
-		NewString   string `json:"new_string"`
-		ReplaceAll  bool   `json:"replace_all"`
-		Source      string `json:"source"`
-		Destination string `json:"destination"`
-		Patch       string `json:"patch"`
-		Edits       []struct {
-			OldString  string `json:"old_string"`
-			NewString  string `json:"new_string"`
-			ReplaceAll bool   `json:"replace_all"`
-		} `json:"edits"`
-	}
-	if json.Unmarshal(p.Args, &a) != nil {
+	change := changeOf(p.Tool)
+	if change == nil {
 		return ""
 	}
-	var b strings.Builder
-	replace := func(old, repl string, all bool) {
-		what := "Replace"
-		if all {
-			what = "Replace every occurrence of"
-		}
-		fmt.Fprintf(&b, "%s:\n%s\nwith:\n%s\n", what, fence(old), fence(repl))
-	}
-	switch p.Tool {
-	case "write_file":
-		fmt.Fprintf(&b, "Write %s with this content:\n%s\n", a.Path, fence(a.Content))
-	case "edit_file":
-		fmt.Fprintf(&b, "In %s:\n", a.Path)
-		replace(a.OldString, a.NewString, a.ReplaceAll)
-	case "multi_edit":
-		fmt.Fprintf(&b, "In %s, %d edits in order:\n", a.Path, len(a.Edits))
-		for _, e := range a.Edits {
-			replace(e.OldString, e.NewString, e.ReplaceAll)
-		}
-	case "move_file":
-		fmt.Fprintf(&b, "Move %s to %s.\n", a.Source, a.Destination)
-	case "apply_patch":
-		fmt.Fprintf(&b, "Apply this patch:\n%s\n", fence(a.Patch))
-	default:
-		return ""
-	}
-	return Visible(strings.TrimSuffix(b.String(), "\n"))
+	return Visible(strings.TrimSuffix(change(p.Args), "\n"))
 }
 
 // Visible escapes the characters that would make a change, or a call put
@@ -135,13 +96,6 @@ func hidden(r rune, size int) bool {
 		return true
 	}
 	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
-}
-
-// fence sets text off between lines of dashes, so where it starts and ends
-// (blank lines, trailing spaces) is plain.
-func fence(text string) string {
-	const rule = "----------"
-	return rule + "\n" + strings.TrimSuffix(text, "\n") + "\n" + rule
 }
 
 // clipMiddle shortens s to about max runes by cutting out its middle.

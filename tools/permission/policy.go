@@ -66,7 +66,7 @@ func (p Policy) Judge(r Request) (Decision, *Rule) {
 			return Deny, &p.Deny[i]
 		}
 	}
-	if r.Tool == "bash" {
+	if isShellTool(r.Tool) {
 		// A program a deny rule names, where no rule can tell whether it
 		// runs: only a person may allow it.
 		if rule := p.suspect(r.Args); rule != nil {
@@ -86,7 +86,7 @@ func (p Policy) Judge(r Request) (Decision, *Rule) {
 	if r.ReadOnly {
 		return Allow, nil
 	}
-	if r.Tool == "bash" {
+	if isShellTool(r.Tool) {
 		if cmd, ok := commandOf(r.Args); ok && analyzeCommand(cmd).err != nil {
 			// What it would run is unknown: only a person may let it run,
 			// whatever the mode or posture.
@@ -105,7 +105,7 @@ func (p Policy) matcher(r Request) func(rule Rule, deny bool) bool {
 	if r.Paths == nil {
 		args := p.relativize(r.Args)
 		return func(rule Rule, deny bool) bool {
-			if r.Tool != "bash" && rule.HasSpec && isAbsPath(rule.Spec) {
+			if !isShellTool(r.Tool) && rule.HasSpec && isAbsPath(rule.Spec) {
 				// The arguments are relativized: so is an absolute
 				// path specifier, `Read(/work/proj/a/**)` being
 				// `Read(a/**)` in the workspace /work/proj.
@@ -185,7 +185,7 @@ func (p Policy) inRoot(s string) string {
 func Scope(tool string, args json.RawMessage) string {
 	subj, ok := subject(args)
 	switch {
-	case tool == "bash" && ok:
+	case isShellTool(tool) && ok:
 		if prefix := commandPrefix(subj); prefix != "" {
 			return fmt.Sprintf("Bash(%s:*)", prefix)
 		}
@@ -196,19 +196,10 @@ func Scope(tool string, args json.RawMessage) string {
 			cmd = subj
 		}
 		return "Bash(" + cmd + ")"
-	case ok && isFileWriter(tool):
+	case ok && FamilyOf(tool) == FamilyWrite:
 		return "Edit(" + filepath.ToSlash(subj) + ")"
 	}
 	return tool
-}
-
-func isFileWriter(tool string) bool {
-	for _, t := range families["Edit"] {
-		if t == tool {
-			return true
-		}
-	}
-	return false
 }
 
 // commandPrefix returns the program and, when the second word looks like a

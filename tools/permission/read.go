@@ -29,7 +29,7 @@ import (
 
 // isReadRule reports whether r is a rule about reading paths.
 func isReadRule(r Rule) bool {
-	return r.covers("read_file") && r.HasSpec && r.Spec != "*" && strings.TrimSpace(r.Spec) != ""
+	return r.coversFamily(FamilyRead) && r.HasSpec && r.Spec != "*" && strings.TrimSpace(r.Spec) != ""
 }
 
 // matchesRead reports whether r, a deny or ask rule, covers reading one

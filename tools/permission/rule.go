@@ -48,17 +48,6 @@ func ParseDecision(s string) (Decision, error) {
 	return Ask, fmt.Errorf("permission mode must be ask, allow or deny, not %q", s)
 }
 
-// families maps the capitalised rule names to the tools they cover.
-var families = map[string][]string{
-	"Bash":  {"bash"},
-	"Edit":  {"write_file", "edit_file", "multi_edit", "move_file", "apply_patch"},
-	"Write": {"write_file", "edit_file", "multi_edit", "move_file", "apply_patch"},
-	"Read":  {"read_file", "ls", "glob", "grep"},
-	"Grep":  {"grep"},
-	"Glob":  {"glob"},
-	"LS":    {"ls"},
-}
-
 // Rule is one allow, ask or deny entry: `Tool`, `Tool(specifier)`, or the
 // legacy `tool=literal`.
 type Rule struct {
@@ -100,17 +89,11 @@ func ParseRule(s string) (Rule, error) {
 	return r, nil
 }
 
-// covers reports whether the rule's tool part names tool.
+// covers reports whether the rule's tool part names tool, or a
+// capitalised name of its family (family.go).
 func (r Rule) covers(tool string) bool {
-	if r.Tool == tool {
+	if r.Tool == tool || slices.Contains(familyRules[FamilyOf(tool)], r.Tool) {
 		return true
-	}
-	if fam, ok := families[r.Tool]; ok {
-		for _, t := range fam {
-			if t == tool {
-				return true
-			}
-		}
 	}
 	// "mcp__server" covers every tool of that server.
 	return strings.HasPrefix(r.Tool, "mcp__") && strings.HasPrefix(tool, r.Tool+"__")
@@ -161,7 +144,7 @@ func (r Rule) matches(tool string, args json.RawMessage, deny bool) bool {
 	if !r.covers(tool) {
 		return false
 	}
-	if tool == "bash" {
+	if isShellTool(tool) {
 		cmd, ok := commandOf(args)
 		if !r.HasSpec || r.Spec == "*" {
 			// Even a rule for every command does not allow one that does

@@ -56,7 +56,7 @@ var gitDataCommands = map[string]bool{
 func (p Policy) suspect(args json.RawMessage) *Rule {
 	named := map[string][]deniedBy{}
 	for i, r := range p.Deny {
-		if !r.covers("bash") || !r.HasSpec || r.Spec == "*" {
+		if !r.coversFamily(FamilyShell) || !r.HasSpec || r.Spec == "*" {
 			continue
 		}
 		spec := parseBashSpec(r.Spec)

@@ -3,6 +3,7 @@ package permission_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/reasonix/reasonix/tools"
@@ -22,7 +23,8 @@ type writeCall struct {
 
 func patchArgs(patch string) any { return map[string]string{"patch": patch} }
 
-// writeCalls is every way a built-in tool changes a file.
+// writeCalls is every way a built-in tool changes a file; every tool of
+// the write family has its cases here (TestWriteCallsCoverWriteTools).
 var writeCalls = []writeCall{
 	{"write_file", "write_file", func(p string) any { return map[string]string{"path": p, "content": "x"} }},
 	{"edit_file", "edit_file", func(p string) any { return map[string]string{"path": p, "old_string": "a", "new_string": "b"} }},
@@ -76,12 +78,8 @@ var pathTricks = []pathTrick{
 // tool declares, absolute, plus where a link makes it land.
 func declared(t *testing.T, tool string, args json.RawMessage, trick pathTrick) []string {
 	t.Helper()
-	var fc tools.FileChanger
-	for _, b := range tools.Builtins() {
-		if b.Name() == tool {
-			fc, _ = b.(tools.FileChanger)
-		}
-	}
+	b, _ := tools.Builtin(tool)
+	fc, _ := b.(tools.FileChanger)
 	if fc == nil {
 		t.Fatalf("%s does not declare the paths it changes", tool)
 	}
@@ -97,6 +95,25 @@ func declared(t *testing.T, tool string, args json.RawMessage, trick pathTrick) 
 		}
 	}
 	return out
+}
+
+// TestWriteCallsCoverWriteTools: the write tools are those that say so
+// (tools.Describer), and the rules below are tried on each of them.
+func TestWriteCallsCoverWriteTools(t *testing.T) {
+	n := 0
+	for _, b := range tools.Builtins() {
+		tr, _ := tools.Describe(b, nil)
+		if tr.Family != permission.FamilyWrite {
+			continue
+		}
+		n++
+		if !slices.ContainsFunc(writeCalls, func(c writeCall) bool { return c.tool == b.Name() }) {
+			t.Errorf("%s changes files but writeCalls has no case of it", b.Name())
+		}
+	}
+	if n == 0 {
+		t.Fatal("no write tools")
+	}
 }
 
 func marshal(t *testing.T, v any) json.RawMessage {

@@ -1,0 +1,41 @@
+package acp
+
+import (
+	"testing"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/reasonix/reasonix/tools"
+)
+
+// TestToolKinds: the kind each tool shows in the client, as the tools
+// give it.
+func TestToolKinds(t *testing.T) {
+	want := map[string]acpsdk.ToolKind{
+		"read_file": acpsdk.ToolKindRead, "ls": acpsdk.ToolKindRead, "skill": acpsdk.ToolKindRead,
+		"memory": acpsdk.ToolKindRead, "history": acpsdk.ToolKindRead,
+		"write_file": acpsdk.ToolKindEdit, "edit_file": acpsdk.ToolKindEdit, "multi_edit": acpsdk.ToolKindEdit,
+		"apply_patch": acpsdk.ToolKindEdit, "rename_symbol": acpsdk.ToolKindEdit,
+		"remember": acpsdk.ToolKindEdit, "forget": acpsdk.ToolKindEdit,
+		"move_file": acpsdk.ToolKindMove,
+		"glob":      acpsdk.ToolKindSearch, "grep": acpsdk.ToolKindSearch, "project_graph": acpsdk.ToolKindSearch,
+		"bash": acpsdk.ToolKindExecute,
+		"task": acpsdk.ToolKindThink, "ask": acpsdk.ToolKindThink,
+		"exit_plan_mode":      acpsdk.ToolKindSwitchMode,
+		"mcp__web__fetch_url": acpsdk.ToolKindFetch,
+		"mcp__fs__read":       acpsdk.ToolKindOther,
+	}
+	for name, k := range want {
+		if got := toolKind(name); got != k {
+			t.Errorf("toolKind(%s) = %s, want %s", name, got, k)
+		}
+	}
+	for _, b := range tools.Builtins() {
+		if _, ok := want[b.Name()]; !ok {
+			t.Errorf("no kind expected for the built-in %s", b.Name())
+		}
+	}
+	if len(acpKinds) != 10 {
+		t.Errorf("%d kinds mapped, want the protocol's 10", len(acpKinds))
+	}
+}
