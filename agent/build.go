@@ -269,9 +269,12 @@ func OpenMemory(cfg *config.Config, dir string) (*memory.Store, error) {
 	return memory.New(home, root, guard.CheckRead), nil
 }
 
-// graphTools are the tools that need a project graph; they are not
-// offered when [graph] is turned off.
-var graphTools = map[string]bool{"project_graph": true, "rename_symbol": true}
+// needsGraph reports whether t works on the project graph (its family
+// is graph): such tools are not offered when [graph] is turned off.
+func needsGraph(t tools.Tool) bool {
+	d, ok := t.(tools.Describer)
+	return ok && d.Traits().Family == permission.FamilyGraph
+}
 
 // offeredTools is the registry of the tools the agent offers: the built-in
 // ones [tools] enabled allows, less those that need a project graph when
@@ -287,10 +290,10 @@ func offeredTools(cfg *config.Config) (*tools.Registry, error) {
 	graphOn := config.On(cfg.Graph.Enabled, true)
 	var offered []tools.Tool
 	for _, name := range builtins.Names() {
-		if graphTools[name] && !graphOn {
+		t, _ := builtins.Get(name)
+		if needsGraph(t) && !graphOn {
 			continue
 		}
-		t, _ := builtins.Get(name)
 		offered = append(offered, t)
 	}
 	offered = append(offered, ExitPlanTool())

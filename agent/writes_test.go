@@ -492,3 +492,27 @@ func TestShellChangesToNestedControlFilesAreUndone(t *testing.T) {
 		t.Errorf("the turn's changes: %v", reported)
 	}
 }
+
+// TestGraphToolsNeedTheGraph: with [graph] turned off, the tools of the
+// graph family are not offered; the others are.
+func TestGraphToolsNeedTheGraph(t *testing.T) {
+	off := false
+	for _, tc := range []struct {
+		enabled *bool
+		want    bool
+	}{{nil, true}, {&off, false}} {
+		cfg := &config.Config{Graph: config.GraphConfig{Enabled: tc.enabled}}
+		reg, err := offeredTools(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"project_graph", "rename_symbol"} {
+			if _, ok := reg.Get(name); ok != tc.want {
+				t.Errorf("graph enabled %v: %s offered = %v", tc.enabled != nil, name, ok)
+			}
+		}
+		if _, ok := reg.Get("read_file"); !ok {
+			t.Errorf("graph enabled %v: read_file not offered", tc.enabled != nil)
+		}
+	}
+}
