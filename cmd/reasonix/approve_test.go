@@ -121,7 +121,7 @@ func TestRefusalReport(t *testing.T) {
 			plain(call("bash", "command", "go test ./..."), "Bash(go test:*)"),
 			plain(call("bash", "command", "go test ./..."), "Bash(go test:*)"),
 			{Request: call("bash", "command", "git push"), Why: `the ask rule "Bash(git push:*)" requires approval`, Posture: permission.PostureYolo},
-			{Request: call("remember", "path", "x"), Why: "it needs a person's approval every time"},
+			{Request: call("remember", "name", "x"), Why: "it needs a person's approval every time"},
 		}, []string{
 			`note: refused write_file "a.go" — it needs approval, and no one can be asked here; allow it with --approval auto, a [permissions] allow rule such as Edit(a.go), or run in a terminal`,
 			`note: refused bash "go test ./..." — it needs approval (allow rule: Bash(go test:*))`,
