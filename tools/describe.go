@@ -111,6 +111,20 @@ func Describe(t Tool, args json.RawMessage) (Traits, Call) {
 	return tr, c
 }
 
+// PathCall describes a call of a tool that names its file in "path":
+// titled by it, worded as a use of the tool on it, with the paths the
+// tool declares it changes (FileChanger) and reads (FileReader).
+func PathCall(t Tool, args json.RawMessage) Call {
+	c := Call{Title: Title(t.Name(), ArgString(args, "path")), Wording: UseWording(t.Name(), args)}
+	if fc, ok := t.(FileChanger); ok {
+		c.Writes, _ = fc.ChangedPaths(args)
+	}
+	if fr, ok := t.(FileReader); ok {
+		c.Reads, _ = fr.ReadPaths(args)
+	}
+	return c
+}
+
 // Generic describes a tool known only by its name, and a call of it by
 // its arguments (GenericCall): of no rule family, its kind fetch when its
 // name says so, else other.

@@ -90,9 +90,7 @@ func (editFile) Traits() tools.Traits {
 }
 
 func (t editFile) Describe(args json.RawMessage) tools.Call {
-	c := tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args)}
-	c.Writes, _ = t.ChangedPaths(args)
-	c.Reads, _ = t.ReadPaths(args)
+	c := tools.PathCall(t, args)
 	var a editFileArgs
 	if json.Unmarshal(args, &a) == nil {
 		c.Change = fmt.Sprintf("In %s:\n%s", a.Path, replaceWords(a.edit))

@@ -120,9 +120,7 @@ func (multiEdit) Traits() tools.Traits {
 }
 
 func (t multiEdit) Describe(args json.RawMessage) tools.Call {
-	c := tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args)}
-	c.Writes, _ = t.ChangedPaths(args)
-	c.Reads, _ = t.ReadPaths(args)
+	c := tools.PathCall(t, args)
 	var a multiEditArgs
 	if json.Unmarshal(args, &a) == nil {
 		var b strings.Builder

@@ -121,6 +121,5 @@ func (projectGraph) Traits() tools.Traits {
 }
 
 func (t projectGraph) Describe(args json.RawMessage) tools.Call {
-	reads, _ := t.ReadPaths(args)
-	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args), Reads: reads}
+	return tools.PathCall(t, args)
 }

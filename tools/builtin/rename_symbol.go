@@ -100,6 +100,5 @@ func (renameSymbol) Traits() tools.Traits {
 // Describe names the file the rename starts from; the files it changes
 // are known once the project graph answers.
 func (t renameSymbol) Describe(args json.RawMessage) tools.Call {
-	reads, _ := t.ReadPaths(args)
-	return tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args), Reads: reads}
+	return tools.PathCall(t, args)
 }

@@ -86,8 +86,7 @@ func (writeFile) Traits() tools.Traits {
 }
 
 func (t writeFile) Describe(args json.RawMessage) tools.Call {
-	c := tools.Call{Title: tools.Title(t.Name(), tools.ArgString(args, "path")), Wording: tools.UseWording(t.Name(), args)}
-	c.Writes, _ = t.ChangedPaths(args)
+	c := tools.PathCall(t, args)
 	var a struct {
 		Path    string `json:"path"`
 		Content string `json:"content"`
