@@ -2,7 +2,6 @@ package scripted
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -265,15 +264,4 @@ func streamOK(t *testing.T, url, reqBody string) *assembled {
 		t.Fatalf("reading stream: %v", err)
 	}
 	return assemble(t, frames)
-}
-
-// jsonEqual reports whether two JSON texts hold the same value.
-func jsonEqual(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	xb, _ := json.Marshal(x)
-	yb, _ := json.Marshal(y)
-	return bytes.Equal(xb, yb)
 }
