@@ -27,3 +27,43 @@ func TestLocalCommandsNeedNoKey(t *testing.T) {
 		t.Errorf("run without a key: exit %d, stderr:\n%s", r.exit, r.stderr)
 	}
 }
+
+// TestUsageErrorShape: every usage error is three lines on stderr — what
+// was wrong (with the nearest right word when one is near), the
+// command's synopsis, and where to read more — and exits 64.
+func TestUsageErrorShape(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	const overview = "usage: reasonix COMMAND [FLAGS] [ARGS]; COMMAND is one of lsp, acp, run, sessions, trace, stats, memory, mcp, setup, trust, version, help"
+	tests := []struct {
+		args  []string
+		first string
+		cmd   string // whose synopsis follows; "" for the overview's
+	}{
+		{[]string{"sesions"}, `reasonix: unknown command "sesions" — did you mean "sessions"?`, ""},
+		{[]string{"stast"}, `reasonix: unknown command "stast" — did you mean "stats"?`, ""},
+		{[]string{"frobnicate"}, `reasonix: unknown command "frobnicate"`, ""},
+		{[]string{"help", "trcae"}, `reasonix help: unknown command "trcae" — did you mean "trace"?`, ""},
+		{[]string{"run", "--aproval", "auto", "hi"}, "reasonix run: unknown flag --aproval — did you mean --approval?", "run"},
+		{[]string{"run", "--modle", "x", "hi"}, "reasonix run: unknown flag --modle — did you mean --model?", "run"},
+		{[]string{"run", "--model", "nosuch", "hi"}, `reasonix run: --model "nosuch" names no configured model. Configured: deepseek (deepseek-flash, deepseek-v4-pro).`, "run"},
+		{[]string{"run", "--model", "deepseek-flsh", "hi"}, `reasonix run: --model "deepseek-flsh" names no configured model — did you mean "deepseek-flash"? Configured: deepseek (deepseek-flash, deepseek-v4-pro).`, "run"},
+		{[]string{"run"}, `reasonix run: a prompt is required, e.g. reasonix run "make the failing test pass"`, "run"},
+		{[]string{"stats", "--dasy", "3"}, "reasonix stats: unknown flag --dasy — did you mean --days?", "stats"},
+		{[]string{"trace", "--jsno"}, "reasonix trace: unknown flag --jsno — did you mean --json?", "trace"},
+		{[]string{"trust", "--revkoe"}, "reasonix trust: unknown flag --revkoe — did you mean --revoke?", "trust"},
+		{[]string{"mcp", "lst"}, `reasonix mcp: unknown subcommand "lst" — did you mean "list"?`, "mcp list"},
+		{[]string{"acp", "extra"}, `reasonix acp: unexpected argument "extra"`, "acp"},
+		{[]string{"version", "--x"}, "reasonix version: unknown flag --x", "version"},
+	}
+	for _, tt := range tests {
+		r := runReasonix(t, dir, home, nil, tt.args...)
+		second, third := overview, "Run 'reasonix help' for more."
+		if tt.cmd != "" {
+			second, third = "usage: reasonix "+lookupCommand(tt.cmd).synopsis, "Run 'reasonix help "+tt.cmd+"' for more."
+		}
+		want := tt.first + "\n" + second + "\n" + third + "\n"
+		if r.exit != exitUsage || r.stderr != want || r.stdout != "" {
+			t.Errorf("reasonix %q: exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", tt.args, r.exit, r.stderr, exitUsage, want)
+		}
+	}
+}
