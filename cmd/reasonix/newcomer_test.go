@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,5 +69,47 @@ func TestUsageErrorShape(t *testing.T) {
 		if r.exit != exitUsage || r.stderr != want || r.stdout != "" {
 			t.Errorf("reasonix %q: exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", tt.args, r.exit, r.stderr, exitUsage, want)
 		}
+	}
+}
+
+// TestStatsCostsWhatSessionsCost: sessions run on a workspace's own
+// provider cost in `reasonix stats` what they cost in `reasonix
+// sessions`, also from a directory whose configuration does not know
+// that provider: a session is priced by what it recorded as it ran.
+func TestStatsCostsWhatSessionsCost(t *testing.T) {
+	_, url := startServer(t, "text one\n---\ntext two\n")
+	work, elsewhere, home := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "reasonix.toml"), []byte(scriptedConfig(url)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trustWorkspace(t, work, home)
+	for _, prompt := range []string{"first", "second"} {
+		if r := runReasonix(t, work, home, nil, "run", prompt); r.exit != exitOK {
+			t.Fatalf("run %s: exit %d\n%s", prompt, r.exit, r.stderr)
+		}
+	}
+	var list []struct{ Cost float64 }
+	if r := runReasonix(t, elsewhere, home, nil, "sessions", "--json"); json.Unmarshal([]byte(r.stdout), &list) != nil || len(list) != 2 {
+		t.Fatalf("sessions --json: %+v", r)
+	}
+	var listed float64
+	for _, s := range list {
+		listed += s.Cost
+	}
+	var stats struct {
+		Total struct {
+			Cost     float64
+			Unpriced int `json:"unpriced_tokens"`
+		}
+	}
+	r := runReasonix(t, elsewhere, home, nil, "stats", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &stats); err != nil {
+		t.Fatalf("stats --json: %v\n%s", err, r.stdout)
+	}
+	if listed <= 0 || math.Abs(stats.Total.Cost-listed) > 1e-9 || stats.Total.Unpriced != 0 {
+		t.Errorf("sessions cost $%v in all, stats says $%v with %d unpriced tokens", listed, stats.Total.Cost, stats.Total.Unpriced)
+	}
+	if r := runReasonix(t, elsewhere, home, nil, "stats"); strings.Contains(r.stdout, "—*") {
+		t.Errorf("stats shows an unpriced model:\n%s", r.stdout)
 	}
 }
