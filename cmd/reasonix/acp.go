@@ -25,6 +25,7 @@ func acpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageError("acp", stderr, "unexpected argument %q", fs.Arg(0))
 	}
+	serverNotice(stderr, "acp", isTerminal(stdin))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	in := &countingReader{r: stdin}

@@ -113,3 +113,28 @@ func TestStatsCostsWhatSessionsCost(t *testing.T) {
 		t.Errorf("stats shows an unpriced model:\n%s", r.stdout)
 	}
 }
+
+// TestServerNotice: lsp and acp typed in a terminal say what they are
+// and how to leave; started by an editor (pipes) they say nothing, since
+// their stderr is the editor's log.
+func TestServerNotice(t *testing.T) {
+	for _, name := range []string{"lsp", "acp"} {
+		var b strings.Builder
+		serverNotice(&b, name, false)
+		if b.Len() != 0 {
+			t.Errorf("%s with a pipe says %q", name, b.String())
+		}
+		serverNotice(&b, name, true)
+		got := b.String()
+		for _, want := range []string{"reasonix " + name + " is ", strings.ToUpper(name), "for an editor to start", "reasonix run", "Ctrl-C quits"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s in a terminal: %q lacks %q", name, got, want)
+			}
+		}
+	}
+	// Through the binary, stdin a pipe: not a word before the protocol's.
+	r := runReasonix(t, t.TempDir(), t.TempDir(), nil, "lsp")
+	if strings.Contains(r.stderr, "Ctrl-C") {
+		t.Errorf("lsp from a pipe: %s", r.stderr)
+	}
+}
