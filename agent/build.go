@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -164,16 +165,14 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 }
 
 // newProvider resolves the model reference (default_model when ref is
-// empty) and the provider's API key, and creates the provider.
+// empty) and the provider's API key, and creates the provider. A missing
+// key is not an error here but at the first request (see keyless).
 func newProvider(cfg *config.Config, ref string) (provider.Provider, config.Resolved, error) {
 	res, err := cfg.ResolveModel(ref)
 	if err != nil {
 		return nil, res, err
 	}
-	key, err := res.Provider.APIKey()
-	if err != nil {
-		return nil, res, err
-	}
+	key, keyErr := res.Provider.APIKey()
 	prov, err := provider.New(res.Provider.Kind, provider.Config{
 		Name:    res.Provider.Name,
 		BaseURL: res.Provider.BaseURL,
@@ -184,7 +183,61 @@ func newProvider(cfg *config.Config, ref string) (provider.Provider, config.Reso
 	if err != nil {
 		return nil, res, &config.Error{At: res.Provider.At, Msg: err.Error()}
 	}
+	if keyErr != nil {
+		prov = &keyless{Provider: prov, err: noKeyError{keyErr}}
+	}
 	return prov, res, nil
+}
+
+// A keyless provider stands for one whose API key is not set. The agent
+// is built all the same, so that what asks no model — /help, /trust,
+// /mcp, listing commands — works before the user has a key; the key is
+// demanded when a request would be sent: a turn fails before it starts
+// (Agent.modelReady), anything else at its first request, with the error
+// that names the variable to set.
+type keyless struct {
+	provider.Provider
+	err error
+}
+
+func (k *keyless) Stream(context.Context, provider.Request, func(provider.Chunk)) (provider.Response, error) {
+	return provider.Response{}, k.err
+}
+
+// ErrNoKey is in the chain of the error of a turn or request that needs
+// a model whose API key is not set, for front ends that ask for the key
+// in their own way (ACP's authentication).
+var ErrNoKey = errors.New("no API key")
+
+// noKeyError is the configuration's missing-key error, worded as it is,
+// that also matches ErrNoKey.
+type noKeyError struct{ err error }
+
+func (e noKeyError) Error() string        { return e.err.Error() }
+func (e noKeyError) Unwrap() error        { return e.err }
+func (e noKeyError) Is(target error) bool { return target == ErrNoKey }
+
+// modelReady returns the missing-key error of the first model a turn may
+// ask (the session's, the planner's, the escalation's, the summarizer's)
+// whose key is not set, so that a turn that cannot run fails before it
+// starts rather than after the prompt is logged.
+func (a *Agent) modelReady() error {
+	provs := []provider.Provider{a.Provider}
+	if a.Planner != nil {
+		provs = append(provs, a.Planner.Provider)
+	}
+	if a.Escalation != nil {
+		provs = append(provs, a.Escalation.Provider)
+	}
+	if a.Summarizer != nil {
+		provs = append(provs, a.Summarizer.Provider)
+	}
+	for _, p := range provs {
+		if k, ok := p.(*keyless); ok {
+			return k.err
+		}
+	}
+	return nil
 }
 
 // newEscalation builds the model of [agent] escalation_model, or returns

@@ -54,6 +54,10 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 		}
 		a = on
 	}
+	if err := a.modelReady(); err != nil {
+		a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
+		return TurnResult{SessionID: s.ID, Stop: StopError}, err
+	}
 	t, end, err := a.begin(s, true)
 	if err != nil {
 		return TurnResult{SessionID: s.ID}, err

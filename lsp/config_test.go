@@ -247,14 +247,18 @@ func TestTrustElsewhereReachesTheServer(t *testing.T) {
 	if text := trustText(); !strings.Contains(text, "You trust the configuration") {
 		t.Fatalf("after trusting elsewhere: %s", text)
 	}
-	// Revoked, the workspace's own provider is off too: the built-in
-	// one, without a key, cannot start a session.
+	// Revoked, the workspace's own provider is off too, and the built-in
+	// one has no key: /trust, which asks no model, answers all the same,
+	// and a prompt fails with the key to set.
 	if _, err := config.Revoke(root); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(map[string]any{"prompt": "/trust"})
-	_, err = ed.Server().ExecuteCommand(ctx(t), &protocol.ExecuteCommandParams{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
-	if err == nil || !strings.Contains(err.Error(), `provider "deepseek" needs an API key`) {
-		t.Fatalf("after revoking elsewhere: %v", err)
+	if text := trustText(); !strings.Contains(text, "takes effect only once you trust it") {
+		t.Fatalf("after revoking elsewhere: %s", text)
+	}
+	b, _ := json.Marshal(map[string]any{"prompt": "hello"})
+	res := execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
+	if msg := fmt.Sprint(res["error"]); !strings.Contains(msg, `provider "deepseek" needs an API key`) {
+		t.Fatalf("a prompt after revoking elsewhere: %v", res)
 	}
 }

@@ -23,9 +23,9 @@ func acpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return flagError("acp", err, stdout, stderr)
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "reasonix acp: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+		return usageError("acp", stderr, "unexpected argument %q", fs.Arg(0))
 	}
+	serverNotice(stderr, "acp", isTerminal(stdin))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	in := &countingReader{r: stdin}

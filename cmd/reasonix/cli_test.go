@@ -79,7 +79,7 @@ func TestUsageErrors(t *testing.T) {
 	// Every subcommand's flag error prints its own usage, not Go's.
 	for _, c := range commands {
 		args := append(strings.Fields(c.name), "--bogus")
-		tests = append(tests, usageCase{args, []string{"reasonix " + c.name + ": unknown flag --bogus", "Usage: reasonix " + c.synopsis + "\n"}})
+		tests = append(tests, usageCase{args, []string{"reasonix " + c.name + ": unknown flag --bogus", "usage: reasonix " + c.synopsis + "\n"}})
 	}
 	for _, tt := range tests {
 		r := runReasonix(t, dir, t.TempDir(), nil, tt.args...)

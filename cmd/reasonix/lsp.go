@@ -22,6 +22,7 @@ func lspCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return flagError("lsp", err, stdout, stderr)
 	}
+	serverNotice(stderr, "lsp", isTerminal(stdin))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var closer io.Closer = nopCloser{}
@@ -64,3 +65,21 @@ func lspFlags(fs *flag.FlagSet) (cfgFile *string) {
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
+
+// serverNotice is what `reasonix lsp` or `reasonix acp` says on stderr
+// when its standard input is a terminal: a person typed the command, and
+// a server that waits without a word looks hung. An editor starts these
+// commands with pipes and never sees it. The server serves all the same.
+func serverNotice(stderr io.Writer, name string, stdinIsTerminal bool) {
+	if !stdinIsTerminal {
+		return
+	}
+	what := "a language server: it speaks LSP (JSON-RPC) on stdin and stdout"
+	starters := "VS Code's Reasonix extension, the Neovim plugin (editors/nvim) or any LSP client configured with `reasonix lsp`"
+	if name == "acp" {
+		what = "an agent for the Agent Client Protocol: it speaks ACP (JSON-RPC) on stdin and stdout"
+		starters = "Zed, JetBrains, CodeCompanion or acpx, configured to run `reasonix acp`"
+	}
+	fmt.Fprintf(stderr, "reasonix %s is %s, for an editor to start: %s (see the README's \"Use it\").\n"+
+		"For a task in the terminal use reasonix run \"PROMPT\". Waiting for a client; Ctrl-C quits.\n", name, what, starters)
+}

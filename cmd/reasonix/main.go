@@ -77,9 +77,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "reasonix: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return exitUsage
+	return unknownCommand(stderr, "reasonix", args[0])
 }
 
 // setupLogging sends library logs to stderr; REASONIX_LOG picks the level.

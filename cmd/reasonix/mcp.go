@@ -27,7 +27,7 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 	case len(args) == 0:
 		return usageError("mcp list", stderr, "a subcommand is required")
 	case args[0] != "list":
-		return usageError("mcp list", stderr, "unknown subcommand %q", args[0])
+		return usageError("mcp list", stderr, "unknown subcommand %q%s", args[0], didYouMean(args[0], []string{"list"}, "%q"))
 	}
 	fs := newFlagSet("mcp list")
 	f := mcpListFlags(fs)

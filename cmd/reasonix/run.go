@@ -100,6 +100,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reasonix: %v\n", err)
 		return exitError
 	}
+	if code, bad := unknownModel(cfg, *f.model, stderr); bad {
+		return code
+	}
 	if *f.approval != "" {
 		cfg.Permissions.Approval = *f.approval
 	}
@@ -290,4 +293,31 @@ func printWarnings(stderr io.Writer, warnings []string) {
 		// A repository's reasonix.toml is quoted in them.
 		fmt.Fprintf(stderr, "reasonix: warning: %s\n", shown(w))
 	}
+}
+
+// unknownModel reports a --model that names nothing configured as the
+// usage error it is, with the nearest reference that does name a model
+// and every configured one. A reference that resolves, or names a
+// provider whose own configuration is at fault, is left to the agent.
+func unknownModel(cfg *config.Config, ref string, stderr io.Writer) (code int, bad bool) {
+	if ref == "" {
+		return 0, false
+	}
+	if _, err := cfg.ResolveModel(ref); err == nil {
+		return 0, false
+	}
+	if _, isProvider := cfg.Provider(ref); isProvider {
+		return 0, false
+	}
+	var refs, known []string
+	for _, p := range cfg.Providers {
+		refs = append(refs, p.Name)
+		refs = append(refs, p.ModelList()...)
+		for _, m := range p.ModelList() {
+			refs = append(refs, p.Name+"/"+m)
+		}
+		known = append(known, fmt.Sprintf("%s (%s)", p.Name, strings.Join(p.ModelList(), ", ")))
+	}
+	return usageError("run", stderr, "--model %q names no configured model%s Configured: %s.",
+		ref, cmp.Or(didYouMean(ref, refs, "%q"), "."), strings.Join(known, "; ")), true
 }

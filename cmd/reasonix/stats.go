@@ -173,16 +173,35 @@ func (c priceCache) of(cfg *config.Config, ref string) *config.Price {
 	return p
 }
 
-func (r *rollup) addUsage(u provider.Usage, price *config.Price) {
+// usageCost prices usage u that a session recorded as costing recorded:
+// what it cost when it ran, at the prices then in force, is what the
+// session's turns and `reasonix sessions` count, so it is the cost here
+// too. Only usage that recorded no cost (records from before costs were
+// kept, a model priced since) is priced now with price, the current
+// configuration's; with neither, it is unpriced. Pricing by the current
+// configuration alone showed a session of another workspace, whose
+// provider this one does not configure, as unpriced.
+func usageCost(u provider.Usage, recorded float64, price *config.Price) (cost float64, priced bool) {
+	switch {
+	case recorded > 0:
+		return recorded, true
+	case price != nil:
+		return price.Cost(u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens), true
+	}
+	return 0, false
+}
+
+func (r *rollup) addUsage(u provider.Usage, recorded float64, price *config.Price) {
 	r.PromptTokens += u.PromptTokens
 	r.CompletionTokens += u.CompletionTokens
 	r.CacheHitTokens += u.CacheHitTokens
 	r.CacheMissTokens += u.CacheMissTokens
-	if price == nil {
+	cost, priced := usageCost(u, recorded, price)
+	if !priced {
 		r.Unpriced += u.Total()
 		return
 	}
-	r.Cost += price.Cost(u.CacheHitTokens, u.CacheMissTokens, u.CompletionTokens)
+	r.Cost += cost
 }
 
 // addStep counts one request attempt.
@@ -200,7 +219,7 @@ func (r *rollup) addStep(s agent.StepRecord, price *config.Price) {
 		return
 	}
 	r.Requests++
-	r.addUsage(*s.Usage, price)
+	r.addUsage(*s.Usage, s.Cost, price)
 	r.latencies = append(r.latencies, s.LatencyMs)
 	if s.TTFTMs > 0 {
 		r.ttfts = append(r.ttfts, s.TTFTMs)
@@ -256,12 +275,14 @@ func collectStats(st *agent.Store, cfg *config.Config, from time.Time) (*statsRe
 		}
 		counted := false
 		var recorded provider.Usage
+		var recordedCost float64
 		for _, r := range steps {
 			if r.Kind != agent.StepRequest {
 				continue
 			}
 			if r.Usage != nil && r.Retry == "" && r.Error == "" {
 				recorded.Add(*r.Usage)
+				recordedCost += r.Cost
 			}
 			if r.Time.Before(from) {
 				continue
@@ -293,7 +314,7 @@ func collectStats(st *agent.Store, cfg *config.Config, from time.Time) (*statsRe
 				price := rep.prices.of(cfg, l.Meta.Model)
 				day := l.Meta.Created.Local().Format(time.DateOnly)
 				for _, ro := range []*rollup{get(models, l.Meta.Model), get(days, day), rep.Total} {
-					ro.addUsage(rest, price)
+					ro.addUsage(rest, max(0, l.Cost-recordedCost), price)
 					ro.FileTokens += rest.Total()
 				}
 				rep.FromSessionFiles++

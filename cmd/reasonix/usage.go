@@ -124,9 +124,7 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		name = "mcp list"
 	}
 	if !slices.ContainsFunc(commands, func(c command) bool { return c.name == name }) {
-		fmt.Fprintf(stderr, "reasonix help: unknown command %q\n\n", name)
-		usage(stderr)
-		return exitUsage
+		return unknownCommand(stderr, "reasonix help", name)
 	}
 	commandUsage(stdout, name)
 	return exitOK
@@ -201,9 +199,35 @@ func flagError(name string, err error, stdout, stderr io.Writer) int {
 		commandUsage(stdout, name)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "reasonix %s: %s\n\n", name, flagProblem(name, err))
-	commandUsage(stderr, name)
+	fmt.Fprintf(stderr, "reasonix %s: %s\n", name, flagProblem(name, err))
+	shortUsage(stderr, name)
 	return exitUsage
+}
+
+// shortUsage ends every usage error: the command's synopsis, and where
+// to read the rest. The error line above it says what was wrong; the
+// whole help would push that line off a small terminal.
+func shortUsage(w io.Writer, name string) {
+	fmt.Fprintf(w, "usage: reasonix %s\nRun 'reasonix help %s' for more.\n", lookupCommand(name).synopsis, name)
+}
+
+// unknownCommand reports a first word that names no command, with the
+// nearest that does, and the shape of a command line.
+func unknownCommand(w io.Writer, prefix, word string) int {
+	fmt.Fprintf(w, "%s: unknown command %q%s\n", prefix, word, didYouMean(word, commandWords(), "%q"))
+	fmt.Fprintf(w, "usage: reasonix COMMAND [FLAGS] [ARGS]; COMMAND is one of %s\n", strings.Join(commandWords(), ", "))
+	fmt.Fprint(w, "Run 'reasonix help' for more.\n")
+	return exitUsage
+}
+
+// commandWords are the first words of the commands, in the table's order,
+// and help.
+func commandWords() []string {
+	var words []string
+	for _, c := range commands {
+		words = append(words, strings.Fields(c.name)[0])
+	}
+	return append(words, "help")
 }
 
 // The errors of the flag package, which speaks of "-days" and "parse
@@ -221,7 +245,11 @@ var (
 func flagProblem(name string, err error) string {
 	msg := err.Error()
 	if m := flagUnknown.FindStringSubmatch(msg); m != nil {
-		return "unknown flag --" + m[1]
+		var names []string
+		for _, f := range synopsisFlags(lookupCommand(name).synopsis) {
+			names = append(names, f.name)
+		}
+		return "unknown flag --" + m[1] + didYouMean(m[1], names, "--%s")
 	}
 	if m := flagNoArg.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("--%s needs a value (--%s %s)", m[1], m[1], flagArg(name, m[1]))
@@ -267,6 +295,6 @@ func flagArg(name, flag string) string {
 // a missing operand, with a pointer to the command's usage.
 func usageError(name string, stderr io.Writer, format string, args ...any) int {
 	fmt.Fprintf(stderr, "reasonix %s: %s\n", strings.Fields(name)[0], fmt.Sprintf(format, args...))
-	fmt.Fprintf(stderr, "usage: reasonix %s\n", lookupCommand(name).synopsis)
+	shortUsage(stderr, name)
 	return exitUsage
 }

@@ -2,6 +2,8 @@ package acp_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -337,6 +339,16 @@ func TestAuthMethods(t *testing.T) {
 	method := init.AuthMethods[0].EnvVar.Id
 	if _, err := conn.Authenticate(testCtx(t), acpsdk.AuthenticateRequest{MethodId: method}); err == nil {
 		t.Error("authenticated without the key")
+	}
+	// Without the key a session opens, and a prompt asks for it.
+	sess, err := conn.NewSession(testCtx(t), acpsdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new without the key: %v", err)
+	}
+	_, err = conn.Prompt(testCtx(t), acpsdk.PromptRequest{SessionId: sess.SessionId, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock("hi")}})
+	var re *acpsdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32000 || !strings.Contains(fmt.Sprint(re.Data), "DEEPSEEK_API_KEY") {
+		t.Errorf("prompt without the key: %v", err)
 	}
 	t.Setenv("DEEPSEEK_API_KEY", "sk-test")
 	if _, err := conn.Authenticate(testCtx(t), acpsdk.AuthenticateRequest{MethodId: method}); err != nil {

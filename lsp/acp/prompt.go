@@ -117,6 +117,10 @@ func turnError(err error, a *agent.Agent) error {
 	msg := err.Error()
 	var ae *provider.APIError
 	switch {
+	case errors.Is(err, agent.ErrNoKey):
+		// Built without the key, the session answers the commands that
+		// ask no model; a prompt asks the client to authenticate.
+		return acpsdk.NewAuthRequired(map[string]any{"error": msg})
 	case provider.IsAuth(err):
 		msg += " — check the API key for " + a.ModelRef
 		return acpsdk.NewAuthRequired(map[string]any{"error": msg})
