@@ -146,21 +146,23 @@ func readEntries(files []string) ([]entry, error) {
 // writeArchive writes out, in the format its extension names, holding
 // files under one directory named after out.
 func writeArchive(out string, files []string, mtime time.Time) error {
+	base := filepath.Base(out)
+	var write func(io.Writer, string, []entry, time.Time) error
+	var dir string
+	switch {
+	case strings.HasSuffix(base, ".tar.gz"):
+		write, dir = writeTarGz, strings.TrimSuffix(base, ".tar.gz")
+	case strings.HasSuffix(base, ".zip"):
+		write, dir = writeZip, strings.TrimSuffix(base, ".zip")
+	default:
+		return usageError(fmt.Sprintf("%s: the archive's name must end in .tar.gz or .zip", out))
+	}
 	es, err := readEntries(files)
 	if err != nil {
 		return fmt.Errorf("archive %s: %w", out, err)
 	}
-	base := filepath.Base(out)
 	var buf bytes.Buffer
-	switch {
-	case strings.HasSuffix(base, ".tar.gz"):
-		err = writeTarGz(&buf, strings.TrimSuffix(base, ".tar.gz"), es, mtime)
-	case strings.HasSuffix(base, ".zip"):
-		err = writeZip(&buf, strings.TrimSuffix(base, ".zip"), es, mtime)
-	default:
-		return usageError(fmt.Sprintf("%s: the archive's name must end in .tar.gz or .zip", out))
-	}
-	if err != nil {
+	if err := write(&buf, dir, es, mtime); err != nil {
 		return fmt.Errorf("archive %s: %w", out, err)
 	}
 	return os.WriteFile(out, buf.Bytes(), 0o644)
