@@ -147,6 +147,9 @@ func copySources(t *testing.T, src, dst string, touched time.Time) {
 			return nil
 		}
 		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // a file another test wrote and removed meanwhile
+		}
 		if err != nil {
 			return err
 		}
