@@ -143,11 +143,11 @@ dist:
 		echo "$(DIST)/$$name.$$fmt"; \
 		GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS) -buildid=" \
 			-o "$$stage/reasonix$$ext" ./cmd/reasonix || exit 1; \
-		$(GO) run ./cmd/mkdist archive -mtime "$(SOURCE_DATE_EPOCH)" \
+		$(GO) run -trimpath ./cmd/mkdist archive -mtime "$(SOURCE_DATE_EPOCH)" \
 			"$(DIST)/$$name.$$fmt" "$$stage/reasonix$$ext" LICENSE README.md || exit 1; \
 	done
 	@rm -rf $(DIST)/.stage
-	@$(GO) run ./cmd/mkdist sums $(DIST)
+	@$(GO) run -trimpath ./cmd/mkdist sums $(DIST)
 	@echo "$(DIST)/SHA256SUMS"
 
 # bench prints ratios measured side by side in one run: grep against
