@@ -11,14 +11,37 @@ PLATFORMS := darwin/amd64 darwin/arm64 linux/amd64 linux/arm64 windows/amd64 win
 
 export CGO_ENABLED = 0
 
-.PHONY: all build test test-build test-editors test-vscode vet fmt fmt-check cross bench demo demo-editor vsix deps peers graph-servers mcp-servers clean
+# BUILD_REASONIX is how every target builds reasonix: static, with no
+# paths of this machine in it, and knowing its version.
+BUILD_REASONIX = $(GO) build -trimpath -ldflags "$(LDFLAGS)"
+
+.PHONY: all build install dist test test-peers test-build test-editors test-vscode vet fmt fmt-check bench demo demo-editor vsix deps peers graph-servers mcp-servers clean
 
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/reasonix ./cmd/reasonix
+	$(BUILD_REASONIX) -o $(BIN)/reasonix ./cmd/reasonix
 	$(GO) build -trimpath -o $(BIN)/scripted-model ./cmd/scripted-model
 	$(GO) build -trimpath -o $(BIN)/reasonix-plugin-example ./cmd/reasonix-plugin-example
+
+# install builds reasonix as build does and puts it where `go install`
+# would (GOBIN, else the first GOPATH entry's bin), or into PREFIX/bin when
+# PREFIX is set. It says where it went and, when that directory is not on
+# PATH, the line that puts it there.
+PREFIX ?=
+
+install:
+	@set -e; \
+	if [ -n "$(PREFIX)" ]; then dir="$(PREFIX)/bin"; else \
+		dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH | cut -d: -f1)/bin; fi; \
+	mkdir -p "$$dir"; dir=$$(cd "$$dir" && pwd); \
+	$(BUILD_REASONIX) -o "$$dir/reasonix$$($(GO) env GOEXE)" ./cmd/reasonix; \
+	echo "installed $$dir/reasonix$$($(GO) env GOEXE) ($(VERSION))"; \
+	case ":$$PATH:" in \
+	*":$$dir:"*) echo "$$dir is on your PATH: run reasonix";; \
+	*) echo "$$dir is not on your PATH. Add this line to your shell's profile (~/.profile, ~/.bashrc or ~/.zshrc), then open a new shell or run it in this one:"; \
+		echo "  export PATH=\"$$dir:\$$PATH\"";; \
+	esac
 
 # deps installs the peers the benchmarks compare against, when they are
 # missing. Nothing is installed when everything is present.
@@ -59,25 +82,33 @@ fmt:
 # Tests run under the race detector (which needs cgo); the binaries they
 # build are still static. The editor tests must not skip here: peers
 # installs what they drive, while test-build compiles the binaries and the
-# test binaries, so the downloads and the compiler overlap.
-test: fmt-check
-	@$(MAKE) --no-print-directory -j2 peers test-build
-	REASONIX_REQUIRE_PEERS=1 CGO_ENABLED=1 $(GO) test -count=1 -race ./...
-	$(MAKE) --no-print-directory test-editors
+# test binaries, so the downloads and the compiler overlap. Each stage
+# says what it starts and, when it ends, how long it took
+# (.ci/stage.sh).
+STAGE := sh .ci/stage.sh
 
-test-build: vet build
-	@d=$$(mktemp -d); CGO_ENABLED=1 $(GO) test -race -c -o $$d ./... >/dev/null; s=$$?; rm -rf $$d; exit $$s
+test: fmt-check
+	@$(MAKE) --no-print-directory -j2 test-peers test-build
+	@$(STAGE) "go test" env REASONIX_REQUIRE_PEERS=1 CGO_ENABLED=1 $(GO) test -count=1 -race ./...
+	@$(MAKE) --no-print-directory test-editors
+
+test-peers:
+	@$(STAGE) peers sh .ci/peers.sh
+
+test-build:
+	@$(STAGE) vet+build $(MAKE) --no-print-directory vet build
+	@$(STAGE) "compile tests" sh -c 'd=$$(mktemp -d); CGO_ENABLED=1 $(GO) test -race -c -o "$$d" ./... >/dev/null; s=$$?; rm -rf "$$d"; exit $$s'
 
 # test-editors runs the editor clients against the built binaries: the VS
 # Code extension (mocked vscode, real languageclient), its chat panel in
 # headless Chromium, the extension in real VS Code (code-server, which
 # peers installs), the Neovim plugin's specs, and the eglot snippet.
 test-editors:
-	bash $(VSCODE)/scripts/test.sh
-	bash $(VSCODE)/scripts/test-webview.sh
-	bash $(VSCODE)/scripts/test-vscode.sh
-	sh editors/nvim/tests/run.sh
-	sh editors/emacs/run-snippet-test.sh
+	@$(STAGE) "editors: vscode" bash $(VSCODE)/scripts/test.sh
+	@$(STAGE) "editors: vscode panel" bash $(VSCODE)/scripts/test-webview.sh
+	@$(STAGE) "editors: vscode in code-server" bash $(VSCODE)/scripts/test-vscode.sh
+	@$(STAGE) "editors: neovim" sh editors/nvim/tests/run.sh
+	@$(STAGE) "editors: emacs eglot" sh editors/emacs/run-snippet-test.sh
 
 # test-vscode runs the packaged extension in real VS Code (code-server in
 # headless Chromium); it installs code-server when missing.
@@ -93,14 +124,31 @@ vsix: build
 demo-editor: build
 	@sh testdata/demo/editor-demo.sh
 
-cross:
-	@mkdir -p $(DIST)
+# dist writes a release archive for each of PLATFORMS into dist/ (a
+# .tar.gz, a .zip for Windows, each holding reasonix, LICENSE and
+# README.md in a directory of the archive's name) and their SHA256SUMS.
+# The same commit built with the same Go gives the same bytes, wherever it
+# is checked out: no paths (-trimpath), no build id, no cgo, and archives
+# whose entries have a fixed order, owner and time (the commit's, or
+# SOURCE_DATE_EPOCH) (cmd/mkdist). `make dist PLATFORMS=linux/amd64`
+# builds one.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+dist:
+	@rm -rf $(DIST) && mkdir -p $(DIST)
 	@for p in $(PLATFORMS); do \
-		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
-		echo "$$os/$$arch"; \
-		GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" \
-			-o $(DIST)/reasonix-$$os-$$arch$$ext ./cmd/reasonix || exit 1; \
+		os=$${p%/*}; arch=$${p#*/}; ext=; fmt=tar.gz; \
+		[ "$$os" = windows ] && { ext=.exe; fmt=zip; }; \
+		name=reasonix-$(VERSION)-$$os-$$arch; stage=$(DIST)/.stage/$$name; \
+		echo "$(DIST)/$$name.$$fmt"; \
+		GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS) -buildid=" \
+			-o "$$stage/reasonix$$ext" ./cmd/reasonix || exit 1; \
+		$(GO) run -trimpath ./cmd/mkdist archive -mtime "$(SOURCE_DATE_EPOCH)" \
+			"$(DIST)/$$name.$$fmt" "$$stage/reasonix$$ext" LICENSE README.md || exit 1; \
 	done
+	@rm -rf $(DIST)/.stage
+	@$(GO) run -trimpath ./cmd/mkdist sums $(DIST)
+	@echo "$(DIST)/SHA256SUMS"
 
 # bench prints ratios measured side by side in one run: grep against
 # ripgrep on Go's own source tree, the harness overhead per tool round

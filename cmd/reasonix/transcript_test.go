@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS == "windows" {
 		reasonixBin += ".exe"
 	}
-	build := exec.Command("go", "build", "-o", dir, ".", "../reasonix-plugin-example")
+	build := exec.Command("go", "build", "-o", dir, ".", "../reasonix-plugin-example", "../scripted-model")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building reasonix:", err)

@@ -1,9 +1,21 @@
 #!/bin/sh
 # The demo behind `make demo`: copy a small Go module with a failing test to
 # a temporary directory, let `reasonix run` fix it, then run `go test` there.
-# Without DEEPSEEK_API_KEY the model is the project's scripted model server
-# playing fix-failing-test.txtar; with the key it is the real DeepSeek.
+# Without DEEPSEEK_API_KEY, or with REASONIX_DEMO_SCRIPTED=1, the model is
+# the project's scripted model server playing fix-failing-test.txtar; with
+# the key it is the real DeepSeek. The first line says which.
 set -eu
+
+if [ -n "${REASONIX_DEMO_SCRIPTED:-}" ]; then
+	real=
+	echo "== model: the scripted model server (REASONIX_DEMO_SCRIPTED is set)"
+elif [ -n "${DEEPSEEK_API_KEY:-}" ]; then
+	real=yes
+	echo "== model: DeepSeek, since DEEPSEEK_API_KEY is set (REASONIX_DEMO_SCRIPTED=1 make demo uses the scripted model server)"
+else
+	real=
+	echo "== model: the scripted model server (set DEEPSEEK_API_KEY to use DeepSeek)"
+fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "$here/../.." && pwd)/bin
@@ -31,11 +43,18 @@ echo
 # command; where no one can answer (a script, CI) such calls are refused,
 # unless the run allows them: --approval auto lets the agent edit files and
 # run commands that no [permissions] rule asks about or denies.
-if [ -n "${DEEPSEEK_API_KEY:-}" ]; then
+if [ -n "$real" ]; then
 	echo "== reasonix run --approval auto \"$prompt\"   (model: DeepSeek)"
-	(cd "$work" && "$bin/reasonix" run --approval auto "$prompt")
+	status=0
+	(cd "$work" && "$bin/reasonix" run --approval auto "$prompt") || status=$?
+	if [ "$status" = 1 ]; then
+		# Offline or with a wrong key the run ends here, after its
+		# retries: say what to check, and how to see the demo anyway.
+		echo "== the run against DeepSeek failed: check that this machine reaches the model and that DEEPSEEK_API_KEY is valid; offline, REASONIX_DEMO_SCRIPTED=1 make demo runs the demo against the scripted model server" >&2
+	fi
+	[ "$status" = 0 ] || exit "$status"
 else
-	echo "== reasonix run --approval auto \"$prompt\"   (model: the scripted server; set DEEPSEEK_API_KEY for the real one)"
+	echo "== reasonix run --approval auto \"$prompt\"   (model: the scripted server)"
 	"$bin/scripted-model" -script "$scenario" -url-file "$tmp/url" >/dev/null &
 	server=$!
 	i=0
