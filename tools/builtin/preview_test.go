@@ -26,6 +26,11 @@ func TestPreviewEditsMatchExecute(t *testing.T) {
 		{"multi_edit in order", "multi_edit", `{"path":"calc.go","edits":[{"old_string":"Add","new_string":"Sum"},{"old_string":"func Sum","new_string":"// Sum adds.\nfunc Sum"}]}`, "calc.go", true},
 		{"multi_edit creating", "multi_edit", `{"path":"n.go","edits":[{"old_string":"","new_string":"package n\n"},{"old_string":"n\n","new_string":"n // new\n"}]}`, "n.go", false},
 		{"multi_edit that fails", "multi_edit", `{"path":"calc.go","edits":[{"old_string":"Add","new_string":"Sum"},{"old_string":"Add","new_string":"x"}]}`, "", false},
+		{"apply_patch", "apply_patch", `{"patch":"--- a/calc.go\n+++ b/calc.go\n@@ -3 +3 @@\n-func Add(a, b int) int { return a - b }\n+func Add(a, b int) int { return a + b }\n"}`, "calc.go", true},
+		{"apply_patch in two sections", "apply_patch", `{"patch":"--- a/calc.go\n+++ b/calc.go\n@@ -1 +1 @@\n-package calc\n+package sums\n--- a/calc.go\n+++ b/calc.go\n@@ -3 +3 @@\n-func Add(a, b int) int { return a - b }\n+func Add(a, b int) int { return a + b }\n"}`, "calc.go", true},
+		{"apply_patch creating", "apply_patch", `{"patch":"--- /dev/null\n+++ b/n.go\n@@ -0,0 +1,2 @@\n+package n\n+// new\n"}`, "n.go", false},
+		{"apply_patch renaming", "apply_patch", `{"patch":"diff --git a/calc.go b/sum.go\nrename from calc.go\nrename to sum.go\n"}`, "", false},
+		{"apply_patch that fails", "apply_patch", `{"patch":"--- a/calc.go\n+++ b/calc.go\n@@ -1 +1 @@\n-package nowhere\n+package x\n"}`, "", false},
 		{"multi_edit of a missing file", "multi_edit", `{"path":"gone.go","edits":[{"old_string":"a","new_string":"b"}]}`, "", false},
 	}
 	for _, tt := range tests {
