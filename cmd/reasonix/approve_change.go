@@ -34,8 +34,10 @@ type shownChange struct {
 	// plain is the whole change, made visible and uncoloured, for a
 	// pager.
 	plain string
-	// whole is set when the question must show every line (a preview
-	// the tool wants read whole, such as a note to remember).
+	// whole is set when the question must show every line: a call
+	// asked about every time (a note to remember, a change to a control
+	// file) is approved as it was seen, and the gate refuses one too long
+	// to show.
 	whole bool
 }
 
@@ -71,7 +73,7 @@ func (t *termApprover) change(p permission.Prompt) *shownChange {
 			lines = append(lines, udiff.Lines(udiff.File{Name: e.Path, Old: e.Old, New: e.New, Created: !e.Existed}, diffContext)...)
 		}
 		if len(lines) > 0 {
-			c := &shownChange{plain: shown(udiff.Text(lines))}
+			c := &shownChange{plain: shown(udiff.Text(lines)), whole: p.AlwaysAsk}
 			for _, l := range lines {
 				c.lines = append(c.lines, t.r.diffLine(l))
 			}
@@ -82,7 +84,7 @@ func (t *termApprover) change(p permission.Prompt) *shownChange {
 	if text == "" {
 		return nil
 	}
-	return &shownChange{lines: strings.Split(text, "\n"), plain: text + "\n", whole: p.Preview != ""}
+	return &shownChange{lines: strings.Split(text, "\n"), plain: text + "\n", whole: p.AlwaysAsk}
 }
 
 // diffLine renders one line of a diff: removed lines red, added green,

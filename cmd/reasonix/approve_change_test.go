@@ -82,6 +82,9 @@ func TestTermApproverShowsTheDiff(t *testing.T) {
 			"  +x27\n  … 33 more lines — press v to see the whole change\n  allow? ",
 			"  +x60\n  allow? ",
 		}, []string{"  +x28\n  … 33"}},
+		{"asked every time, shown whole", "write_file", `{"path":"new.txt"}`, "y\n", []string{
+			"  +x27\n  +x28\n", "  +x60\n  allow this call, this once? ",
+		}, []string{"more lines"}},
 		{"no previewer", "move_file", `{"source":"a.go","destination":"b.go"}`, "n\n", []string{
 			"? move_file ", "Move a.go to b.go.\n  allow? ",
 		}, nil},
@@ -90,7 +93,7 @@ func TestTermApproverShowsTheDiff(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var errb bytes.Buffer
 			ap := &termApprover{in: strings.NewReader(tt.input), r: newRenderer(&bytes.Buffer{}, &errb, false, false, false), edits: edits}
-			p := permission.Prompt{Request: permission.Request{Tool: tt.tool, Args: json.RawMessage(tt.args)}, Scope: "Edit(x)"}
+			p := permission.Prompt{Request: permission.Request{Tool: tt.tool, Args: json.RawMessage(tt.args), AlwaysAsk: strings.HasPrefix(tt.name, "asked every time")}, Scope: "Edit(x)"}
 			if _, err := ap.Approve(context.Background(), p); err != nil {
 				t.Fatal(err)
 			}
