@@ -2,7 +2,9 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/reasonix/reasonix/tools/permission"
@@ -212,4 +214,27 @@ func argStrings(args json.RawMessage) map[string]string {
 		}
 	}
 	return out
+}
+
+// CurrentText is the current text of the file at p as the tools that
+// change files read it, for an EditPreviewer's current: resolved and
+// judged as a write (WritePath), then read as ReadConfined reads it (an
+// editor's buffer, or the disk judged by its real path), so a preview
+// shows nothing the call itself could not read. A file that does not
+// exist gives existed false; a binary file, an error.
+func (e *Env) CurrentText(p string) (text string, existed bool, err error) {
+	abs, err := e.WritePath(p)
+	if err != nil {
+		return "", false, err
+	}
+	data, err := e.ReadConfined(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	case IsBinary(data):
+		return "", false, fmt.Errorf("%s is a binary file", p)
+	}
+	return string(data), true, nil
 }

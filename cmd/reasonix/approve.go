@@ -21,10 +21,22 @@ import (
 type termApprover struct {
 	in io.Reader
 	r  *renderer
+	// edits, when set, gives the file edits a call would make, for the
+	// question to show as a diff (previewEdits).
+	edits func(tool string, args json.RawMessage) []tools.FileEdit
 
-	mu   sync.Mutex // serialises prompts and guards br
-	br   *bufio.Reader
-	line chan string
+	mu sync.Mutex // serialises prompts and guards the fields below
+	br *bufio.Reader
+	// line receives the answer a read started by readLine gets; reading
+	// is set while that read is pending.
+	line    chan lineRead
+	reading bool
+}
+
+// lineRead is one line read from the terminal, or why none was.
+type lineRead struct {
+	s   string
+	err error
 }
 
 func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
@@ -36,9 +48,11 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 	t.r.mu.Lock()
 	// Every line shows what the model wrote (a command, a note), made
 	// visible: an escape sequence in it must not hide or erase the rest.
+	var change *shownChange
+	var question string
 	if p.Escalation != "" {
 		t.r.line(fmt.Sprintf("? the shell sandbox may have blocked: %s\n  (%s)", describeArgs(p), permission.Visible(p.Escalation)))
-		fmt.Fprint(t.r.err, "  run it again outside the sandbox, this once? [y] yes  [n] no: ")
+		question = "  run it again outside the sandbox, this once? [y] yes  [n] no: "
 	} else if p.AlwaysAsk {
 		// Nothing is remembered: the user approves this change alone.
 		what := p.Tool + " " + describeArgs(p)
@@ -46,14 +60,17 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 			what = agent.DescribeCall(p.Tool, p.Args) // the preview says the rest
 		}
 		t.r.line(fmt.Sprintf("? %s\n  (%s)", what, permission.Visible(p.Why)))
-		if change := p.Change(); change != "" {
-			t.r.line(change)
-		}
-		fmt.Fprint(t.r.err, "  allow this call, this once? [y] yes  [n] no: ")
+		change = t.change(p)
+		question = "  allow this call, this once? [y] yes  [n] no: "
 	} else {
 		t.r.line(fmt.Sprintf("? %s %s", p.Tool, describeArgs(p)))
-		fmt.Fprintf(t.r.err, "  allow? [y] once  [s] %s for this session  [a] always, saved to reasonix.toml  [n] no: ", permission.Visible(p.Scope))
+		change = t.change(p)
+		question = fmt.Sprintf("  allow? [y] once  [s] %s for this session  [a] always, saved to reasonix.toml  [n] no: ", permission.Visible(p.Scope))
 	}
+	if change != nil {
+		change.show(t.r)
+	}
+	fmt.Fprint(t.r.err, question)
 	t.r.mu.Unlock()
 	for {
 		ans, err := t.readLine(ctx)
@@ -69,6 +86,14 @@ func (t *termApprover) Approve(ctx context.Context, p permission.Prompt) (permis
 			return permission.AnswerAlways, nil
 		case "n", "no", "d", "deny", "":
 			return permission.AnswerDeny, nil
+		case "v", "view":
+			if change != nil {
+				t.r.mu.Lock()
+				change.showWhole(ctx, t.r)
+				fmt.Fprint(t.r.err, question)
+				t.r.mu.Unlock()
+				continue
+			}
 		}
 		fmt.Fprint(t.r.err, "  please answer y, s, a or n: ")
 	}
@@ -96,27 +121,27 @@ func (t *termApprover) Confirm(ctx context.Context, prompt string) bool {
 }
 
 // readLine reads one answer, giving up when ctx ends. The pending read
-// stays with the approver and serves the next prompt.
+// stays with the approver and serves the next prompt. Nothing is read
+// ahead of a question: between questions the terminal is free for
+// another program to read (a pager showing a change).
 func (t *termApprover) readLine(ctx context.Context) (string, error) {
 	if t.line == nil {
-		t.line = make(chan string)
+		t.line = make(chan lineRead, 1)
+	}
+	if !t.reading {
+		t.reading = true
 		go func() {
-			for {
-				s, err := t.br.ReadString('\n')
-				if err != nil && s == "" {
-					close(t.line)
-					return
-				}
-				t.line <- s
-			}
+			s, err := t.br.ReadString('\n')
+			t.line <- lineRead{s, err}
 		}()
 	}
 	select {
-	case s, ok := <-t.line:
-		if !ok {
-			return "", io.EOF
+	case l := <-t.line:
+		t.reading = false
+		if l.err != nil && l.s == "" {
+			return "", l.err
 		}
-		return s, nil
+		return l.s, nil
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,9 +40,7 @@ func TestTermApproverAnswers(t *testing.T) {
 // (util-linux script), so it prompts before a write: "n" denies the call,
 // "a" allows it and saves the rule to the project's reasonix.toml.
 func TestApprovalOnATerminal(t *testing.T) {
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("util-linux script is not installed")
-	}
+	requireScript(t)
 	tests := []struct {
 		answer   string
 		expect   string
@@ -78,17 +77,36 @@ text finished
 	}
 }
 
+// requireScript skips a test that needs a pseudo-terminal when util-linux
+// script, which gives it one, is not installed.
+func requireScript(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("util-linux script is not installed")
+	}
+}
+
 // runOnTerminal runs the binary in dir under a pseudo-terminal (util-linux
 // script), typing input, and returns what the terminal showed. Arguments
 // are joined into one shell command line: quote them for the shell.
 func runOnTerminal(t *testing.T, dir, home, input string, args ...string) string {
+	t.Helper()
+	return runOnTerminalEnv(t, dir, home, nil, input, args...)
+}
+
+// runOnTerminalEnv is runOnTerminal with env's variables (KEY=value) set
+// and PAGER and NO_COLOR unset unless env sets them.
+func runOnTerminalEnv(t *testing.T, dir, home string, env []string, input string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	line := strings.Join(append([]string{reasonixBin}, args...), " ")
 	cmd := exec.CommandContext(ctx, "script", "-qec", line, "/dev/null")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home, "TERM=xterm")
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "PAGER=") || strings.HasPrefix(kv, "NO_COLOR=")
+	})
+	cmd.Env = append(append(cmd.Env, "REASONIX_HOME="+home, "TERM=xterm"), env...)
 	cmd.Stdin = strings.NewReader(input)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

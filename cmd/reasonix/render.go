@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 
@@ -26,7 +27,8 @@ type renderer struct {
 	mu      sync.Mutex // guards the fields below and the writers
 	out     io.Writer
 	err     io.Writer
-	tty     bool // stderr is a terminal: colours and status lines
+	tty     bool // stderr is a terminal: status lines, and colours unless NO_COLOR
+	colour  bool // stderr is a terminal and NO_COLOR is not set
 	outTTY  bool // stdout is a terminal: the answer streams unbuffered
 	verbose bool
 	model   string
@@ -52,7 +54,8 @@ type renderer struct {
 }
 
 func newRenderer(out, err io.Writer, tty, outTTY, verbose bool) *renderer {
-	return &renderer{out: out, err: err, tty: tty, outTTY: outTTY, verbose: verbose, atLineStart: true}
+	return &renderer{out: out, err: err, tty: tty, outTTY: outTTY, verbose: verbose, atLineStart: true,
+		colour: tty && os.Getenv("NO_COLOR") == ""}
 }
 
 // shown is text from the model, a tool, a file or an MCP server as it may
@@ -87,11 +90,14 @@ const (
 	dim   = "\x1b[2m"
 	red   = "\x1b[31m"
 	green = "\x1b[32m"
+	cyan  = "\x1b[36m"
 	reset = "\x1b[0m"
 )
 
+// color colours s on a terminal, unless the user asked for no colour
+// (NO_COLOR).
 func (r *renderer) color(c, s string) string {
-	if !r.tty {
+	if !r.colour {
 		return s
 	}
 	return c + s + reset

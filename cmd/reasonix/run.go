@@ -137,6 +137,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer a.Close()
+	if ta != nil {
+		ta.edits = previewEdits(a.Tools, a.Env)
+	}
 
 	var s *agent.Session
 	if *f.resume != "" {

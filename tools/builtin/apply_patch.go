@@ -485,3 +485,70 @@ func patchTargets(patch string) []string {
 	}
 	return out
 }
+
+// PreviewEdits applies the patch as a call would, in memory, to the
+// current text of the files it changes or creates, a second section of a
+// file on top of the first. A patch that renames, copies or deletes a
+// file, or holds a binary section, previews nothing (its question shows
+// the patch itself), nor does one that would fail.
+func (applyPatch) PreviewEdits(raw json.RawMessage, current func(string) (string, bool, error)) ([]tools.FileEdit, error) {
+	files, err := patchOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []tools.FileEdit
+	at := map[string]int{} // a file's name → its edit in out
+	for _, f := range files {
+		if f.binary || f.rename || f.copy || f.delete {
+			return nil, nil
+		}
+		if f.create {
+			if _, existed, err := current(f.newName); err != nil || existed {
+				return nil, err
+			}
+			content, err := newFileContent(f.hunks)
+			if err != nil {
+				return nil, err
+			}
+			at[f.newName] = len(out)
+			out = append(out, tools.FileEdit{Path: f.newName, New: content})
+			continue
+		}
+		name, text, err := previewTarget(f, current)
+		if err != nil || len(f.hunks) == 0 {
+			return nil, err
+		}
+		if i, ok := at[name]; ok {
+			if out[i].New, err = applyHunks(out[i].New, f.hunks); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		updated, err := applyHunks(text, f.hunks)
+		if err != nil {
+			return nil, err
+		}
+		at[name] = len(out)
+		out = append(out, tools.FileEdit{Path: name, Old: text, New: updated, Existed: true})
+	}
+	return out, nil
+}
+
+// previewTarget picks the file a modifying section changes, as target
+// does: its new name if that file exists, else its old one.
+func previewTarget(f *filePatch, current func(string) (string, bool, error)) (name, text string, err error) {
+	names := []string{f.newName}
+	if f.oldName != "" && f.oldName != f.newName {
+		names = append(names, f.oldName)
+	}
+	for _, n := range names {
+		text, existed, err := current(n)
+		if err != nil {
+			return "", "", err
+		}
+		if existed {
+			return n, text, nil
+		}
+	}
+	return "", "", fmt.Errorf("%s does not exist", f.newName)
+}

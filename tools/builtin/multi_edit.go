@@ -77,26 +77,16 @@ func (multiEdit) Execute(ctx context.Context, env *tools.Env, raw json.RawMessag
 	if fail != nil {
 		return *fail, nil
 	}
-	edits := args.Edits
-	verb := "Edited"
-	if missing {
-		if edits[0].OldString != "" {
-			return notFound(env, args.Path, errNotExist), nil
-		}
-		content, edits, verb = edits[0].NewString, edits[1:], "Created"
+	if missing && args.Edits[0].OldString != "" {
+		return notFound(env, args.Path, errNotExist), nil
 	}
-	original := content
+	verb, original := "Edited", content
 	if missing {
-		original = ""
+		verb, original = "Created", ""
 	}
-	total := 0
-	for i, e := range edits {
-		updated, n, err := applyEdit(content, e, args.Path)
-		if err != nil {
-			return tools.Errorf("edit %d of %d: %v. No edit was applied", i+1+boolInt(missing), len(args.Edits), err), nil
-		}
-		content = updated
-		total += n
+	content, total, err := args.apply(content, missing)
+	if err != nil {
+		return tools.Errorf("%v", err), nil
 	}
 	if err := env.FS.Apply(ctx, []tools.Change{{Kind: tools.Write, Path: abs, Content: []byte(content)}}); err != nil {
 		return tools.Errorf("writing %s: %v", args.Path, err), nil
@@ -106,6 +96,43 @@ func (multiEdit) Execute(ctx context.Context, env *tools.Env, raw json.RawMessag
 		Summary: fmt.Sprintf("%d edits", len(args.Edits)),
 		Changed: []string{abs},
 	}, nil
+}
+
+// apply makes the edits, in order, on content, the file's text; for a
+// file that does not exist (missing), the first edit, whose old_string
+// is empty, gives its text. The error is worded for the model.
+func (a *multiEditArgs) apply(content string, missing bool) (updated string, replaced int, err error) {
+	edits := a.Edits
+	if missing {
+		content, edits = edits[0].NewString, edits[1:]
+	}
+	for i, e := range edits {
+		updated, n, err := applyEdit(content, e, a.Path)
+		if err != nil {
+			return "", 0, fmt.Errorf("edit %d of %d: %v. No edit was applied", i+1+boolInt(missing), len(a.Edits), err)
+		}
+		content = updated
+		replaced += n
+	}
+	return content, replaced, nil
+}
+
+// PreviewEdits makes the edits as a call would, on the file's current
+// text; edits that would fail show nothing.
+func (multiEdit) PreviewEdits(raw json.RawMessage, current func(string) (string, bool, error)) ([]tools.FileEdit, error) {
+	args, err := decodeArgs[multiEditArgs](raw)
+	if err != nil {
+		return nil, err
+	}
+	old, existed, err := current(args.Path)
+	if err != nil || (!existed && args.Edits[0].OldString != "") {
+		return nil, err
+	}
+	updated, _, err := args.apply(old, !existed)
+	if err != nil {
+		return nil, err
+	}
+	return []tools.FileEdit{{Path: args.Path, Old: old, New: updated, Existed: existed}}, nil
 }
 
 func boolInt(b bool) int {
