@@ -115,9 +115,19 @@ test-editors:
 test-vscode:
 	bash $(VSCODE)/scripts/test-vscode.sh
 
-# vsix packages the VS Code extension offline.
-vsix: build
-	bash $(VSCODE)/scripts/vsix.sh
+# vsix packages the VS Code extension offline for this machine, with the
+# server built for it inside (stamped with the extension's version);
+# vsix-all packages one .vsix per VS Code target, cross-compiling each
+# target's server. They land in editors/vscode/.
+VSIX_TARGETS := linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64 win32-arm64
+
+.PHONY: vsix-all
+
+vsix:
+	GO=$(GO) bash $(VSCODE)/scripts/vsix.sh
+
+vsix-all:
+	GO=$(GO) bash $(VSCODE)/scripts/vsix.sh $(VSIX_TARGETS)
 
 # demo-editor prepares the demo module and its scripted model for trying
 # Reasonix from an editor, and serves until interrupted.

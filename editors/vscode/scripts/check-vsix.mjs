@@ -1,8 +1,11 @@
 // Checks that a .vsix is a valid zip holding what VS Code needs: reads the
 // zip's central directory (no dependencies), checks each entry's CRC-32,
-// and looks for the manifest, the bundle and the panel's files.
+// and looks for the manifest, the bundle and the panel's files. Given the
+// VS Code target, it also checks the server inside: an executable of that
+// operating system and architecture (from its ELF, Mach-O or PE header),
+// with the executable bit set on Unix.
 //
-//   node scripts/check-vsix.mjs reasonix-0.1.0.vsix
+//   node scripts/check-vsix.mjs reasonix-linux-x64-0.1.0.vsix linux-x64
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
@@ -15,8 +18,31 @@ const REQUIRED = [
   'extension/media/panel.css',
 ];
 
-const file = process.argv[2];
-if (!file) throw new Error('usage: check-vsix.mjs FILE.vsix');
+/** What a VS Code target's server binary is: its name and its header's kind and machine. */
+const TARGETS = {
+  'linux-x64': { exe: 'reasonix', format: 'ELF', machine: 0x3e },
+  'linux-arm64': { exe: 'reasonix', format: 'ELF', machine: 0xb7 },
+  'darwin-x64': { exe: 'reasonix', format: 'Mach-O', machine: 0x01000007 },
+  'darwin-arm64': { exe: 'reasonix', format: 'Mach-O', machine: 0x0100000c },
+  'win32-x64': { exe: 'reasonix.exe', format: 'PE', machine: 0x8664 },
+  'win32-arm64': { exe: 'reasonix.exe', format: 'PE', machine: 0xaa64 },
+};
+
+/** The executable format of b and the machine its header names. */
+function binaryKind(b) {
+  if (b.readUInt32BE(0) === 0x7f454c46) return { format: 'ELF', machine: b.readUInt16LE(18) };
+  if (b.readUInt32LE(0) === 0xfeedfacf) return { format: 'Mach-O', machine: b.readUInt32LE(4) };
+  if (b.toString('latin1', 0, 2) === 'MZ') {
+    const pe = b.readUInt32LE(0x3c);
+    if (b.toString('latin1', pe, pe + 4) === 'PE\0\0') return { format: 'PE', machine: b.readUInt16LE(pe + 4) };
+  }
+  return { format: 'unknown', machine: 0 };
+}
+
+const [file, target] = process.argv.slice(2);
+if (!file) throw new Error('usage: check-vsix.mjs FILE.vsix [TARGET]');
+const want = target && TARGETS[target];
+if (target && !want) throw new Error(`unknown target ${target}`);
 const buf = fs.readFileSync(file);
 
 const eocd = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
@@ -36,6 +62,7 @@ const crc32 = (b) => {
 };
 
 const names = [];
+let server;
 for (let i = 0; i < count; i++) {
   if (buf.readUInt32LE(p) !== 0x02014b50) throw new Error(`${file}: bad central directory entry ${i}`);
   const method = buf.readUInt16LE(p + 10);
@@ -53,10 +80,21 @@ for (let i = 0; i < count; i++) {
   if (!data) throw new Error(`${file}: ${name}: unknown compression ${method}`);
   if (data.length !== size || crc32(data) !== crc) throw new Error(`${file}: ${name}: corrupt (size or CRC mismatch)`);
   if (name === 'extension/package.json') JSON.parse(data.toString('utf8'));
+  if (want && name === `extension/server/${want.exe}`) server = { data, mode: buf.readUInt32LE(p + 38) >>> 16 };
   names.push(name);
   p += 46 + nameLen + extraLen + commentLen;
 }
 
 const missing = REQUIRED.filter((n) => !names.includes(n));
 if (missing.length) throw new Error(`${file}: missing ${missing.join(', ')} (has ${names.join(', ')})`);
-console.log(`${file}: valid, ${names.length} entries`);
+if (want) {
+  if (!server) throw new Error(`${file}: no extension/server/${want.exe} (has ${names.join(', ')})`);
+  const got = binaryKind(server.data);
+  if (got.format !== want.format || got.machine !== want.machine) {
+    throw new Error(`${file}: the server is ${got.format} for machine 0x${got.machine.toString(16)}, want ${want.format} 0x${want.machine.toString(16)} (${target})`);
+  }
+  if (want.format !== 'PE' && (server.mode & 0o111) === 0) {
+    throw new Error(`${file}: the server's mode is ${server.mode.toString(8)}: not executable`);
+  }
+}
+console.log(`${file}: valid, ${names.length} entries${want ? `, ${want.format} server for ${target}` : ''}`);

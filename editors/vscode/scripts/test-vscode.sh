@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the extension in real VS Code (test/vscode/run.mjs): code-server
-# with the packaged extension installed, driven in headless Chromium
+# with the packaged extension (make vsix's, the server inside) installed,
+# and nothing else of Reasonix's on its PATH, driven in headless Chromium
 # through playwright-core. Installs what is missing: code-server and its
 # Node (scripts/install-code-server.sh, into ~/.cache/reasonix-test), the
 # extension's npm packages, Debian's chromium. Screenshots go to
@@ -40,8 +41,19 @@ if [ ! -x "$chromium" ]; then
 fi
 code_server=$(sh scripts/install-code-server.sh)
 
-# The packaged extension, as a user installs it.
+# The packaged extension for this machine, with its server inside, as a
+# user installs it.
 vsix=$(bash scripts/vsix.sh | tail -n 1)
+
+# Another target's package (make vsix-all's, without building all six):
+# vsix.sh checks that it holds a Windows arm64 server, and the check
+# tells it from an x64 one.
+other=$(bash scripts/vsix.sh win32-arm64 | tail -n 1)
+if node scripts/check-vsix.mjs "$other" win32-x64 >/dev/null 2>&1; then
+  echo "scripts/test-vscode.sh: check-vsix.mjs took $other for a win32-x64 package" >&2
+  exit 1
+fi
+rm -f "$other"
 
 artifacts=${ARTIFACTS:-$(mktemp -d "${TMPDIR:-/tmp}/reasonix-vscode-shots.XXXXXX")}
 status=0

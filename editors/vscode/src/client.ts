@@ -27,7 +27,7 @@ import {
   type StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { serverPath, serverSettings } from './config';
+import { type ServerBinary, serverPath, serverSettings } from './config';
 import { plainText } from './plaintext';
 import {
   APPROVAL_ACTIONS,
@@ -100,19 +100,30 @@ class ReasonixFeature implements StaticFeature {
 export class ReasonixClient implements vscode.Disposable {
   private constructor(
     readonly client: LanguageClient,
-    readonly binary: string,
+    readonly server: ServerBinary,
     readonly features: ServerFeatures,
   ) {}
+
+  /** The path of the running binary. */
+  get binary(): string {
+    return this.server.path;
+  }
+
+  /** The version the server reports in its initialize result. */
+  get version(): string | undefined {
+    return this.client.initializeResult?.serverInfo?.version ?? this.features.version;
+  }
 
   /**
    * Starts the server and checks it is new enough. Throws
    * BinaryNotFoundError or ServerTooOldError with a message for the user,
-   * or whatever the start failed with.
+   * or whatever the start failed with. extensionPath is where the
+   * extension is installed, to find the server it carries.
    */
-  static async start(output: vscode.LogOutputChannel, hooks: Hooks): Promise<ReasonixClient> {
-    const binary = serverPath();
+  static async start(output: vscode.LogOutputChannel, hooks: Hooks, extensionPath: string): Promise<ReasonixClient> {
+    const server = serverPath(extensionPath);
     const serverOptions: ServerOptions = {
-      command: binary,
+      command: server.path,
       args: ['lsp'],
       transport: TransportKind.stdio,
       options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, env: serverEnv(output.logLevel) },
@@ -148,9 +159,9 @@ export class ReasonixClient implements vscode.Disposable {
     const missing = missingMethods(announced?.reasonix);
     if (missing.length > 0) {
       await client.dispose().catch(() => undefined);
-      throw new ServerTooOldError(binary, missing, features.version);
+      throw new ServerTooOldError(server.path, missing, client.initializeResult?.serverInfo?.version ?? features.version);
     }
-    return new ReasonixClient(client, binary, features);
+    return new ReasonixClient(client, server, features);
   }
 
   /** Sends a custom request of the table in src/protocol.ts. */

@@ -41,13 +41,31 @@ export class BinaryNotFoundError extends Error {
   }
 }
 
+/** Where the server binary was found, which decides whether its version is checked. */
+export type ServerSource = 'setting' | 'bundled' | 'path' | 'installed';
+
+export interface ServerBinary {
+  path: string;
+  source: ServerSource;
+}
+
 /**
- * The absolute path of the reasonix binary: `reasonix.path` when set
- * (`~` and workspace-relative paths allowed), else `reasonix` on PATH.
- * Resolving it here, before the language client spawns anything, turns
- * a missing binary into a message that says what to do.
+ * The binary a packaged extension carries for its platform: scripts/vsix.sh
+ * builds it into server/ with the extension's own version.
  */
-export function serverPath(): string {
+export function bundledServer(extensionPath: string, platform: NodeJS.Platform = process.platform): string {
+  return path.join(extensionPath, 'server', platform === 'win32' ? 'reasonix.exe' : 'reasonix');
+}
+
+/**
+ * The reasonix binary to start, searched in this order: `reasonix.path`
+ * when set (`~` and workspace-relative paths allowed); the server bundled
+ * in the extension at extensionPath; `reasonix` on PATH; where installers
+ * put it (installDirs). Resolving it here, before the language client
+ * spawns anything, turns a missing binary into a message that says what
+ * to do.
+ */
+export function serverPath(extensionPath: string): ServerBinary {
   const configured = vscode.workspace.getConfiguration(SECTION).get<string>('path')?.trim() ?? '';
   if (configured) {
     let p = configured.replace(/^~(?=$|[\\/])/, os.homedir());
@@ -58,26 +76,44 @@ export function serverPath(): string {
     if (!isExecutable(p)) {
       throw new BinaryNotFoundError(
         `Reasonix: the server binary "${configured}" set in reasonix.path does not exist or is not executable. ` +
-          'Fix the setting, or clear it to use "reasonix" from PATH.',
+          'Fix the setting, or clear it to use the server that comes with the extension.',
         true,
       );
     }
-    return p;
+    return { path: p, source: 'setting' };
   }
+  const bundled = bundledServer(extensionPath);
+  if (makeExecutable(bundled)) return { path: bundled, source: 'bundled' };
   const found = onPath('reasonix');
-  if (found) return found;
+  if (found) return { path: found, source: 'path' };
   // Installers put it where binaries go, which is often not on the PATH
   // the editor was started with (a desktop launcher's, or a remote
   // extension host's, which is not a login shell's).
   const dirs = installDirs();
   const installed = findIn(dirs, 'reasonix');
-  if (installed) return installed;
+  if (installed) return { path: installed, source: 'installed' };
   throw new BinaryNotFoundError(
-    `Reasonix: the "reasonix" binary is not on PATH, nor where installers put it (${dirs.join(', ')}). Install it ` +
-      '(go install github.com/reasonix/reasonix/cmd/reasonix@latest, or make build in a checkout) ' +
-      'or set reasonix.path to the binary.',
+    'Reasonix: this extension carries no server for this platform, and the "reasonix" binary is not on PATH, ' +
+      `nor where installers put it (${dirs.join(', ')}). Install the Reasonix .vsix built for your platform ` +
+      '(it carries the server), run make install in a Reasonix checkout, or set reasonix.path to the binary.',
     false,
   );
+}
+
+/**
+ * Whether p is a file that can run, setting its executable bits when it
+ * lacks them: an archive tool that drops the mode when the extension is
+ * unpacked must not leave the bundled server unusable.
+ */
+function makeExecutable(p: string): boolean {
+  if (isExecutable(p)) return true;
+  try {
+    if (!fs.statSync(p).isFile()) return false;
+    fs.chmodSync(p, 0o755);
+  } catch {
+    return false;
+  }
+  return isExecutable(p);
 }
 
 /**

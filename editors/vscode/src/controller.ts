@@ -24,6 +24,7 @@ import { Questions } from './questions';
 import { EditReview } from './review';
 import { StatusBar } from './status';
 import { askTrust } from './trust';
+import { versionWarning } from './version';
 
 export const OPEN_SETTINGS = 'Open Settings';
 export const SHOW_OUTPUT = 'Show Output';
@@ -48,8 +49,14 @@ export class Controller implements vscode.Disposable {
    * turn_done is an event, and the command answers just after it.
    */
   private asking: { answer: Promise<unknown>; ended: boolean } | undefined;
+  /** Where the extension is installed: its server/ holds the bundled server. */
+  private readonly extensionPath: string;
+  /** The extension's version (package.json), which the server's should match. */
+  private readonly extensionVersion: string | undefined;
 
   constructor(context: vscode.ExtensionContext, openChatCommand: string) {
+    this.extensionPath = context.extensionPath;
+    this.extensionVersion = (context.extension.packageJSON as { version?: string }).version;
     this.output = vscode.window.createOutputChannel('Reasonix', { log: true });
     this.panel = new ChatPanel(context.extensionUri);
     this.approvals = new Approvals(this.panel);
@@ -95,10 +102,16 @@ export class Controller implements vscode.Disposable {
         saveDocuments: (p) => saveDocuments(p),
         trust: (p) => askTrust(p),
         applyEdit: (p, apply) => this.review.apply(p, apply),
-      });
-      this.output.info(`started ${this.current.binary} (server ${this.current.features.version ?? 'unknown version'})`);
+      }, this.extensionPath);
+      const c = this.current;
+      this.output.info(`started ${c.binary} (server ${c.version ?? 'unknown version'})`);
       this.status.setProblem(undefined);
-      return this.current;
+      const warning = versionWarning(c.server, c.version, this.extensionVersion);
+      if (warning) {
+        this.output.warn(warning);
+        void this.showWarning(warning);
+      }
+      return c;
     } catch (err) {
       const known = err instanceof BinaryNotFoundError || err instanceof ServerTooOldError;
       const message = known
@@ -121,6 +134,15 @@ export class Controller implements vscode.Disposable {
       else if (choice === SHOW_OUTPUT) this.output.show();
     } catch (err) {
       this.output.warn(`showing an error: ${String(err)}`);
+    }
+  }
+
+  private async showWarning(message: string): Promise<void> {
+    try {
+      const choice = await vscode.window.showWarningMessage(message, OPEN_SETTINGS);
+      if (choice === OPEN_SETTINGS) await openSettings('reasonix.path');
+    } catch (err) {
+      this.output.warn(`showing a warning: ${String(err)}`);
     }
   }
 

@@ -205,7 +205,7 @@ test('a permission dialog from a server without reasonix/approve is answered in 
   vscode._test.setConfiguration('reasonix.path', fake);
   vscode._test.answerMessage = (m) => (m.message === 'Something else?' ? 'No' : undefined);
   const extension = loadExtension();
-  const context = makeContext(dir);
+  const context = makeContext(dir, { version: '0.0.2' });
   try {
     // The panel is open before the server starts, so the question goes there.
     const controller = await extension.activate(context);

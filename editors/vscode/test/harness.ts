@@ -195,7 +195,25 @@ export function trustWorkspace(dir: string): void {
   execFileSync(reasonixBinary(), ['trust', '--yes', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-export function makeContext(tmp: string) {
+/** The version the reasonix binary under test reports (`reasonix version`). */
+export function binaryVersion(): string {
+  binaryVersionCache ??= execFileSync(reasonixBinary(), ['version'], { encoding: 'utf8' }).split(' ')[1];
+  return binaryVersionCache;
+}
+let binaryVersionCache: string | undefined;
+
+export interface ContextOptions {
+  /**
+   * The extension's version; default: the binary's, as scripts/vsix.sh
+   * stamps the extension and its server alike, so no test sees the
+   * version warning unless it asks for it.
+   */
+  version?: string;
+  /** Where the extension is installed, for its bundled server/; default: editors/vscode. */
+  extensionPath?: string;
+}
+
+export function makeContext(tmp: string, opts: ContextOptions = {}) {
   const memento = () => {
     const m = new Map<string, unknown>();
     return { get: (k: string, d?: unknown) => (m.has(k) ? m.get(k) : d), update: (k: string, v: unknown) => Promise.resolve(void m.set(k, v)), keys: () => [...m.keys()] };
@@ -203,7 +221,8 @@ export function makeContext(tmp: string) {
   return {
     subscriptions: [] as { dispose(): unknown }[],
     extensionUri: vscode.Uri.file(EXT_ROOT),
-    extensionPath: EXT_ROOT,
+    extensionPath: opts.extensionPath ?? EXT_ROOT,
+    extension: { packageJSON: { version: opts.version ?? binaryVersion() } },
     extensionMode: vscode.ExtensionMode.Test,
     globalState: memento(),
     workspaceState: memento(),

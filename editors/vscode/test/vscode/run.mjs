@@ -12,10 +12,9 @@
 //   KEEP_TMP=1    keeps the workspace, code-server's logs and the
 //                 output channel's log file (the path is printed)
 //
-// What a person sees, in order: the error for a binary that is nowhere
-// (not on PATH, nor where go install puts it), whose Open Settings lands
-// on the Remote tab at reasonix.path; the server found in GOPATH/bin after
-// a restart; a chat turn streamed into the panel; the light bulb's "Ask
+// What a person sees, in order: the server the .vsix carries starting with
+// no reasonix and no Go on PATH and no reasonix.path set, without an error
+// or a warning; a chat turn streamed into the panel; the light bulb's "Ask
 // Reasonix to fix" with the panel hidden, whose permission questions are
 // modal dialogs of four buttons in plain text; the edit in the buffer; the
 // answer's notification in plain text; the server's log lines in the
@@ -85,6 +84,8 @@ const extensions = path.join(tmp, 'extensions');
 const children = [];
 let browser;
 let page;
+/** The server inside the installed extension. */
+let bundled;
 let origin;
 
 /** Starts a child that the test stops at the end; its output goes to a log in tmp. */
@@ -204,13 +205,23 @@ before(async () => {
 
   const csEnv = { ...process.env, HOME: home, GOPATH: gopath, REASONIX_HOME: reasonixHome, REASONIX_LOG: 'info', DEEPSEEK_API_KEY: '' };
   delete csEnv.GOBIN;
-  // reasonix is nowhere the extension looks: not on PATH, nor in GOPATH/bin or ~/go/bin.
+  // Neither reasonix nor Go is anywhere the extension looks: not on
+  // PATH, nor in GOPATH/bin or ~/go/bin. Only the server the .vsix
+  // carries can start.
   csEnv.PATH = (process.env.PATH ?? '')
     .split(path.delimiter)
-    .filter((d) => d && !fs.existsSync(path.join(d, 'reasonix')))
+    .filter((d) => d && !fs.existsSync(path.join(d, 'reasonix')) && !fs.existsSync(path.join(d, 'go')))
     .join(path.delimiter);
+  delete csEnv.GOROOT;
   const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
   execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { env: csEnv, stdio: 'pipe' });
+  // The server the .vsix carries, unpacked where VS Code installs
+  // extensions, executable as packed (the extension would otherwise set
+  // the bits itself, which this would not catch).
+  const installed = fs.readdirSync(extensions).find((d) => d.startsWith('reasonix.reasonix-'));
+  assert.ok(installed, `no reasonix extension in ${extensions}: ${fs.readdirSync(extensions).join(', ')}`);
+  bundled = path.join(extensions, installed, 'server', 'reasonix');
+  assert.equal(fs.statSync(bundled).mode & 0o111, 0o111, `${bundled} is not executable`);
 
   const port = await freePort();
   start(
@@ -267,34 +278,18 @@ after(async () => {
   else fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('a binary that is nowhere: the error says where it looked; Open Settings lands at reasonix.path', async () => {
-  const toast = page.locator('.notification-toast', { hasText: 'binary is not on PATH' });
-  await toast.waitFor();
-  const text = await toast.innerText();
-  assert.ok(text.includes(path.join(gopath, 'bin')), `the error does not name GOPATH/bin: ${text}`);
-  assert.ok(text.includes(path.join(home, 'go', 'bin')), `the error does not name ~/go/bin: ${text}`);
-  await shot('1-missing-binary');
-
-  await toast.getByRole('button', { name: 'Open Settings' }).click();
-  const editor = page.locator('.settings-editor');
-  await editor.waitFor();
-  const setting = editor.locator('.setting-item-contents', { hasText: 'Path to the' }).first();
-  await setting.waitFor();
-  const title = await setting.locator('.setting-item-title').innerText();
-  assert.match(title, /Reasonix.*Path/s);
-  const tab = await editor.locator('.settings-tabs-widget .action-item .action-label.checked').innerText();
-  assert.match(tab, /Remote/, `the settings opened on the ${tab} tab`);
-  await shot('2-settings-remote-tab');
-  await page.keyboard.press('Control+W'); // the settings editor goes
-});
-
-test('installed with go install: found in GOPATH/bin after a restart; the status bar item shows', async () => {
-  fs.symlinkSync(path.join(BIN, 'reasonix'), path.join(gopath, 'bin', 'reasonix'));
-  await palette('Reasonix: Restart Server');
+test('the bundled server: no reasonix on PATH, no Go, no reasonix.path, and it starts', async () => {
+  // The status bar item shows once the server is up.
   const item = page.locator('.statusbar-item', { has: page.locator('[aria-label*="Reasonix"], [aria-label*="reasonix"]') });
   await item.first().waitFor();
-  // No new error: the server started.
-  await until('the server to start', async () => (await logText()).includes(`started ${path.join(gopath, 'bin', 'reasonix')}`));
+  const started = await until('the server to start', async () => /started (\S+) \(server (\S+)\)/.exec(await logText()));
+  assert.equal(started[1], bundled);
+  // Built by make vsix with the extension's own version.
+  const { version } = JSON.parse(fs.readFileSync(path.join(bundled, '..', '..', 'package.json'), 'utf8'));
+  assert.equal(started[2], version);
+  // Neither an error (no binary) nor a warning (another version) came up.
+  assert.equal(await page.locator('.notification-toast', { hasText: /carries no server|is version|did not start/ }).count(), 0);
+  await shot('1-bundled-server');
 });
 
 test('chat: a prompt typed in the panel streams its answer', async () => {
@@ -331,6 +326,9 @@ test('quick fix with the panel hidden: four-button modal dialogs in plain text, 
   // The cursor on line 3, where the comma is missing, then the light bulb's menu.
   await editor.locator('.view-line', { hasText: '"version": 1' }).click();
   await page.keyboard.press('Home');
+  // JSON offers no fix of its own: the light bulb is Reasonix's action,
+  // arrived. A menu opened before it would stay empty.
+  await editor.locator('.lightBulbWidget').waitFor();
   await page.keyboard.press('Control+.');
   const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Ask Reasonix to fix' }).first();
   await fix.waitFor();
