@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 const REQUIRED = [
   'extension.vsixmanifest',
   'extension/package.json',
+  'extension/LICENSE.txt',
   'extension/dist/extension.js',
   'extension/media/panel.js',
   'extension/media/panel.css',

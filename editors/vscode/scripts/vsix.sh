@@ -38,7 +38,10 @@ done
 
 # server/ holds one target's binary at a time, and none once packaged, so
 # the extension run from this folder (the tests) never finds a stale one.
-trap 'rm -rf "$ext/server"' EXIT
+# The repository's LICENSE goes into the package as well (vsce looks for
+# it beside package.json), copied for the packaging only.
+trap 'rm -rf "$ext/server" "$ext/LICENSE"' EXIT
+cp "$repo/LICENSE" LICENSE
 for target in "$@"; do
   case $target in
     linux-x64) goos=linux goarch=amd64 ;;
@@ -61,9 +64,7 @@ for target in "$@"; do
   chmod 755 "server/$exe"
 
   out="reasonix-$target-$version.vsix"
-  # No LICENSE file in the repository yet: --skip-license keeps vsce from
-  # asking about it (the question would hang a non-interactive run).
-  npx --no-install vsce package --no-dependencies --skip-license --target "$target" --out "$out" </dev/null >&2
+  npx --no-install vsce package --no-dependencies --target "$target" --out "$out" </dev/null >&2
   node scripts/check-vsix.mjs "$out" "$target" >&2
   echo "$ext/$out"
 done
