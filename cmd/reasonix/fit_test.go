@@ -8,8 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// TestTraceFitsTheWidth: with COLUMNS set, no line of trace or sessions
-// is wider, the columns that matter stay, and what is cut ends with ….
+// TestTraceFitsTheWidth: with COLUMNS set, no row of the tables of
+// trace, sessions and stats is wider, the columns that matter stay, and
+// what is cut ends with ….
 func TestTraceFitsTheWidth(t *testing.T) {
 	home := fixtureHome(t)
 	trace := []string{"trace", "--session", "20261120"}
@@ -22,13 +23,15 @@ func TestTraceFitsTheWidth(t *testing.T) {
 		{trace, 80, []string{"STEP", "KIND", "TITLE", "IN", "OUT", "CACHE", "COST", "LAT", "OUTCOME"}, true},
 		{trace, 120, []string{"TIME", "STEP", "KIND", "TITLE", "IN", "OUT", "CACHE", "COST", "LAT", "TTFT", "OUTCOME"}, true},
 		{[]string{"sessions"}, 60, []string{"ID", "UPDATED", "COST", "FIRST"}, false},
+		{[]string{"stats", "--days", "0"}, 80, []string{"MODEL", "REQUESTS", "PROMPT", "CACHE", "OUTPUT", "COST"}, false},
+		{[]string{"stats", "--days", "0"}, 80, []string{"DAY", "REQUESTS", "PROMPT", "CACHE", "OUTPUT", "COST"}, false},
 	} {
-		t.Run(c.args[0]+strconv.Itoa(c.width), func(t *testing.T) {
+		t.Run(c.args[0]+strconv.Itoa(c.width)+c.keep[0], func(t *testing.T) {
 			r := runReasonix(t, t.TempDir(), home, []string{"TZ=UTC", "COLUMNS=" + strconv.Itoa(c.width)}, c.args...)
 			if r.exit != exitOK || r.stderr != "" {
 				t.Fatalf("exit %d\n%s", r.exit, r.stderr)
 			}
-			for line := range strings.Lines(r.stdout) {
+			for _, line := range tableRows(r.stdout, c.keep[0]) {
 				if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > c.width {
 					t.Errorf("%d columns, over %d: %q", n, c.width, line)
 				}
@@ -59,6 +62,24 @@ func TestTraceNarrow(t *testing.T) {
 	if !strings.Contains(r.stdout, "scripted/de… ") {
 		t.Errorf("the title is not cut to 12 columns:\n%s", r.stdout)
 	}
+}
+
+// tableRows is the lines of the table of out whose header starts with
+// first, up to the first line after it that has no gap of two spaces
+// between columns (a blank line, a note).
+func tableRows(out, first string) []string {
+	var rows []string
+	for line := range strings.Lines(out) {
+		switch {
+		case strings.HasPrefix(line, first+" "):
+			rows = append(rows, line)
+		case len(rows) > 0 && !strings.Contains(line, "  "):
+			return rows
+		case len(rows) > 0:
+			rows = append(rows, line)
+		}
+	}
+	return rows
 }
 
 // tableHeader is the fields of the first line of out that starts with
