@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -46,15 +47,35 @@ func sessionsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "No sessions yet in %s.\n", st.Dir)
 		return 0
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tCOST\tDIRECTORY\tFIRST PROMPT")
-	for _, s := range list {
-		// A session file is text anyone could have written.
-		fmt.Fprint(tw, shown(fmt.Sprintf("%s\t%s\t%d\t$%.4f\t%s\t%s\n", s.ID, ago(s.Updated), s.Turns, s.Cost, s.Root, s.Title)))
+	if width := outputWidth(stdout); width > 0 {
+		rows := make([][]string, 0, len(list))
+		for _, s := range list {
+			rows = append(rows, []string{s.ID, ago(s.Updated), strconv.Itoa(s.Turns), fmt.Sprintf("$%.4f", s.Cost), s.Root, s.Title})
+		}
+		fitTable(stdout, width, sessionColumns, rows)
+	} else {
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tCOST\tDIRECTORY\tFIRST PROMPT")
+		for _, s := range list {
+			// A session file is text anyone could have written.
+			fmt.Fprint(tw, shown(fmt.Sprintf("%s\t%s\t%d\t$%.4f\t%s\t%s\n", s.ID, ago(s.Updated), s.Turns, s.Cost, s.Root, s.Title)))
+		}
+		tw.Flush()
 	}
-	tw.Flush()
 	fmt.Fprintln(stdout, "\nResume one with: reasonix run --resume ID \"next instruction\"")
 	return 0
+}
+
+// sessionColumns are the columns of reasonix sessions on a terminal.
+// Too wide, DIRECTORY goes first, then TURNS; the first prompt takes the
+// width left and is cut with …. The ID stays whole: resuming needs it.
+var sessionColumns = []fitColumn{
+	{header: "ID"},
+	{header: "UPDATED"},
+	{header: "TURNS", drop: 2, right: true},
+	{header: "COST", right: true},
+	{header: "DIRECTORY", drop: 1},
+	{header: "FIRST PROMPT", flex: true},
 }
 
 func sessionsFlags(fs *flag.FlagSet) (asJSON *bool) {

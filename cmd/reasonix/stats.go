@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -69,7 +70,7 @@ func statsCmd(args []string, stdout, stderr io.Writer) int {
 		enc.Encode(rep)
 		return exitOK
 	}
-	printStats(stdout, rep)
+	printStats(stdout, outputWidth(stdout), rep)
 	return exitOK
 }
 
@@ -371,8 +372,25 @@ func counted(rep *statsReport) string {
 	return s
 }
 
-// printStats writes the report as tables and a histogram.
-func printStats(w io.Writer, rep *statsReport) {
+// statsColumns are the columns of a stats table too wide for the
+// terminal. Too wide still, TIMEOUTS go first, then TTFT, RETRIES and
+// the latency percentiles (the histogram below has the latency too).
+var statsColumns = []fitColumn{
+	{},
+	{header: "REQUESTS", right: true},
+	{header: "RETRIES", drop: 3, right: true},
+	{header: "TIMEOUTS", drop: 1, right: true},
+	{header: "PROMPT", right: true},
+	{header: "CACHE HIT", right: true},
+	{header: "OUTPUT", right: true},
+	{header: "COST", right: true},
+	{header: "LATENCY P50/P95/P99", drop: 4, right: true},
+	{header: "TTFT P50/P95", drop: 2, right: true},
+}
+
+// printStats writes the report as tables and a histogram, the tables in
+// at most columns wide unless columns is 0.
+func printStats(w io.Writer, columns int, rep *statsReport) {
 	window := "all days"
 	if rep.Days > 0 {
 		window = fmt.Sprintf("the last %d days", rep.Days)
@@ -389,8 +407,7 @@ func printStats(w io.Writer, rep *statsReport) {
 		for _, r := range rolls {
 			width = max(width, len(r.Key))
 		}
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%-*s\tREQUESTS\tRETRIES\tTIMEOUTS\tPROMPT\tCACHE HIT\tOUTPUT\tCOST\tLATENCY P50/P95/P99\tTTFT P50/P95\t\n", width, title)
+		var rows [][]string
 		for _, r := range append(rolls, rep.Total) {
 			cost := fmt.Sprintf("$%.4f", r.Cost)
 			switch {
@@ -407,11 +424,24 @@ func printStats(w io.Writer, rep *statsReport) {
 				ttft = millis(r.TTFTMs.P50) + "/" + millis(r.TTFTMs.P95)
 			}
 			hit := provider.Usage{CacheHitTokens: r.CacheHitTokens, CacheMissTokens: r.CacheMissTokens}.HitRatio()
+			rows = append(rows, []string{r.Key, strconv.Itoa(r.Requests), strconv.Itoa(r.Retries), strconv.Itoa(r.Timeouts),
+				agent.FormatTokens(r.PromptTokens), fmt.Sprintf("%.1f%%", 100*hit), agent.FormatTokens(r.CompletionTokens), cost, lat, ttft})
+		}
+		var full strings.Builder
+		tw := tabwriter.NewWriter(&full, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%-*s\tREQUESTS\tRETRIES\tTIMEOUTS\tPROMPT\tCACHE HIT\tOUTPUT\tCOST\tLATENCY P50/P95/P99\tTTFT P50/P95\t\n", width, title)
+		for _, row := range rows {
 			// Model names come from session files.
-			fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%s\t%.1f%%\t%s\t%s\t%s\t%s\t\n", width, shown(r.Key), r.Requests, r.Retries, r.Timeouts,
-				agent.FormatTokens(r.PromptTokens), 100*hit, agent.FormatTokens(r.CompletionTokens), cost, lat, ttft)
+			fmt.Fprintf(tw, "%-*s\t%s\t\n", width, shown(row[0]), strings.Join(row[1:], "\t"))
 		}
 		tw.Flush()
+		if columns == 0 || widest(full.String()) <= columns {
+			io.WriteString(w, full.String())
+			return
+		}
+		cols := slices.Clone(statsColumns)
+		cols[0].header = title
+		fitTable(w, columns, cols, rows)
 	}
 	table("MODEL", rep.Models)
 	table("DAY", rep.ByDay)

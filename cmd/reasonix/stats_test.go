@@ -59,7 +59,8 @@ func golden(t *testing.T, name, got string) {
 // over the fixture sessions, exactly.
 func TestStatsAndTraceGolden(t *testing.T) {
 	home := fixtureHome(t)
-	utc := []string{"TZ=UTC"}
+	// COLUMNS empty: the full rows, as a script reading a pipe gets.
+	utc := []string{"TZ=UTC", "COLUMNS="}
 	for _, c := range []struct {
 		golden string
 		args   []string

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/config"
@@ -82,7 +83,18 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "Session %s: the last %d of %d steps\n\n", id, len(steps), total)
-	printTrace(stdout, steps)
+	width := outputWidth(stdout)
+	if width == 0 {
+		printTrace(stdout, steps)
+		return exitOK
+	}
+	var full strings.Builder
+	printTrace(&full, steps)
+	if widest(full.String()) <= width {
+		io.WriteString(stdout, full.String())
+	} else {
+		printTraceFitted(stdout, width, steps)
+	}
 	return exitOK
 }
 
@@ -109,6 +121,70 @@ func latestSession(st *agent.Store, cfgFile string) (string, error) {
 	return "", errors.New("no session of this workspace (" + root + "); name one with --session ID (see reasonix sessions)")
 }
 
+// A traceStep is what trace says of one step, in full and in short.
+type traceStep struct {
+	time      time.Time
+	where     string // turn.step, and the task's name
+	kind      string // req or tool
+	what      string // the model asked or the call made
+	size      string // the request's messages and bytes, or the result's bytes
+	sizeShort string
+	in, out   string // tokens
+	cache     string // the prompt's cache hit ratio
+	cost      string
+	latency   string
+	ttft      string
+	outcome   string // how it ended, with the error
+	ended     string // how it ended, in a word or two
+}
+
+// describeStep renders the figures of one step record.
+func describeStep(r agent.StepRecord) traceStep {
+	s := traceStep{time: r.Time.Local(), where: fmt.Sprintf("%d.%d", r.Turn, r.Step), latency: millis(r.LatencyMs)}
+	if r.Task != "" {
+		s.where += " " + r.Task
+	}
+	switch r.Kind {
+	case agent.StepRequest:
+		s.kind, s.what = "req", requestTitle(r)
+		s.sizeShort = byteSize(r.Bytes)
+		s.size = fmt.Sprintf("%d msgs %s", r.Messages, s.sizeShort)
+		if u := r.Usage; u != nil {
+			s.in, s.out = agent.FormatTokens(u.PromptTokens), agent.FormatTokens(u.CompletionTokens)
+			s.cache = fmt.Sprintf("%.0f%%", 100*u.HitRatio())
+			if r.Cost > 0 { // zero: a model with no known price
+				s.cost = fmt.Sprintf("$%.4f", r.Cost)
+			}
+		}
+		if r.TTFTMs > 0 {
+			s.ttft = millis(r.TTFTMs)
+		}
+		switch {
+		case r.Retry != "":
+			s.outcome, s.ended = "retried ("+r.Retry+"): "+oneLine(r.Error), "retried "+r.Retry
+		case r.Error != "":
+			s.outcome, s.ended = "failed: "+oneLine(r.Error), "failed"
+		default:
+			s.outcome, s.ended = r.Finish, r.Finish
+		}
+	default:
+		s.kind, s.what = "tool", agent.DescribeCall(r.Tool, r.Arguments)
+		s.size = "→ " + byteSize(r.ResultBytes)
+		s.sizeShort = s.size
+		s.latency = millis(r.DurationMs)
+		switch {
+		case r.Denied:
+			s.outcome, s.ended = "denied", "denied"
+		case r.Error != "":
+			// A tool's result often says "Error: " itself.
+			s.outcome, s.ended = "error: "+oneLine(strings.TrimPrefix(r.Error, "Error: ")), "error"
+		default:
+			s.outcome, s.ended = "ok", "ok"
+		}
+	}
+	return s
+}
+
 // printTrace writes one aligned line per step: when, where in the
 // session, what, its size, its tokens, how long it took and how it
 // ended.
@@ -116,55 +192,73 @@ func printTrace(w io.Writer, steps []agent.StepRecord) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tTURN.STEP\tWHAT\tSIZE\tTOKENS\tCOST\tLATENCY\tTTFT\tOUTCOME")
 	for _, r := range steps {
-		where := fmt.Sprintf("%d.%d", r.Turn, r.Step)
-		if r.Task != "" {
-			where += " " + r.Task
-		}
-		var what, size, toks, cost, ttft, outcome string
-		latency := millis(r.LatencyMs)
-		switch r.Kind {
-		case agent.StepRequest:
-			what = r.Model + " #" + strconv.Itoa(r.Attempt)
-			if r.Purpose != "" {
-				what += " (" + r.Purpose + ")"
-			}
-			size = fmt.Sprintf("%d msgs %s", r.Messages, byteSize(r.Bytes))
-			if u := r.Usage; u != nil {
-				toks = fmt.Sprintf("%s in (%.0f%% hit) + %s out", agent.FormatTokens(u.PromptTokens), 100*u.HitRatio(), agent.FormatTokens(u.CompletionTokens))
-				if r.Cost > 0 { // zero: a model with no known price
-					cost = fmt.Sprintf("$%.4f", r.Cost)
-				}
-			}
-			if r.TTFTMs > 0 {
-				ttft = millis(r.TTFTMs)
-			}
-			switch {
-			case r.Retry != "":
-				outcome = "retried (" + r.Retry + "): " + oneLine(r.Error)
-			case r.Error != "":
-				outcome = "failed: " + oneLine(r.Error)
-			default:
-				outcome = r.Finish
-			}
-		default:
-			what = agent.DescribeCall(r.Tool, r.Arguments)
-			size = "→ " + byteSize(r.ResultBytes)
-			latency = millis(r.DurationMs)
-			switch {
-			case r.Denied:
-				outcome = "denied"
-			case r.Error != "":
-				// A tool's result often says "Error: " itself.
-				outcome = "error: " + oneLine(strings.TrimPrefix(r.Error, "Error: "))
-			default:
-				outcome = "ok"
-			}
+		s := describeStep(r)
+		var toks string
+		if s.in != "" {
+			toks = fmt.Sprintf("%s in (%s hit) + %s out", s.in, s.cache, s.out)
 		}
 		// The session file holds what the model and the tools wrote.
-		fmt.Fprint(tw, shown(fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("01-02 15:04:05"),
-			where, what, size, toks, cost, latency, ttft, outcome)))
+		fmt.Fprint(tw, shown(fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.time.Format("01-02 15:04:05"),
+			s.where, s.what, s.size, toks, s.cost, s.latency, s.ttft, s.outcome)))
 	}
 	tw.Flush()
+}
+
+// traceColumns are the columns of trace on a terminal too narrow for
+// its full rows. When they are still too wide, they go in this order:
+//
+//	1 SIZE     what was sent or what came back
+//	2 TTFT     the time to the first token
+//	3 TIME     when (the step numbers order the rows already)
+//	4 OUTCOME  how the step ended, in a word or two
+//
+// STEP, KIND, IN, OUT, CACHE, COST and LAT stay; TITLE, the model asked
+// or the call made, takes the width left and is cut with ….
+var traceColumns = []fitColumn{
+	{header: "TIME", drop: 3},
+	{header: "STEP"},
+	{header: "KIND"},
+	{header: "TITLE", flex: true},
+	{header: "SIZE", drop: 1},
+	{header: "IN", right: true},
+	{header: "OUT", right: true},
+	{header: "CACHE", right: true},
+	{header: "COST", right: true},
+	{header: "LAT", right: true},
+	{header: "TTFT", drop: 2, right: true},
+	{header: "OUTCOME", drop: 4},
+}
+
+// printTraceFitted writes the steps as printTrace does, in at most width
+// columns: shorter headers and cells, and the traceColumns that do not
+// fit left out.
+func printTraceFitted(w io.Writer, width int, steps []agent.StepRecord) {
+	rows := make([][]string, 0, len(steps))
+	for _, r := range steps {
+		s := describeStep(r)
+		rows = append(rows, []string{s.time.Format("15:04:05"), s.where, s.kind, s.what,
+			s.sizeShort, s.in, s.out, s.cache, s.cost, s.latency, s.ttft, s.ended})
+	}
+	fitTable(w, width, traceColumns, rows)
+}
+
+// requestTitle names a model request: the model, the attempt and why it
+// was made when not for the turn itself.
+func requestTitle(r agent.StepRecord) string {
+	title := r.Model + " #" + strconv.Itoa(r.Attempt)
+	if r.Purpose != "" {
+		title += " (" + r.Purpose + ")"
+	}
+	return title
+}
+
+// widest is the display width of the widest line of text.
+func widest(text string) int {
+	n := 0
+	for line := range strings.Lines(text) {
+		n = max(n, displayWidth(strings.TrimSuffix(line, "\n")))
+	}
+	return n
 }
 
 // millis renders a duration in milliseconds: 340ms, 1.2s.
