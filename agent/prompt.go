@@ -22,6 +22,15 @@ import (
 //go:embed prompt.md
 var defaultSystemPrompt string
 
+// toolConventions is what holds for every built-in tool, said once here
+// rather than in each tool's description: those are sent on every
+// request, and a repeated sentence is paid for each time it appears. It
+// follows any base prompt, a configured one included, so the
+// descriptions, which count on it, never go without it.
+//
+//go:embed tools.md
+var toolConventions string
+
 // MemoryFiles are the project memory files, in the order they enter the
 // system prompt and of their precedence: Reasonix's own file, then
 // AGENTS.md, which many agents read, then Claude Code's CLAUDE.md. Every
@@ -50,8 +59,8 @@ func BuildSystemPrompt(base, root string, check func(real string) error) string 
 	}
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(base))
-	fmt.Fprintf(&b, "\n\n# Environment\nWorkspace root: %s\nOperating system: %s/%s\nPaths in tool calls are relative to the workspace root unless absolute.\n",
-		root, runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "\n\n# Environment\nWorkspace root: %s\nOperating system: %s/%s\n\n%s",
+		root, runtime.GOOS, runtime.GOARCH, toolConventions)
 	var seen memorySeen
 	var names []string
 	for _, name := range MemoryFiles {

@@ -46,7 +46,7 @@ func (bash) ReadOnly() bool      { return false }
 var bashSchema = schema(`{
 	"type": "object",
 	"properties": {
-		"command": {"type": "string", "description": "The command line, run with bash -c in the workspace root."},
+		"command": {"type": "string", "description": "The command line."},
 		"timeout_seconds": {"type": "integer", "minimum": 1, "description": "Kill the command and every process it started after this many seconds. Defaults to the configured limit, which also caps it."}
 	},
 	"required": ["command"],

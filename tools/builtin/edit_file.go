@@ -39,7 +39,7 @@ func (editFile) ReadOnly() bool      { return false }
 var editFileSchema = schema(`{
 	"type": "object",
 	"properties": {
-		"path": {"type": "string", "description": "File to edit, relative to the workspace root or absolute."},
+		"path": {"type": "string", "description": "File to edit."},
 		"old_string": {"type": "string", "description": "The exact text to replace."},
 		"new_string": {"type": "string", "description": "The text to put in its place."},
 		"replace_all": {"type": "boolean", "description": "Replace every occurrence instead of exactly one. Default false."}

@@ -63,8 +63,8 @@ func (grepTool) ReadOnly() bool      { return true }
 var grepSchema = schema(`{
 	"type": "object",
 	"properties": {
-		"pattern": {"type": "string", "description": "Regular expression (Go RE2 syntax) matched against each line. A plain string is searched literally, fast."},
-		"path": {"type": "string", "description": "File or directory to search, relative to the workspace root or absolute. Default: the workspace root."},
+		"pattern": {"type": "string", "description": "The regular expression."},
+		"path": {"type": "string", "description": "File or directory to search."},
 		"glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.go\", \"*.{ts,tsx}\" or \"**/*_test.go\". Without a '/' it matches file names at any depth."},
 		"ignore_case": {"type": "boolean", "description": "Match case-insensitively. Default false."},
 		"output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "content (default): matching lines as path:line:text. files_with_matches: only the paths. count: path:count per file."},

@@ -40,7 +40,7 @@ func (lsTool) ReadOnly() bool      { return true }
 var lsSchema = schema(`{
 	"type": "object",
 	"properties": {
-		"path": {"type": "string", "description": "Directory to list, relative to the workspace root or absolute. Default: the workspace root."}
+		"path": {"type": "string", "description": "Directory to list."}
 	},
 	"additionalProperties": false
 }`)

@@ -40,7 +40,7 @@ func (multiEdit) ReadOnly() bool      { return false }
 var multiEditSchema = schema(`{
 	"type": "object",
 	"properties": {
-		"path": {"type": "string", "description": "File to edit, relative to the workspace root or absolute."},
+		"path": {"type": "string", "description": "File to edit."},
 		"edits": {
 			"type": "array",
 			"minItems": 1,

@@ -35,7 +35,7 @@ var projectGraphSchema = schema(`{
 	"properties": {
 		"action": {"type": "string", "enum": ["find_symbol", "find_references", "definition", "rename_check", "diagnostics"], "description": "What to ask."},
 		"symbol": {"type": "string", "description": "A symbol name: Name, pkg.Name or Type.Method."},
-		"path": {"type": "string", "description": "A file, relative to the workspace root or absolute."},
+		"path": {"type": "string", "description": "A file."},
 		"line": {"type": "integer", "minimum": 1, "description": "1-based line of an occurrence in path."},
 		"column": {"type": "integer", "minimum": 1, "description": "1-based column (characters) of an occurrence in path."},
 		"new_name": {"type": "string", "description": "For rename_check: the proposed name."}

@@ -51,7 +51,7 @@ func (readFile) CapsResult() bool { return true }
 var readFileSchema = schema(`{
 	"type": "object",
 	"properties": {
-		"path": {"type": "string", "description": "File to read, relative to the workspace root or absolute."},
+		"path": {"type": "string", "description": "File to read."},
 		"offset": {"type": "integer", "minimum": 1, "description": "First line to read, 1-based. Default 1."},
 		"limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines. Default 2000."}
 	},

@@ -39,7 +39,7 @@ func (writeFile) ReadOnly() bool      { return false }
 var writeFileSchema = schema(`{
 	"type": "object",
 	"properties": {
-		"path": {"type": "string", "description": "File to write, relative to the workspace root or absolute."},
+		"path": {"type": "string", "description": "File to write."},
 		"content": {"type": "string", "description": "The complete new content of the file."}
 	},
 	"required": ["path", "content"],
