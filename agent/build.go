@@ -330,30 +330,31 @@ func needsGraph(t tools.Tool) bool {
 }
 
 // offeredTools is the registry of the tools the agent offers: the built-in
-// ones [tools] enabled allows, less those that need a project graph when
-// [graph] is turned off, exit_plan_mode, and task unless [tools] enabled
-// lists tools and not it.
+// ones of [tools] profile that [tools] enabled allows, less those that
+// need a project graph when [graph] is turned off, then exit_plan_mode,
+// and task unless [tools] enabled lists tools and not it — or, in the
+// lean profile, unless it lists task.
 func offeredTools(cfg *config.Config) (*tools.Registry, error) {
 	enabled := slices.DeleteFunc(slices.Clone(cfg.Tools.Enabled), func(n string) bool { return n == taskName })
-	withTask := len(cfg.Tools.Enabled) == 0 || len(enabled) < len(cfg.Tools.Enabled)
+	listsTask := len(enabled) < len(cfg.Tools.Enabled)
+	withTask := len(cfg.Tools.Enabled) == 0 || listsTask
 	builtins, err := tools.DefaultRegistry(enabled)
+	if cfg.Tools.Profile == tools.ProfileLean {
+		builtins, err = tools.LeanRegistry(enabled)
+		withTask = listsTask
+	}
 	if err != nil {
 		return nil, err
 	}
 	graphOn := config.On(cfg.Graph.Enabled, true)
-	var offered []tools.Tool
-	for _, name := range builtins.Names() {
-		t, _ := builtins.Get(name)
-		if needsGraph(t) && !graphOn {
-			continue
-		}
-		offered = append(offered, t)
+	offered, err := builtins.Pick(func(t tools.Tool) bool { return graphOn || !needsGraph(t) })
+	if err != nil {
+		return nil, err
 	}
-	offered = append(offered, ExitPlanTool())
 	if withTask {
-		offered = append(offered, TaskTool())
+		return offered.With(ExitPlanTool(), TaskTool())
 	}
-	return tools.NewRegistry(offered...)
+	return offered.With(ExitPlanTool())
 }
 
 // newSandbox returns the guard over the tools' file access — writes within
@@ -454,10 +455,14 @@ func newGate(cfg *config.Config, opts Options, env *tools.Env, fsys tools.FS) (*
 }
 
 // systemPrompt is [agent] system_prompt, or the contents of
-// system_prompt_file when that is set; empty means the built-in prompt.
+// system_prompt_file when that is set; empty means the built-in prompt,
+// the lean profile's own short one for that profile.
 func systemPrompt(cfg *config.Config) (string, error) {
 	f := cfg.Agent.SystemPromptFile
 	if f == "" {
+		if cfg.Agent.SystemPrompt == "" && cfg.Tools.Profile == tools.ProfileLean {
+			return leanSystemPrompt, nil
+		}
 		return cfg.Agent.SystemPrompt, nil
 	}
 	b, err := os.ReadFile(f)

@@ -22,6 +22,12 @@ import (
 //go:embed prompt.md
 var defaultSystemPrompt string
 
+// leanSystemPrompt is the built-in system prompt of the lean tool
+// profile, short as its tools' descriptions are.
+//
+//go:embed prompt_lean.md
+var leanSystemPrompt string
+
 // toolConventions is what holds for every built-in tool, said once here
 // rather than in each tool's description: those are sent on every
 // request, and a repeated sentence is paid for each time it appears. It

@@ -103,15 +103,9 @@ var taskLeftOut = map[string]bool{taskName: true, exitPlanName: true, "ask": tru
 // taskTools is the registry of a child: the parent's tools less
 // taskLeftOut, and for a read-only child only the trusted read-only ones.
 func taskTools(parent *tools.Registry, readOnly bool) (*tools.Registry, error) {
-	var picked []tools.Tool
-	for _, name := range parent.Names() {
-		tool, _ := parent.Get(name)
-		if taskLeftOut[name] || (readOnly && !tools.TrustedReadOnly(tool)) {
-			continue
-		}
-		picked = append(picked, tool)
-	}
-	return tools.NewRegistry(picked...)
+	return parent.Pick(func(t tools.Tool) bool {
+		return !taskLeftOut[t.Name()] && (!readOnly || tools.TrustedReadOnly(t))
+	})
 }
 
 // runTask runs a task call: a child session does the sub-task, and its

@@ -66,6 +66,9 @@ type Registry struct {
 	tools map[string]Tool
 	// flat holds the tools whose schemas are shown flattened.
 	flat map[string]flatSchema
+	// lean shows the tools that have a lean description (lean.go) with
+	// it and with their LeanSchema.
+	lean bool
 }
 
 // NewRegistry builds a registry from tools in the given order. A duplicate
@@ -118,7 +121,28 @@ func (r *Registry) With(more ...Tool) (*Registry, error) {
 	for _, name := range r.order {
 		all = append(all, r.tools[name])
 	}
-	return NewRegistry(append(all, more...)...)
+	return r.keepProfile(NewRegistry(append(all, more...)...))
+}
+
+// Pick returns a registry of those of r's tools that keep accepts, in
+// r's order and shown as r shows them.
+func (r *Registry) Pick(keep func(Tool) bool) (*Registry, error) {
+	var picked []Tool
+	for _, name := range r.order {
+		if t := r.tools[name]; keep(t) {
+			picked = append(picked, t)
+		}
+	}
+	return r.keepProfile(NewRegistry(picked...))
+}
+
+// keepProfile shows the registry derived shown as r is shown.
+func (r *Registry) keepProfile(derived *Registry, err error) (*Registry, error) {
+	if err != nil {
+		return nil, err
+	}
+	derived.lean = r.lean
+	return derived, nil
 }
 
 // Get returns the named tool.
@@ -145,13 +169,16 @@ func (r *Registry) Schemas() []Schema {
 	out := make([]Schema, 0, len(r.order))
 	for _, name := range r.order {
 		t := r.tools[name]
-		params := t.Schema()
+		params, desc := t.Schema(), t.Description()
 		if f, ok := r.flat[name]; ok {
 			params = f.params
 		}
+		if lean, ok := leanDescription(name); r.lean && ok {
+			params, desc = LeanSchema(params), lean
+		}
 		out = append(out, Schema{
 			Name:        t.Name(),
-			Description: t.Description(),
+			Description: desc,
 			Parameters:  params,
 		})
 	}

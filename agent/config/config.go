@@ -154,11 +154,17 @@ type AgentConfig struct {
 // ToolsConfig is the [tools] table.
 type ToolsConfig struct {
 	// Enabled restricts the built-in tools; empty means all.
-	Enabled            []string `toml:"enabled"`
-	BashTimeoutSeconds int      `toml:"bash_timeout_seconds"`
+	Enabled []string `toml:"enabled"`
+	// Profile is the set of built-in tools offered and how they are
+	// described: "full" (also when empty) or "lean", a few tools with
+	// short descriptions for models with small context windows.
+	Profile            string `toml:"profile"`
+	BashTimeoutSeconds int    `toml:"bash_timeout_seconds"`
 	// MCPCallTimeoutSeconds bounds an MCP tool call when its plugin sets
 	// no bound of its own; 0 means the default (300 s).
 	MCPCallTimeoutSeconds int `toml:"mcp_call_timeout_seconds"`
+
+	profileAt Pos
 }
 
 // PermissionConfig is the [permissions] table.

@@ -307,6 +307,11 @@ func (c *Config) validate() error {
 	default:
 		return &Error{At: c.approvalAt, Msg: fmt.Sprintf("[permissions] approval must be ask, auto or yolo, not %q", c.Permissions.Approval)}
 	}
+	switch c.Tools.Profile {
+	case "", "full", "lean":
+	default:
+		return &Error{At: c.Tools.profileAt, Msg: fmt.Sprintf("[tools] profile must be full or lean, not %q", c.Tools.Profile)}
+	}
 	switch c.Sandbox.Bash {
 	case "", "enforce", "off":
 	default:

@@ -146,6 +146,7 @@ func init() {
 
 		// [tools] enabled is a restriction: a layer's list replaces.
 		"tools.enabled": replace,
+		"tools.profile": recordAt(func(c *Config) *Pos { return &c.Tools.profileAt }),
 
 		"permissions.mode":     recordAt(func(c *Config) *Pos { return &c.permModeAt }),
 		"permissions.approval": recordAt(func(c *Config) *Pos { return &c.approvalAt }),
