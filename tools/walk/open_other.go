@@ -132,3 +132,7 @@ func readConfig(path string, skip func(string, bool) bool) []byte {
 	}
 	return data
 }
+
+// info lstats d's entry de by its path: this system offers no stat
+// relative to an open directory.
+func (d *dir) info(de fs.DirEntry, _ string) (fs.FileInfo, error) { return de.Info() }

@@ -120,9 +120,10 @@ func (e Entry) Name() string { return e.d.Name() }
 // Rel is the entry's path relative to the walk's root, slash-separated.
 func (e Entry) Rel() string { return filepath.ToSlash(e.Path[e.relOff:]) }
 
-// Info returns the entry's FileInfo, from an lstat of its real path made
-// on first use. It is metadata only: no content is read.
-func (e Entry) Info() (fs.FileInfo, error) { return e.d.Info() }
+// Info returns the entry's FileInfo, from an lstat of the entry made on
+// each call, relative to its open directory where the system allows (see
+// ReadFile). It is metadata only: no content is read.
+func (e Entry) Info() (fs.FileInfo, error) { return e.dir.info(e.d, e.Path) }
 
 // ReadFile reads the entry's content into buf's storage, as ReadAll
 // does, through the walk's confined open: the entry is opened relative to
