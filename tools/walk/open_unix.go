@@ -58,9 +58,6 @@ func (d *dir) sub(name, real string) (*dir, error) {
 	return newDir(fd, real), nil
 }
 
-// list returns the directory's entries, in no particular order.
-func (d *dir) list() ([]fs.DirEntry, error) { return d.f.ReadDir(-1) }
-
 // readFile reads d's file name (path is for errors) as ReadAll does. A
 // FIFO does not block the open, and a link is not followed.
 func (d *dir) readFile(name, path string, buf []byte, limit int) ([]byte, error) {

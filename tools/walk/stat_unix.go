@@ -9,18 +9,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// info lstats d's entry de relative to the open directory. The kernel
+// info lstats d's entry name relative to the open directory. The kernel
 // then looks up one name instead of every component of the entry's path,
 // which over a large tree is most of what a caller reading every entry's
 // metadata (the glob tool, a snapshot) spends; and, as every other open
 // below the root, it cannot be led elsewhere by a link swapped in above
 // the entry.
-func (d *dir) info(de fs.DirEntry, path string) (fs.FileInfo, error) {
+func (d *dir) info(name, path string) (fs.FileInfo, error) {
 	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, de.Name(), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return nil, &fs.PathError{Op: "lstat", Path: path, Err: err}
 	}
-	return &fileStat{name: de.Name(), st: st}, nil
+	return &fileStat{name: name, st: st}, nil
 }
 
 // fileStat is the fs.FileInfo of an fstatat call. Sys returns the
