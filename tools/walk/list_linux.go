@@ -41,18 +41,22 @@ func (d *dir) list() ([]dirent, error) {
 			continue
 		}
 		if err != nil {
-			return ents, &fs.PathError{Op: "readdirent", Path: d.f.Name(), Err: err}
+			return ents, &fs.PathError{Op: "readdirent", Path: d.real, Err: err}
 		}
 		if n <= 0 {
 			return ents, nil
 		}
+		if ents == nil {
+			// Records of short names take about 32 bytes.
+			ents = make([]dirent, 0, n/32+1)
+		}
 		for b := buf[:n]; len(b) > 0; {
 			if len(b) < direntName {
-				return ents, &fs.PathError{Op: "readdirent", Path: d.f.Name(), Err: unix.EIO}
+				return ents, &fs.PathError{Op: "readdirent", Path: d.real, Err: unix.EIO}
 			}
 			reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
 			if reclen < direntName || reclen > len(b) {
-				return ents, &fs.PathError{Op: "readdirent", Path: d.f.Name(), Err: unix.EIO}
+				return ents, &fs.PathError{Op: "readdirent", Path: d.real, Err: unix.EIO}
 			}
 			rec := b[:reclen]
 			b = b[reclen:]

@@ -413,6 +413,7 @@ func (w *walker) readDir(d *dir, t task) (files []Entry, subdirs []task, err err
 		}
 	}
 
+	files = make([]Entry, 0, len(ents))
 	for _, de := range ents {
 		name := de.name
 		typ := de.typ
