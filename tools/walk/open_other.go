@@ -133,6 +133,6 @@ func readConfig(path string, skip func(string, bool) bool) []byte {
 	return data
 }
 
-// info lstats d's entry name by its path: this system offers no stat
-// relative to an open directory.
-func (d *dir) info(_, path string) (fs.FileInfo, error) { return os.Lstat(path) }
+// info lstats d's entry name by its real path: this system offers no
+// stat relative to an open directory.
+func (d *dir) info(name, _ string) (fs.FileInfo, error) { return os.Lstat(filepath.Join(d.real, name)) }
