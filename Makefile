@@ -183,9 +183,9 @@ dist:
 # 10k, 100k and 1M files (per command, the turn's first command, Go heap,
 # whether a change deep in the tree is reported; beside a bare process
 # start and `rg --files`). Its repositories are created once per run:
-# 1M empty files take about 45 s to create and 30 s to remove on an idle
-# 2-core machine (nearly 2 min to create on a busy one), and the whole
-# table 3 to 4 min.
+# on a 2-core machine 1M empty files take 15 s to create when it is idle
+# and up to 2 min when it is busy, and as long again to remove; the whole
+# table then takes 1 to 4 min.
 # REASONIX_BENCH_MAX_FILES=100000 leaves out the sizes above it.
 bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'GrepVsRipgrep' -benchtime 5x ./tools/builtin
