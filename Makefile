@@ -177,9 +177,20 @@ dist:
 # command costs to start: as a bare process group, jailed, and as a unit
 # under its supervisor, unconfined and confined in its namespaces; and a
 # warm history search over about 100 MB of saved sessions, with the time
-# and memory its index took to build.
+# and memory its index took to build; glob against `rg --files` on
+# synthetic repositories of 1k, 25k and 100k files; and the scaling table
+# of a shell command through the bash tool with shell tracking on, at 1,
+# 10k, 100k and 1M files (per command, the turn's first command, Go heap,
+# whether a change deep in the tree is reported; beside a bare process
+# start and `rg --files`). Its repositories are created once per run:
+# on a 2-core machine 1M empty files take 15 s to create when it is idle
+# and up to 2 min when it is busy, and as long again to remove; the whole
+# table then takes 1 to 4 min.
+# REASONIX_BENCH_MAX_FILES=100000 leaves out the sizes above it.
 bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'GrepVsRipgrep' -benchtime 5x ./tools/builtin
+	$(GO) test -run '^$$' -bench 'GlobVsRgFiles' -benchtime 5x ./tools/builtin
+	$(GO) test -run '^$$' -bench 'ShellScale' -benchtime 1x -timeout 30m ./agent/
 	$(GO) test -run '^$$' -bench 'RoundTrip' -benchtime 500x ./agent/
 	$(GO) test -run '^$$' -bench 'PromptCache' -benchtime 3x ./agent/
 	$(GO) test -run '^$$' -bench 'CostVsNaive' -benchtime 1x ./agent/

@@ -85,13 +85,16 @@ func (globTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 	if prefix != "" {
 		start = filepath.Join(base, filepath.FromSlash(prefix))
 		if fi, err := env.FS.Stat(start); err != nil || !fi.IsDir() {
-			return globReport(env, args, nil), nil
+			return globReport(env, args, nil, 0), nil
 		}
 		prefix += "/"
 	}
+	// Keep only the newest globMaxResults matches as they are found: a
+	// large tree then costs neither a slice of every match nor sorting
+	// it, and the report lists the same files in the same order.
 	var (
-		mu    sync.Mutex // guards found
-		found []globMatch
+		mu     sync.Mutex // guards newest
+		newest = globNewest{limit: globMaxResults}
 	)
 	withheld := env.Withhold(base)
 	opts := walk.Options{Ceiling: env.Root, Skip: env.SkipForbidden(), Withhold: withheld.Func()}
@@ -104,7 +107,7 @@ func (globTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 			mtime = info.ModTime()
 		}
 		mu.Lock()
-		found = append(found, globMatch{path: e.Path, mtime: mtime})
+		newest.add(globMatch{path: e.Path, mtime: mtime})
 		mu.Unlock()
 		return nil
 	})
@@ -114,12 +117,78 @@ func (globTool) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage
 		}
 		return walkFailed(env, start, err), nil
 	}
-	return withNote(globReport(env, args, found), withheld.Note()), nil
+	return withNote(globReport(env, args, newest.sorted(), newest.total), withheld.Note()), nil
 }
 
 type globMatch struct {
 	path  string
 	mtime time.Time
+}
+
+// globBefore orders matches as the report lists them: newest first, which
+// puts the files being worked on at the top, then by path.
+func globBefore(a, b globMatch) int {
+	if c := b.mtime.Compare(a.mtime); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.path, b.path)
+}
+
+// globNewest keeps the first limit matches in globBefore's order of all
+// those added, in a heap whose root is the last of them, and counts them
+// all.
+type globNewest struct {
+	limit int
+	total int
+	kept  []globMatch
+}
+
+func (h *globNewest) add(m globMatch) {
+	h.total++
+	if len(h.kept) < h.limit {
+		h.kept = append(h.kept, m)
+		h.up(len(h.kept) - 1)
+		return
+	}
+	if globBefore(m, h.kept[0]) < 0 {
+		h.kept[0] = m
+		h.down(0)
+	}
+}
+
+// sorted returns the kept matches in globBefore's order.
+func (h *globNewest) sorted() []globMatch {
+	slices.SortFunc(h.kept, globBefore)
+	return h.kept
+}
+
+// up and down restore the heap property (no match comes after its
+// parent) for the match at i.
+func (h *globNewest) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if globBefore(h.kept[p], h.kept[i]) >= 0 {
+			return
+		}
+		h.kept[p], h.kept[i] = h.kept[i], h.kept[p]
+		i = p
+	}
+}
+
+func (h *globNewest) down(i int) {
+	for {
+		last := i
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(h.kept) && globBefore(h.kept[last], h.kept[c]) < 0 {
+				last = c
+			}
+		}
+		if last == i {
+			return
+		}
+		h.kept[i], h.kept[last] = h.kept[last], h.kept[i]
+		i = last
+	}
 }
 
 // globRelativePattern makes pattern relative to base. Models often write
@@ -149,10 +218,10 @@ func globRelativePattern(env *tools.Env, base, pattern string) (string, error) {
 	return pattern, nil
 }
 
-// globReport lists the matches newest first, which puts the files being
-// worked on at the top.
-func globReport(env *tools.Env, args globArgs, found []globMatch) tools.Result {
-	if len(found) == 0 {
+// globReport lists found, the first of total matches in globBefore's
+// order, and says how many more there are.
+func globReport(env *tools.Env, args globArgs, found []globMatch, total int) tools.Result {
+	if total == 0 {
 		where := env.Rel(env.Abs(args.Path))
 		if where == "." {
 			where = "the workspace"
@@ -162,22 +231,16 @@ func globReport(env *tools.Env, args globArgs, found []globMatch) tools.Result {
 			Summary: "no files",
 		}
 	}
-	slices.SortFunc(found, func(a, b globMatch) int {
-		if c := b.mtime.Compare(a.mtime); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.path, b.path)
-	})
 	var b strings.Builder
-	for _, m := range found[:min(len(found), globMaxResults)] {
+	for _, m := range found {
 		b.WriteString(env.Rel(m.path))
 		b.WriteByte('\n')
 	}
-	if rest := len(found) - globMaxResults; rest > 0 {
+	if rest := total - len(found); rest > 0 {
 		fmt.Fprintf(&b, "\n(%d more %s not shown: %d files match in all. Narrow the pattern or the path.)\n",
-			rest, grepPlural(rest, "file", "files"), len(found))
+			rest, grepPlural(rest, "file", "files"), total)
 	}
-	return tools.Result{Content: b.String(), Summary: fmt.Sprintf("%d %s", len(found), grepPlural(len(found), "file", "files"))}
+	return tools.Result{Content: b.String(), Summary: fmt.Sprintf("%d %s", total, grepPlural(total, "file", "files"))}
 }
 
 func (globTool) Traits() tools.Traits {

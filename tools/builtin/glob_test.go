@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -200,5 +201,48 @@ func TestGlobOrderAndCap(t *testing.T) {
 	}
 	if res.Summary != "520 files" {
 		t.Errorf("summary %q", res.Summary)
+	}
+}
+
+// TestGlobNewest checks that globNewest keeps the same matches, in the
+// same order, as sorting them all and cutting, whatever the order they
+// arrive in: equal times fall back to the path.
+func TestGlobNewest(t *testing.T) {
+	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name         string
+		n, limit     int
+		distinctTime int
+	}{
+		{"none", 0, 5, 1},
+		{"fewer than the limit", 3, 5, 3},
+		{"as many as the limit", 5, 5, 5},
+		{"more, distinct times", 200, 7, 200},
+		{"more, shared times", 200, 7, 4},
+		{"more, one time", 50, 10, 1},
+		{"more, zero times", 50, 10, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(c.n)))
+			var all []globMatch
+			for i := range c.n {
+				m := globMatch{path: fmt.Sprintf("/w/f%03d", i), mtime: day.Add(time.Duration(i%c.distinctTime) * time.Second)}
+				if strings.Contains(c.name, "zero") {
+					m.mtime = time.Time{}
+				}
+				all = append(all, m)
+			}
+			rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+			h := globNewest{limit: c.limit}
+			for _, m := range all {
+				h.add(m)
+			}
+			want := slices.Clone(all)
+			slices.SortFunc(want, globBefore)
+			want = want[:min(len(want), c.limit)]
+			if got := h.sorted(); !slices.Equal(got, want) || h.total != c.n {
+				t.Errorf("kept %v of %d, want %v of %d", got, h.total, want, c.n)
+			}
+		})
 	}
 }

@@ -20,6 +20,11 @@ type Glob struct {
 type globAlt struct {
 	text     string
 	basename bool // no '/': match the last path component only
+	// suffix is set when text is "*" and a literal: a name matches
+	// when it ends in suffix. "*.go", the commonest glob by far, then
+	// costs a comparison instead of a wildmatch.
+	suffix    string
+	hasSuffix bool
 }
 
 // maxGlobAlts bounds brace expansion, so "{a,b}{c,d}..." cannot explode.
@@ -46,7 +51,17 @@ func CompileGlob(pattern string) (*Glob, error) {
 		if a == "" {
 			return nil, fmt.Errorf("glob %q has an empty alternative", pattern)
 		}
-		g.alts = append(g.alts, globAlt{text: a, basename: basename})
+		// A leading "**/" matches any number of directories, none
+		// included, so "**/x" without another '/' matches what x
+		// matches as a base name.
+		if rest, ok := strings.CutPrefix(a, "**/"); ok && rest != "" && !strings.Contains(rest, "/") {
+			a, basename = rest, true
+		}
+		alt := globAlt{text: a, basename: basename}
+		if rest, ok := strings.CutPrefix(a, "*"); ok && basename && !strings.ContainsAny(rest, "*?[\\{") {
+			alt.suffix, alt.hasSuffix = rest, true
+		}
+		g.alts = append(g.alts, alt)
 	}
 	return g, nil
 }
@@ -61,6 +76,14 @@ func (g *Glob) Match(rel string) bool {
 		subject := rel
 		if a.basename {
 			subject = name
+		}
+		if a.hasSuffix {
+			// '*' matches any run of characters but '/', the empty
+			// one included; a base name holds no '/'.
+			if strings.HasSuffix(name, a.suffix) {
+				return true
+			}
+			continue
 		}
 		if wildmatch(a.text, subject) {
 			return true

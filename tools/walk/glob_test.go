@@ -1,6 +1,10 @@
 package walk
 
-import "testing"
+import (
+	"path"
+	"strings"
+	"testing"
+)
 
 func TestGlobMatch(t *testing.T) {
 	for _, c := range []struct {
@@ -75,6 +79,37 @@ func TestGlobErrors(t *testing.T) {
 	for _, p := range []string{"", "[abc", "*.{go,md", "a}b", "x/[!", "{,}"} {
 		if _, err := CompileGlob(p); err == nil {
 			t.Errorf("CompileGlob(%q): no error", p)
+		}
+	}
+}
+
+// TestGlobFastPaths checks that the shortcuts CompileGlob takes ("**/x"
+// as a base-name pattern, "*" and a literal as a suffix) match exactly
+// what wildmatch matches on the whole pattern.
+func TestGlobFastPaths(t *testing.T) {
+	paths := []string{
+		"main.go", ".go", "go", "a.go.txt", "a/main.go", "a/b/c/d.go", "a/.go",
+		"x", "a/x", "a/b/x", "ax", "a/xgo.go", "a/b/x.md", "a.go/b", "a.go/b.txt",
+	}
+	for _, pattern := range []string{
+		"**/*.go", "*.go", "**/*", "*", "**/.go", "**/x*.go", "**/x", "**/**",
+		"**/*.{go,md}", "**/a/*.go", "**/*x", "**/*[.]go",
+	} {
+		g, err := CompileGlob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			want := wildmatch(pattern, p)
+			if !strings.Contains(pattern, "/") {
+				want = wildmatch(pattern, path.Base(p))
+			}
+			if strings.Contains(pattern, "{") {
+				want = wildmatch("**/*.go", p) || wildmatch("**/*.md", p)
+			}
+			if got := g.Match(p); got != want {
+				t.Errorf("glob %q on %q: %v, wildmatch says %v", pattern, p, got, want)
+			}
 		}
 	}
 }

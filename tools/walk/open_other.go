@@ -53,13 +53,13 @@ func (d *dir) sub(name, real string) (*dir, error) {
 	return newDir(real), nil
 }
 
-func (d *dir) list() ([]fs.DirEntry, error) {
+func (d *dir) list() ([]dirent, error) {
 	f, err := os.Open(d.real)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return f.ReadDir(-1)
+	return dirents(f.ReadDir(-1))
 }
 
 func (d *dir) readFile(name, path string, buf []byte, limit int) ([]byte, error) {
@@ -132,3 +132,7 @@ func readConfig(path string, skip func(string, bool) bool) []byte {
 	}
 	return data
 }
+
+// info lstats d's entry name by its real path: this system offers no
+// stat relative to an open directory.
+func (d *dir) info(name, _ string) (fs.FileInfo, error) { return os.Lstat(filepath.Join(d.real, name)) }

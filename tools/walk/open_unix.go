@@ -20,8 +20,8 @@ import (
 // to open rather than leading elsewhere. No kernel feature newer than
 // openat is needed for that.
 type dir struct {
-	f  *os.File // owns fd; its Name is the directory's real path
-	fd int
+	fd   int    // a raw descriptor: an os.File's poller set-up and finalizer buy nothing here
+	real string // the directory's real path
 	// refs counts the tasks that still need the directory open: the one
 	// reading it, its batches of files, and its subdirectories until
 	// they are opened. The last to finish closes it.
@@ -29,7 +29,7 @@ type dir struct {
 }
 
 func newDir(fd int, real string) *dir {
-	d := &dir{f: os.NewFile(uintptr(fd), real), fd: fd}
+	d := &dir{fd: fd, real: real}
 	d.refs.Store(1)
 	return d
 }
@@ -58,9 +58,6 @@ func (d *dir) sub(name, real string) (*dir, error) {
 	return newDir(fd, real), nil
 }
 
-// list returns the directory's entries, in no particular order.
-func (d *dir) list() ([]fs.DirEntry, error) { return d.f.ReadDir(-1) }
-
 // readFile reads d's file name (path is for errors) as ReadAll does. A
 // FIFO does not block the open, and a link is not followed.
 func (d *dir) readFile(name, path string, buf []byte, limit int) ([]byte, error) {
@@ -75,7 +72,7 @@ func (d *dir) readFile(name, path string, buf []byte, limit int) ([]byte, error)
 func (d *dir) hold() { d.refs.Add(1) }
 func (d *dir) release() {
 	if d.refs.Add(-1) == 0 {
-		d.f.Close()
+		unix.Close(d.fd)
 	}
 }
 

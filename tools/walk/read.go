@@ -65,3 +65,12 @@ func grow(buf []byte, n, limit int) []byte {
 	copy(nb, buf[:n])
 	return nb
 }
+
+// dirents converts a listing from the os package.
+func dirents(des []fs.DirEntry, err error) ([]dirent, error) {
+	ents := make([]dirent, len(des))
+	for i, de := range des {
+		ents[i] = dirent{name: de.Name(), typ: de.Type()}
+	}
+	return ents, err
+}

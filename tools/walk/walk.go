@@ -109,20 +109,28 @@ type Entry struct {
 	// points to.
 	Type fs.FileMode
 
-	relOff int // where the path below the root starts in Path
-	d      fs.DirEntry
-	dir    *dir // the open directory that holds the entry
+	relOff int    // where the path below the root starts in Path
+	name   string // the entry's base name
+	dir    *dir   // the open directory that holds the entry
+}
+
+// A dirent is one entry of a directory listing: its name and the type
+// bits the listing gave.
+type dirent struct {
+	name string
+	typ  fs.FileMode
 }
 
 // Name is the entry's base name.
-func (e Entry) Name() string { return e.d.Name() }
+func (e Entry) Name() string { return e.name }
 
 // Rel is the entry's path relative to the walk's root, slash-separated.
 func (e Entry) Rel() string { return filepath.ToSlash(e.Path[e.relOff:]) }
 
-// Info returns the entry's FileInfo, from an lstat of its real path made
-// on first use. It is metadata only: no content is read.
-func (e Entry) Info() (fs.FileInfo, error) { return e.d.Info() }
+// Info returns the entry's FileInfo, from an lstat of the entry made on
+// each call, relative to its open directory where the system allows (see
+// ReadFile). It is metadata only: no content is read.
+func (e Entry) Info() (fs.FileInfo, error) { return e.dir.info(e.name, e.Path) }
 
 // ReadFile reads the entry's content into buf's storage, as ReadAll
 // does, through the walk's confined open: the entry is opened relative to
@@ -130,7 +138,7 @@ func (e Entry) Info() (fs.FileInfo, error) { return e.d.Info() }
 // what is read is the file the walk listed and judged. A file longer than
 // limit, when limit is positive, fails with ErrTooLarge.
 func (e Entry) ReadFile(buf []byte, limit int) ([]byte, error) {
-	return e.dir.readFile(e.d.Name(), e.Path, buf, limit)
+	return e.dir.readFile(e.name, e.Path, buf, limit)
 }
 
 // Walk calls visit for every file below root that the ignore rules let
@@ -384,7 +392,7 @@ func (w *walker) readDir(d *dir, t task) (files []Entry, subdirs []task, err err
 		// The root's own rules came from loadRules.
 		hasGit, hasIgnore := false, false
 		for _, e := range ents {
-			switch e.Name() {
+			switch e.name {
 			case gitDir:
 				hasGit = true
 			case ignoreFile:
@@ -405,9 +413,10 @@ func (w *walker) readDir(d *dir, t task) (files []Entry, subdirs []task, err err
 		}
 	}
 
+	files = make([]Entry, 0, len(ents))
 	for _, de := range ents {
-		name := de.Name()
-		typ := de.Type()
+		name := de.name
+		typ := de.typ
 		isDir := typ.IsDir()
 		path := prefix + name
 		shown := path
@@ -433,7 +442,7 @@ func (w *walker) readDir(d *dir, t task) (files []Entry, subdirs []task, err err
 		if w.opts.Withhold != nil && w.opts.Withhold(path, isDir) {
 			continue
 		}
-		e := Entry{Path: shown, Type: typ, relOff: len(w.shown), d: de, dir: d}
+		e := Entry{Path: shown, Type: typ, relOff: len(w.shown), name: name, dir: d}
 		if !isDir {
 			files = append(files, e)
 			continue
