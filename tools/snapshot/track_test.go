@@ -1,0 +1,116 @@
+package snapshot
+
+import (
+	"maps"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/reasonix/reasonix/tools/permission"
+)
+
+func isControl(rel string) bool {
+	_, ok := permission.ControlRoot(rel)
+	return ok
+}
+
+// sh runs a shell command in dir, as the bash tool would.
+func sh(t *testing.T, dir, command string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", command, err, out)
+	}
+}
+
+// syncNames syncs tr and renders what it found as diffNames does, with
+// "*path" for a new repository.
+func syncNames(t *testing.T, tr *Tracker) ([]string, Changes) {
+	t.Helper()
+	c, err := tr.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := diffNames(tr.root, c.Diffs)
+	for _, r := range c.NewRepos {
+		rel, _ := filepath.Rel(tr.root, r)
+		got = append(got, "*"+filepath.ToSlash(rel))
+	}
+	slices.Sort(got)
+	return got, c
+}
+
+// sameAsTake checks that what the Tracker holds is what a snapshot taken
+// now lists: the files, their metadata and the control paths.
+func sameAsTake(t *testing.T, tr *Tracker) {
+	t.Helper()
+	want, err := Take(t.Context(), tr.root, tr.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tr.Snapshot()
+	if d := diffNames(tr.root, Diff(want, got)); len(d) > 0 {
+		t.Errorf("the tracker differs from a snapshot: %q", d)
+	}
+	if g, w := tr.Control(), want.Control(); !slices.Equal(g, w) {
+		t.Errorf("control paths %q, want %q", g, w)
+	}
+	if g, w := slices.Sorted(maps.Keys(got.repos)), slices.Sorted(maps.Keys(want.repos)); !slices.Equal(g, w) {
+		t.Errorf("repositories %q, want %q", g, w)
+	}
+}
+
+// TestTracker: commands in turn, each reported alone, with the ignore
+// files, the skip rule and the control names holding as in a snapshot.
+func TestTracker(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"a.txt": "a", "sub/b.txt": "b", "sub/deep/c.txt": "c",
+		".gitignore": "build/\n*.log\n.vscode/\n", "build/out.bin": "x",
+		"secret/key": "k", ".vscode/settings.json": "{}",
+	})
+	secret := filepath.Join(root, "secret")
+	if real, err := filepath.EvalSymlinks(secret); err == nil {
+		secret = real
+	}
+	opts := Options{Control: isControl, Skip: func(p string, _ bool) bool { return p == secret }}
+	tr := NewTracker(root, opts)
+	defer tr.Close()
+	if got, c := syncNames(t, tr); len(got) > 0 || c.Notice != "" {
+		t.Fatalf("the first listing reported %q, %q", got, c.Notice)
+	}
+	sameAsTake(t, tr)
+	for _, step := range []struct {
+		command string
+		want    []string
+	}{
+		{"echo more >> sub/deep/c.txt", []string{"~sub/deep/c.txt"}},
+		{"true", nil},
+		{"rm a.txt && echo n > new.txt && echo l > x.log", []string{"+new.txt", "-a.txt"}},
+		{"mkdir -p n1/n2 && echo d > n1/n2/d.txt", []string{"+n1/n2/d.txt"}},
+		{"mv sub moved", []string{"+moved/b.txt", "+moved/deep/c.txt", "-sub/b.txt", "-sub/deep/c.txt"}},
+		{"echo y > moved/deep/y.txt", []string{"+moved/deep/y.txt"}},
+		{"rm -r n1", []string{"-n1/n2/d.txt"}},
+		{"echo z > build/z && echo s > secret/s", nil},
+		// Control paths are listed though the ignore files leave them
+		// out; a nested repository's .git is reported.
+		{"echo '{\"x\":1}' > .vscode/settings.json && mkdir -p pkg && echo t > pkg/reasonix.toml", []string{"+pkg/reasonix.toml", "~.vscode/settings.json"}},
+		{"mkdir -p repo/.git && echo r > repo/r.txt", []string{"*repo/.git", "+repo/r.txt"}},
+		// A changed ignore file shows what it no longer leaves out.
+		{"echo '*.log' > .gitignore", []string{"+build/out.bin", "+build/z", "~.gitignore"}},
+		{"echo q > moved/deep/q.log", nil},
+		{"rm .gitignore", []string{"+moved/deep/q.log", "+x.log", "-.gitignore"}},
+	} {
+		sh(t, root, step.command)
+		got, c := syncNames(t, tr)
+		if !slices.Equal(got, step.want) {
+			t.Errorf("%s: got %q, want %q", step.command, got, step.want)
+		}
+		if c.Notice != "" {
+			t.Errorf("%s: notice %q", step.command, c.Notice)
+		}
+		sameAsTake(t, tr)
+	}
+}
