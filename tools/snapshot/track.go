@@ -324,21 +324,6 @@ func (t *Tracker) Control() []string {
 	return out
 }
 
-// Snapshot returns the files the Tracker knows as a Snapshot, for a
-// Keeper. It costs a map of every file: once a turn, not a command.
-func (t *Tracker) Snapshot() *Snapshot {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := &Snapshot{Root: t.root, files: map[string]stat{}, repos: maps.Clone(t.repos)}
-	for dir, d := range t.dirs {
-		for name, st := range d.files {
-			s.files[filepath.Join(dir, name)] = stat{size: st.size, mtime: time.Unix(0, st.mtime), mode: fs.FileMode(st.mode)}
-		}
-	}
-	s.control = slices.Collect(maps.Keys(t.control))
-	return s
-}
-
 // full lists the whole workspace again and compares it with the state.
 func (t *Tracker) full(ctx context.Context, c *Changes, maxFiles int, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, cmpOr(timeout, DefaultTimeout))

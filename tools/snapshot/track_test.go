@@ -1,11 +1,13 @@
 package snapshot
 
 import (
+	"io/fs"
 	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/tools/permission"
 )
@@ -50,7 +52,7 @@ func sameAsTake(t *testing.T, tr *Tracker) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := tr.Snapshot()
+	got := snapshotOf(tr)
 	if d := diffNames(tr.root, Diff(want, got)); len(d) > 0 {
 		t.Errorf("the tracker differs from a snapshot: %q", d)
 	}
@@ -82,6 +84,7 @@ func TestTracker(t *testing.T) {
 		t.Fatalf("the first listing reported %q, %q", got, c.Notice)
 	}
 	sameAsTake(t, tr)
+	k := tr.Keeper(t.Context(), KeepOptions{})
 	for _, step := range []struct {
 		command string
 		want    []string
@@ -113,4 +116,24 @@ func TestTracker(t *testing.T) {
 		}
 		sameAsTake(t, tr)
 	}
+	// The Keeper holds the texts from before the first command.
+	for name, want := range map[string]string{"sub/deep/c.txt": "c", "a.txt": "a"} {
+		if text, _, known := k.Before(t.Context(), filepath.Join(root, name)); !known || string(text) != want {
+			t.Errorf("Before(%s) = %q, %v; want %q", name, text, known, want)
+		}
+	}
+}
+
+// snapshotOf returns the files the Tracker knows as a Snapshot.
+func snapshotOf(t *Tracker) *Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := &Snapshot{Root: t.root, files: map[string]stat{}, repos: maps.Clone(t.repos)}
+	for dir, d := range t.dirs {
+		for name, st := range d.files {
+			s.files[filepath.Join(dir, name)] = stat{size: st.size, mtime: time.Unix(0, st.mtime), mode: fs.FileMode(st.mode)}
+		}
+	}
+	s.control = slices.Collect(maps.Keys(t.control))
+	return s
 }
