@@ -76,6 +76,8 @@ type Tracker struct {
 	// maxBaseline bounds the first listing; zero means
 	// DefaultMaxTracked.
 	maxBaseline int
+	// windows are the windows open.
+	windows map[*Window]bool
 	// wds maps each watch to its directory, wdOf back.
 	wds  map[int32]string
 	wdOf map[string]int32
@@ -124,6 +126,61 @@ func NewTracker(root string, opts Options) *Tracker {
 func (t *Tracker) Sync(ctx context.Context) (Changes, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	c, err := t.sync(ctx)
+	for w := range t.windows {
+		w.c.Diffs = append(w.c.Diffs, c.Diffs...)
+		w.c.NewRepos = append(w.c.NewRepos, c.NewRepos...)
+		w.c.Notice = joinNotice(w.c.Notice, c.Notice)
+	}
+	return c, err
+}
+
+// A Window collects what changes between its Begin and its End, whatever
+// other windows sync meanwhile: the commands of parallel tasks, or of
+// several sessions, share one Tracker.
+type Window struct {
+	c Changes // guarded by the Tracker's mu
+}
+
+// Begin syncs and opens a window.
+func (t *Tracker) Begin(ctx context.Context) (*Window, Changes, error) {
+	c, err := t.Sync(ctx)
+	if err != nil {
+		return nil, c, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := &Window{}
+	if t.windows == nil {
+		t.windows = map[*Window]bool{}
+	}
+	t.windows[w] = true
+	return w, c, nil
+}
+
+// End syncs, closes w and returns what changed while it was open, each
+// path once.
+func (t *Tracker) End(ctx context.Context, w *Window) (Changes, error) {
+	_, err := t.Sync(ctx)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.windows, w)
+	c := w.c
+	c.Diffs = merge(c.Diffs)
+	return c, err
+}
+
+func joinNotice(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "" || a == b:
+		return a
+	}
+	return a + "; " + b
+}
+
+func (t *Tracker) sync(ctx context.Context) (Changes, error) {
 	if t.off {
 		return Changes{}, t.offErr
 	}

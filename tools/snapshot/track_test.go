@@ -137,3 +137,37 @@ func snapshotOf(t *Tracker) *Snapshot {
 	s.control = slices.Collect(maps.Keys(t.control))
 	return s
 }
+
+// TestTrackerWindows: commands that run at once each get what changed
+// while they ran, though the other synced meanwhile.
+func TestTrackerWindows(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"a.txt": "a"})
+	tr := NewTracker(root, Options{})
+	defer tr.Close()
+	begin := func() *Window {
+		w, _, err := tr.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	end := func(w *Window) []string {
+		c, err := tr.End(t.Context(), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return diffNames(root, c.Diffs)
+	}
+	wa := begin()
+	sh(t, root, "echo b > b.txt")
+	wb := begin()
+	sh(t, root, "echo c > c.txt && echo more >> a.txt")
+	if got, want := end(wb), []string{"+c.txt", "~a.txt"}; !slices.Equal(got, want) {
+		t.Errorf("the second window: %q, want %q", got, want)
+	}
+	sh(t, root, "echo again >> a.txt")
+	if got, want := end(wa), []string{"+b.txt", "+c.txt", "~a.txt"}; !slices.Equal(got, want) {
+		t.Errorf("the first window: %q, want %q", got, want)
+	}
+}
