@@ -111,6 +111,10 @@ type Agent struct {
 	Plugins     *mcp.Manager
 	ownsPlugins bool // Close closes Plugins
 	ownsProcs   bool // Close closes Env.Procs, ending what commands left running
+	ownsShells  bool // Close closes shells
+	// shells tracks the files shell commands change, for the agent's
+	// life; nil makes each turn track them for itself.
+	shells *shellTracking
 	ownsJail    bool // Close closes Env.Jail, removing its private caches
 
 	// Secrets are values that must not reach the model, the session
@@ -290,6 +294,9 @@ func (a *Agent) Close() error {
 		if _, notice := a.Env.Control.Settle(context.Background(), false, a.Env.Rel); notice != "" && a.Sink != nil {
 			a.Sink(Event{Kind: EventNotice, Text: "bash: " + notice})
 		}
+	}
+	if a.ownsShells && a.shells != nil {
+		err = cmp.Or(err, a.shells.close())
 	}
 	if j, ok := a.Env.Jail.(io.Closer); a.ownsJail && ok {
 		err = cmp.Or(err, j.Close())

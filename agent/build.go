@@ -141,6 +141,9 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		CommandDirs:     CommandDirs(root, home, userHome()),
 		config:          cfg,
 		models:          &models{},
+		// Shell commands' changes are tracked for the agent's life.
+		shells:     &shellTracking{},
+		ownsShells: true,
 	}
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		a.Price = &p
