@@ -239,6 +239,9 @@ func (t *turn) changes() []FileChange {
 // (snapshot.Tracker). Copies of an agent (a task's, another model's)
 // share it.
 type shellTracking struct {
+	// maxFiles bounds the files tracked; zero is the Tracker's default.
+	maxFiles int
+
 	mu sync.Mutex // guards tr
 	tr *shellsnap.Tracker
 }
@@ -248,7 +251,7 @@ func (s *shellTracking) tracker(env *tools.Env) *shellsnap.Tracker {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tr == nil {
-		s.tr = shellsnap.NewTracker(env.Root, shellsnap.Options{Skip: env.SkipForbidden(), Control: isControl})
+		s.tr = shellsnap.NewTracker(env.Root, shellsnap.Options{Skip: env.SkipForbidden(), Control: isControl, MaxFiles: s.maxFiles})
 	}
 	return s.tr
 }
@@ -292,7 +295,7 @@ func isControl(rel string) bool {
 
 // untracked is what the model is told when the files a command changes
 // cannot be tracked.
-const untracked = "the files shell commands change are not tracked in this workspace (%v): they are not among the turn's changes"
+const untracked = "%v (what shell commands change is not among the turn's changes)"
 
 // BeforeShell opens a window of the Tracker just before a command (the
 // first command lists the workspace), and returns the control paths it

@@ -73,9 +73,6 @@ type Tracker struct {
 	// then lists the whole workspace).
 	ev       *events
 	degraded string
-	// maxBaseline bounds the first listing; zero means
-	// DefaultMaxTracked.
-	maxBaseline int
 	// windows are the windows open.
 	windows map[*Window]bool
 	// wds maps each watch to its directory, wdOf back.
@@ -112,9 +109,10 @@ type Changes struct {
 }
 
 // NewTracker returns a Tracker of root; nothing is listed before the
-// first Sync. opts.MaxFiles and opts.Timeout bound the full listings of
-// the fallback; the baseline is bounded by DefaultMaxTracked and
-// DefaultBaselineTimeout.
+// first Sync. opts.MaxFiles bounds every full listing, the first
+// included (zero means DefaultMaxTracked, not DefaultMaxFiles: a
+// Tracker's commands do not pay for the files); opts.Timeout bounds
+// those of the fallback, and DefaultBaselineTimeout the first.
 func NewTracker(root string, opts Options) *Tracker {
 	return &Tracker{root: filepath.Clean(root), opts: opts}
 }
@@ -282,7 +280,7 @@ func (t *Tracker) baseline(ctx context.Context) (Changes, error) {
 			c.Notice = degradedNotice + err.Error()
 		}
 	}
-	err = t.full(ctx, &c, cmpOr(t.maxBaseline, DefaultMaxTracked), DefaultBaselineTimeout)
+	err = t.full(ctx, &c, t.opts.MaxFiles, DefaultBaselineTimeout)
 	if errors.Is(err, errWatch) {
 		// The listing is whole; only the watch is not.
 		t.degrade(err)

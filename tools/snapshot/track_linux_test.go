@@ -122,8 +122,7 @@ func TestTrackerFallback(t *testing.T) {
 func TestTrackerOff(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, map[string]string{"a": "", "b": "", "c": ""})
-	tr := NewTracker(root, Options{})
-	tr.maxBaseline = 2
+	tr := NewTracker(root, Options{MaxFiles: 2})
 	defer tr.Close()
 	if _, err := tr.Sync(t.Context()); !errors.Is(err, ErrOff) || !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Sync: %v, want ErrOff and ErrTooLarge", err)
