@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -223,6 +224,9 @@ func (t *Tracker) incremental(ctx context.Context, c *Changes) string {
 	}
 	dirs := map[string]map[string]bool{}
 	for wd, names := range touched {
+		if wd < 0 {
+			continue // the queue's own events
+		}
 		d, ok := t.wds[wd]
 		if !ok {
 			continue // a watch removed since
@@ -240,11 +244,107 @@ func (t *Tracker) incremental(ctx context.Context, c *Changes) string {
 		if t.dirs[d] == nil {
 			continue
 		}
-		if err := t.list(ctx, d, false, dirs[d], 0, c); err != nil {
+		var err error
+		if names := dirs[d]; len(names) <= maxRestat && !names[""] && !names[ignoreFile] {
+			err = t.restat(ctx, d, names, c)
+		} else {
+			err = t.list(ctx, d, false, names, 0, c)
+		}
+		if err != nil {
 			return err.Error()
 		}
 	}
 	return ""
+}
+
+// maxRestat is the most entries of one directory that had events that
+// are looked at one by one; past it the directory is listed again.
+const maxRestat = 64
+
+// ignoreFile is the name of the files of ignore rules.
+const ignoreFile = ".gitignore"
+
+// restat looks again at the entries of the known directory dir named
+// names, which had events, judging each as a walk of dir would (the
+// skip rule, the ignore rules in force there, the control names), and
+// brings the state up to date. A directory that appears is listed
+// whole.
+func (t *Tracker) restat(ctx context.Context, dir string, names map[string]bool, c *Changes) error {
+	real := realDir(dir)
+	ld := walk.LoadDir(real, walk.Options{Ceiling: t.root, Skip: t.opts.Skip})
+	kept := dir != t.root && ld.Ignored()
+	admits := func(name string, isDir bool) bool {
+		if t.opts.Skip != nil && t.opts.Skip(filepath.Join(real, name), isDir) {
+			return false
+		}
+		if !kept && ld.IgnoredEntry(name, isDir) {
+			return t.opts.Control != nil && t.opts.Control(name)
+		}
+		return true
+	}
+	s := t.dirs[dir]
+	for name := range names {
+		p := filepath.Join(dir, name)
+		info, err := os.Lstat(p)
+		exists := err == nil
+		isDir := exists && info.IsDir()
+		if isDir && isVCSDir(name) {
+			// Never walked; a repository's .git is reported.
+			if name == ".git" && t.opts.Control != nil {
+				t.repo(p, t.opts.Skip == nil || !t.opts.Skip(filepath.Join(real, name), true), c)
+			}
+			exists = false
+		} else if name == ".git" {
+			t.repo(p, false, c)
+		}
+		listed := exists && admits(name, isDir)
+		if s.subs[name] && (!listed || !isDir) {
+			delete(s.subs, name)
+			t.drop(p, c)
+		}
+		if prev, had := s.files[name]; had && (!listed || isDir) {
+			delete(s.files, name)
+			delete(t.control, p)
+			c.Diffs = append(c.Diffs, Difference{Path: p, Deleted: true})
+		} else if listed && !isDir {
+			st := statOf(info)
+			switch {
+			case !had:
+				c.Diffs = append(c.Diffs, Difference{Path: p, Created: true})
+			case prev != st:
+				c.Diffs = append(c.Diffs, Difference{Path: p})
+			}
+			s.files[name] = st
+			if t.opts.Control != nil && t.opts.Control(t.rel(p)) {
+				t.control[p] = true
+			}
+		}
+		if listed && isDir {
+			// New, or replaced: listed whole.
+			s.subs[name] = true
+			if err := t.list(ctx, p, true, nil, 0, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// repo records whether the .git directory p is there.
+func (t *Tracker) repo(p string, there bool, c *Changes) {
+	switch {
+	case there && !t.repos[p]:
+		t.repos[p] = true
+		c.NewRepos = append(c.NewRepos, p)
+	case !there:
+		delete(t.repos, p)
+	}
+}
+
+// isVCSDir reports whether a directory named name holds version-control
+// metadata, which a walk never enters.
+func isVCSDir(name string) bool {
+	return name == ".git" || name == ".hg" || name == ".svn"
 }
 
 // merge folds the differences found for one path twice (before and

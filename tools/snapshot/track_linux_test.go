@@ -4,8 +4,6 @@ package snapshot
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,26 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// bigTree makes n empty files below root, 1,000 to a directory two
-// levels down, and returns the path of one deep inside.
-func bigTree(t testing.TB, root string, n int) string {
-	t.Helper()
-	var last string
-	for i := 0; i < n; i++ {
-		dir := filepath.Join(root, fmt.Sprintf("d%03d", i/10_000), fmt.Sprintf("e%02d", i/1_000%10))
-		if i%1_000 == 0 {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-		last = filepath.Join(dir, fmt.Sprintf("f%d", i))
-		if err := os.WriteFile(last, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return last
-}
 
 // TestTrackerLargeTree: past the files a snapshot may list, a command's
 // changes deep in the tree are reported, the first command's included.

@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -170,4 +172,24 @@ func TestTrackerWindows(t *testing.T) {
 	if got, want := end(wa), []string{"+b.txt", "+c.txt", "~a.txt"}; !slices.Equal(got, want) {
 		t.Errorf("the first window: %q, want %q", got, want)
 	}
+}
+
+// bigTree makes n empty files below root, 1,000 to a directory two
+// levels down, and returns the path of one deep inside.
+func bigTree(t testing.TB, root string, n int) string {
+	t.Helper()
+	var last string
+	for i := 0; i < n; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("d%03d", i/10_000), fmt.Sprintf("e%02d", i/1_000%10))
+		if i%1_000 == 0 {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		last = filepath.Join(dir, fmt.Sprintf("f%d", i))
+		if err := os.WriteFile(last, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return last
 }
