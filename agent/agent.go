@@ -114,8 +114,8 @@ type Agent struct {
 	ownsShells  bool // Close closes shells
 	// shells tracks the files shell commands change, for the agent's
 	// life; nil makes each turn track them for itself.
-	shells *shellTracking
-	ownsJail    bool // Close closes Env.Jail, removing its private caches
+	shells   *shellTracking
+	ownsJail bool // Close closes Env.Jail, removing its private caches
 
 	// Secrets are values that must not reach the model, the session
 	// files or the events: they are replaced wherever they appear.
