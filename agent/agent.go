@@ -111,11 +111,11 @@ type Agent struct {
 	Plugins     *mcp.Manager
 	ownsPlugins bool // Close closes Plugins
 	ownsProcs   bool // Close closes Env.Procs, ending what commands left running
+	ownsJail    bool // Close closes Env.Jail, removing its private caches
 	ownsShells  bool // Close closes shells
 	// shells tracks the files shell commands change, for the agent's
 	// life; nil makes each turn track them for itself.
-	shells   *shellTracking
-	ownsJail bool // Close closes Env.Jail, removing its private caches
+	shells *shellTracking
 
 	// Secrets are values that must not reach the model, the session
 	// files or the events: they are replaced wherever they appear.
