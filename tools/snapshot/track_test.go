@@ -102,11 +102,14 @@ func TestTracker(t *testing.T) {
 		// Control paths are listed though the ignore files leave them
 		// out; a nested repository's .git is reported.
 		{"echo '{\"x\":1}' > .vscode/settings.json && mkdir -p pkg && echo t > pkg/reasonix.toml", []string{"+pkg/reasonix.toml", "~.vscode/settings.json"}},
+		// Below a directory kept for its name, no ignore rule holds.
+		{"echo l > .vscode/x.log && mkdir .vscode/sub && echo m > .vscode/sub/m.log", []string{"+.vscode/sub/m.log", "+.vscode/x.log"}},
 		{"mkdir -p repo/.git && echo r > repo/r.txt", []string{"*repo/.git", "+repo/r.txt"}},
 		// A changed ignore file shows what it no longer leaves out.
-		{"echo '*.log' > .gitignore", []string{"+build/out.bin", "+build/z", "~.gitignore"}},
+		// .vscode is no longer kept, so *.log holds in it too.
+		{"echo '*.log' > .gitignore", []string{"+build/out.bin", "+build/z", "-.vscode/sub/m.log", "-.vscode/x.log", "~.gitignore"}},
 		{"echo q > moved/deep/q.log", nil},
-		{"rm .gitignore", []string{"+moved/deep/q.log", "+x.log", "-.gitignore"}},
+		{"rm .gitignore", []string{"+.vscode/sub/m.log", "+.vscode/x.log", "+moved/deep/q.log", "+x.log", "-.gitignore"}},
 	} {
 		sh(t, root, step.command)
 		got, c := syncNames(t, tr)
