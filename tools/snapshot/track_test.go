@@ -69,7 +69,16 @@ func sameAsTake(t *testing.T, tr *Tracker) {
 // TestTracker: commands in turn, each reported alone, with the ignore
 // files, the skip rule and the control names holding as in a snapshot.
 func TestTracker(t *testing.T) {
+	for _, repo := range []bool{false, true} {
+		t.Run(fmt.Sprintf("repo=%v", repo), func(t *testing.T) { testTracker(t, repo) })
+	}
+}
+
+func testTracker(t *testing.T, repo bool) {
 	root := t.TempDir()
+	if repo {
+		sh(t, root, "git init -q")
+	}
 	write(t, root, map[string]string{
 		"a.txt": "a", "sub/b.txt": "b", "sub/deep/c.txt": "c",
 		".gitignore": "build/\n*.log\n.vscode/\n", "build/out.bin": "x",
