@@ -69,6 +69,7 @@ type Tracker struct {
 	ready  bool
 	off    bool
 	offErr error
+	closed bool
 	// ev is the source of events, nil where there is none (not Linux,
 	// or a watch could not be added: degraded names why, and every Sync
 	// then lists the whole workspace).
@@ -373,7 +374,9 @@ func (t *Tracker) baseline(ctx context.Context) (Changes, error) {
 	t.wdOf = map[string]int32{}
 	var c Changes
 	var err error
-	if t.ev, err = openEvents(); err != nil {
+	if t.closed {
+		t.degraded = "closed"
+	} else if t.ev, err = openEvents(); err != nil {
 		t.ev = nil
 		t.degraded = err.Error()
 		if !errors.Is(err, errNoEvents) {
@@ -458,10 +461,12 @@ func (t *Tracker) turnOff(err error) {
 	}
 }
 
-// Close stops watching.
+// Close stops watching. A Tracker closed still works, listing the whole
+// workspace at every Sync: a copy of its agent may be running a turn.
 func (t *Tracker) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.closed = true
 	if t.ev != nil {
 		t.ev.close()
 		t.ev = nil

@@ -184,6 +184,13 @@ func TestTrackerWindows(t *testing.T) {
 	if got, want := end(wa), []string{"+b.txt", "+c.txt", "~a.txt"}; !slices.Equal(got, want) {
 		t.Errorf("the first window: %q, want %q", got, want)
 	}
+	// Closed, it still finds the changes, by listing everything.
+	tr.Close()
+	wc := begin()
+	sh(t, root, "rm b.txt")
+	if got, want := end(wc), []string{"-b.txt"}; !slices.Equal(got, want) {
+		t.Errorf("after Close: %q, want %q", got, want)
+	}
 }
 
 // bigTree makes n empty files below root, 1,000 to a directory two
