@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -83,7 +82,7 @@ func (t *Tracker) Keeper(ctx context.Context, opts KeepOptions) *Keeper {
 		defer t.mu.Unlock()
 		for dir, d := range t.dirs {
 			for name, st := range d.files {
-				if fs.FileMode(st.mode).IsRegular() && !yield(filepath.Join(dir, name), st.size) {
+				if st.mode().IsRegular() && !yield(filepath.Join(dir, name), st.size()) {
 					return
 				}
 			}

@@ -89,16 +89,26 @@ type dirState struct {
 	subs  map[string]bool
 }
 
-// fileStat is what a comparison needs of a file, packed: 24 bytes.
+// fileStat is what a comparison needs of a file, packed in 16 bytes:
+// the size above the type bits of its mode (shifted down: they are the
+// mode's high bits), and the modification time in nanoseconds.
 type fileStat struct {
-	size  int64
-	mtime int64 // nanoseconds
-	mode  uint32
+	sizeType uint64
+	mtime    int64
 }
 
+// typeShift moves fs.ModeType's bits, the highest of a mode, down.
+const typeShift = 19
+
 func statOf(info fs.FileInfo) fileStat {
-	return fileStat{size: info.Size(), mtime: info.ModTime().UnixNano(), mode: uint32(info.Mode().Type())}
+	return fileStat{
+		sizeType: uint64(info.Size())<<(32-typeShift) | uint64(info.Mode().Type()>>typeShift),
+		mtime:    info.ModTime().UnixNano(),
+	}
 }
+
+func (s fileStat) size() int64       { return int64(s.sizeType >> (32 - typeShift)) }
+func (s fileStat) mode() fs.FileMode { return fs.FileMode(s.sizeType&(1<<(32-typeShift)-1)) << typeShift }
 
 // Changes are what one Sync found.
 type Changes struct {

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -102,6 +101,7 @@ func testTracker(t *testing.T, repo bool) {
 	}{
 		{"echo more >> sub/deep/c.txt", []string{"~sub/deep/c.txt"}},
 		{"true", nil},
+		{"ln -s sub/b.txt link && mkfifo fifo", []string{"+fifo", "+link"}},
 		{"rm a.txt && echo n > new.txt && echo l > x.log", []string{"+new.txt", "-a.txt"}},
 		{"mkdir -p n1/n2 && echo d > n1/n2/d.txt", []string{"+n1/n2/d.txt"}},
 		{"mv sub moved", []string{"+moved/b.txt", "+moved/deep/c.txt", "-sub/b.txt", "-sub/deep/c.txt"}},
@@ -145,7 +145,7 @@ func snapshotOf(t *Tracker) *Snapshot {
 	s := &Snapshot{Root: t.root, files: map[string]stat{}, repos: maps.Clone(t.repos)}
 	for dir, d := range t.dirs {
 		for name, st := range d.files {
-			s.files[filepath.Join(dir, name)] = stat{size: st.size, mtime: time.Unix(0, st.mtime), mode: fs.FileMode(st.mode)}
+			s.files[filepath.Join(dir, name)] = stat{size: st.size(), mtime: time.Unix(0, st.mtime), mode: st.mode()}
 		}
 	}
 	s.control = slices.Collect(maps.Keys(t.control))
