@@ -107,8 +107,10 @@ func statOf(info fs.FileInfo) fileStat {
 	}
 }
 
-func (s fileStat) size() int64       { return int64(s.sizeType >> (32 - typeShift)) }
-func (s fileStat) mode() fs.FileMode { return fs.FileMode(s.sizeType&(1<<(32-typeShift)-1)) << typeShift }
+func (s fileStat) size() int64 { return int64(s.sizeType >> (32 - typeShift)) }
+func (s fileStat) mode() fs.FileMode {
+	return fs.FileMode(s.sizeType&(1<<(32-typeShift)-1)) << typeShift
+}
 
 // Changes are what one Sync found.
 type Changes struct {
