@@ -36,10 +36,10 @@ var ErrOff = errors.New("file changes are not tracked")
 //
 // Its first Sync lists the workspace once, as Take does; that listing is
 // the baseline. Every later Sync reads only what changed since: on Linux
-// an inotify watch on every listed directory names the directories that
-// had events, and only those are listed again (and the files in them
-// that had events looked at again), and compared with the baseline,
-// which is then brought up to date. Where the events cannot be trusted
+// an inotify watch on every listed directory names the entries that had
+// events, and only those are looked at again (a directory that appears
+// is listed whole), compared with the baseline, which is then brought
+// up to date. Where the events cannot be trusted
 // (the kernel's queue overflowed, a watch could not be added, a
 // listing failed half-way), Sync falls back to a full listing, bounded
 // as Take is, and says so in Changes.Notice: it fails closed, never
@@ -65,16 +65,15 @@ type Tracker struct {
 	control map[string]bool
 	repos   map[string]bool
 	// ready says the baseline is taken; off says tracking is off, for
-	// offErr.
+	// offErr; closed that Close was called.
 	ready  bool
 	off    bool
 	offErr error
 	closed bool
 	// ev is the source of events, nil where there is none (not Linux,
-	// or a watch could not be added: degraded names why, and every Sync
-	// then lists the whole workspace).
-	ev       *events
-	degraded string
+	// closed, or a watch could not be added): every Sync then lists the
+	// whole workspace.
+	ev *events
 	// windows are the windows open.
 	windows map[*Window]bool
 	// wds maps each watch to its directory, wdOf back.
@@ -385,17 +384,16 @@ func (t *Tracker) baseline(ctx context.Context) (Changes, error) {
 	t.wds = map[int32]string{}
 	t.wdOf = map[string]int32{}
 	var c Changes
-	var err error
-	if t.closed {
-		t.degraded = "closed"
-	} else if t.ev, err = openEvents(); err != nil {
-		t.ev = nil
-		t.degraded = err.Error()
-		if !errors.Is(err, errNoEvents) {
+	if !t.closed {
+		ev, err := openEvents()
+		switch {
+		case err == nil:
+			t.ev = ev
+		case !errors.Is(err, errNoEvents):
 			c.Notice = degradedNotice + err.Error()
 		}
 	}
-	err = t.full(ctx, &c, t.opts.MaxFiles, DefaultBaselineTimeout)
+	err := t.full(ctx, &c, t.opts.MaxFiles, DefaultBaselineTimeout)
 	if errors.Is(err, errWatch) {
 		// The listing is whole; only the watch is not.
 		t.degrade(err)
@@ -423,7 +421,6 @@ var errWatch = errors.New("cannot watch")
 // degrade stops watching for events: every later Sync lists the whole
 // workspace.
 func (t *Tracker) degrade(err error) {
-	t.degraded = err.Error()
 	if t.ev != nil {
 		t.ev.close()
 		t.ev = nil
