@@ -126,7 +126,9 @@ func (e *events) drain() (touched map[int32]map[string]bool, overflow bool, err 
 			off += unix.SizeofInotifyEvent + int(ev.Len)
 			switch {
 			case ev.Mask&unix.IN_Q_OVERFLOW != 0:
-				overflow = true
+				// The queue was full: the marker, queued after
+				// everything before it, was dropped.
+				overflow, seen = true, true
 			case ev.Wd == e.markerWd:
 				seen = true
 			default:

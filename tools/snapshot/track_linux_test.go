@@ -4,8 +4,11 @@ package snapshot
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,4 +111,34 @@ func TestTrackerOff(t *testing.T) {
 	if _, err := tr.Sync(t.Context()); !errors.Is(err, ErrOff) {
 		t.Errorf("the next Sync: %v, want ErrOff", err)
 	}
+}
+
+// TestTrackerOverflow: a command that makes more events than the
+// kernel queues has its changes found by a full listing, and said so.
+func TestTrackerOverflow(t *testing.T) {
+	data, err := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	if err != nil {
+		t.Skip(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || n > 200_000 {
+		t.Skipf("max_queued_events %q", data)
+	}
+	root := t.TempDir()
+	write(t, root, map[string]string{"sub/a.txt": "a"})
+	tr := NewTracker(root, Options{Control: isControl})
+	defer tr.Close()
+	if _, err := tr.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// Each file makes at least its creation's event.
+	sh(t, filepath.Join(root, "sub"), fmt.Sprintf("seq 1 %d | xargs touch", n+1))
+	c, err := tr.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Diffs) != n+1 || !strings.Contains(c.Notice, "overflowed") {
+		t.Errorf("%d changes, notice %q; want %d and one about the overflow", len(c.Diffs), c.Notice, n+1)
+	}
+	sameAsTake(t, tr)
 }
