@@ -112,6 +112,10 @@ type Agent struct {
 	ownsPlugins bool // Close closes Plugins
 	ownsProcs   bool // Close closes Env.Procs, ending what commands left running
 	ownsJail    bool // Close closes Env.Jail, removing its private caches
+	ownsShells  bool // Close closes shells
+	// shells tracks the files shell commands change, for the agent's
+	// life; nil makes each turn track them for itself.
+	shells *shellTracking
 
 	// Secrets are values that must not reach the model, the session
 	// files or the events: they are replaced wherever they appear.
@@ -290,6 +294,9 @@ func (a *Agent) Close() error {
 		if _, notice := a.Env.Control.Settle(context.Background(), false, a.Env.Rel); notice != "" && a.Sink != nil {
 			a.Sink(Event{Kind: EventNotice, Text: "bash: " + notice})
 		}
+	}
+	if a.ownsShells && a.shells != nil {
+		err = cmp.Or(err, a.shells.close())
 	}
 	if j, ok := a.Env.Jail.(io.Closer); a.ownsJail && ok {
 		err = cmp.Or(err, j.Close())

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -141,7 +142,14 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		CommandDirs:     CommandDirs(root, home, userHome()),
 		config:          cfg,
 		models:          &models{},
+		// Shell commands' changes are tracked for the agent's life.
+		shells:     &shellTracking{},
+		ownsShells: true,
 	}
+	// An editor drops the agent it rebuilds without closing it: the
+	// watch is let go with the agent (and its copies, which a running
+	// turn may still hold, then list the workspace in full).
+	runtime.AddCleanup(a, func(s *shellTracking) { s.close() }, a.shells)
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		a.Price = &p
 	}

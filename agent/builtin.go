@@ -213,7 +213,7 @@ func (a *Agent) onModel(ref string) (*Agent, error) {
 			return nil, withoutPosition(err)
 		}
 	}
-	b.ownsGraph, b.ownsPlugins, b.ownsProcs, b.ownsJail = false, false, false, false
+	b.ownsGraph, b.ownsPlugins, b.ownsProcs, b.ownsJail, b.ownsShells = false, false, false, false, false
 	if cache.byRef == nil {
 		cache.byRef = map[string]*Agent{}
 	}

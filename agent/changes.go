@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -232,28 +233,57 @@ func (t *turn) changes() []FileChange {
 	return out
 }
 
-// shellWatch finds the files shell commands change in a turn
-// (tools.ShellWatcher). The texts before are kept when the turn's first
-// command starts; each command is framed by two snapshots of the
-// workspace.
-type shellWatch struct {
-	t *turn
+// shellTracking holds the Tracker of the files shell commands change,
+// made on the first command and kept for the agent's life: the workspace
+// is listed once, and each command then costs what it changed
+// (snapshot.Tracker). Copies of an agent (a task's, another model's)
+// share it.
+type shellTracking struct {
+	// maxFiles bounds the files tracked; zero is the Tracker's default.
+	maxFiles int
 
-	mu     sync.Mutex // guards the fields below; commands run one at a time
-	off    bool       // the workspace cannot be watched this turn
-	keeper *shellsnap.Keeper
-	before *shellsnap.Snapshot
+	mu sync.Mutex // guards tr
+	tr *shellsnap.Tracker
 }
 
-func (w *shellWatch) snapshot(ctx context.Context) *shellsnap.Snapshot {
-	env := w.t.a.Env
-	s, err := shellsnap.Take(ctx, env.Root, shellsnap.Options{Skip: env.SkipForbidden(), Control: isControl})
-	if err != nil {
-		w.off = true
-		slog.Info("shell changes are not tracked this turn", "root", env.Root, "err", err)
+// tracker returns the Tracker of env's workspace, making it on first use.
+func (s *shellTracking) tracker(env *tools.Env) *shellsnap.Tracker {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tr == nil {
+		s.tr = shellsnap.NewTracker(env.Root, shellsnap.Options{Skip: env.SkipForbidden(), Control: isControl, MaxFiles: s.maxFiles})
+	}
+	return s.tr
+}
+
+func (s *shellTracking) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tr == nil {
 		return nil
 	}
-	return s
+	return s.tr.Close()
+}
+
+// shellWatch finds the files shell commands change in a turn
+// (tools.ShellWatcher). The texts before are kept when the turn's first
+// command starts; each command is a window of the agent's Tracker.
+type shellWatch struct {
+	t *turn
+	// own is the turn's own tracking, closed when the turn ends, for an
+	// agent that has none (one not made by Build).
+	own *shellTracking
+
+	mu     sync.Mutex // guards the fields below
+	told   bool       // the turn was told tracking is off
+	keeper *shellsnap.Keeper
+}
+
+func (w *shellWatch) tracker() *shellsnap.Tracker {
+	if s := w.t.a.shells; s != nil {
+		return s.tracker(w.t.a.Env)
+	}
+	return w.own.tracker(w.t.a.Env)
 }
 
 // isControl reports whether a path below the workspace root is a
@@ -263,57 +293,78 @@ func isControl(rel string) bool {
 	return ok
 }
 
-// BeforeShell snapshots the workspace just before a command, and returns
-// the control paths the snapshot found.
-func (w *shellWatch) BeforeShell(ctx context.Context) []string {
+// untracked is what the model is told when the files a command changes
+// cannot be tracked.
+const untracked = "%v (what shell commands change is not among the turn's changes)"
+
+// BeforeShell opens a window of the Tracker just before a command (the
+// first command lists the workspace), and returns the control paths it
+// knows.
+func (w *shellWatch) BeforeShell(ctx context.Context) ([]string, tools.After) {
+	tr := w.tracker()
+	win, c, err := tr.Begin(ctx)
+	if err != nil {
+		slog.Info("shell changes are not tracked", "root", w.t.a.Env.Root, "err", err)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		notice := ""
+		if !w.told {
+			// Once a turn, for the user and the model.
+			w.told = true
+			notice = fmt.Sprintf(untracked, err)
+		}
+		return nil, func(_ context.Context, settle func([]tools.PathChange)) string {
+			settle(nil)
+			return notice
+		}
+	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.off {
-		return nil
-	}
-	w.before = w.snapshot(ctx)
-	if w.before == nil {
-		return nil
-	}
 	if w.keeper == nil {
-		w.keeper = shellsnap.NewKeeper(ctx, w.before, shellsnap.KeepOptions{})
+		w.keeper = tr.Keeper(ctx, shellsnap.KeepOptions{})
 	}
-	return w.before.Control()
+	w.mu.Unlock()
+	return tr.Control(), func(ctx context.Context, settle func([]tools.PathChange)) string {
+		return joinNotices(c.Notice, w.after(ctx, tr, win, settle))
+	}
 }
 
-// AfterShell compares the workspace with the snapshot before the
-// command, hands what differs to settle, and then records and reports
-// the files the command changed, as settle left them.
-func (w *shellWatch) AfterShell(ctx context.Context, settle func([]tools.PathChange)) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.off || w.before == nil {
+// after closes the command's window, hands what changed to settle, and
+// then records and reports the files the command changed, as settle
+// left them. It returns what the user and the model should be told
+// about the tracking itself, if anything.
+func (w *shellWatch) after(ctx context.Context, tr *shellsnap.Tracker, win *shellsnap.Window, settle func([]tools.PathChange)) string {
+	c, err := tr.End(ctx, win)
+	if err != nil {
 		settle(nil)
-		return
+		return joinNotices(c.Notice, fmt.Sprintf(untracked, err))
 	}
-	before := w.before
-	w.before = nil
-	after := w.snapshot(ctx)
-	if after == nil {
-		settle(nil)
-		return
-	}
-	diffs := shellsnap.Diff(before, after)
+	diffs := c.Diffs
 	slices.SortFunc(diffs, func(a, b shellsnap.Difference) int { return strings.Compare(a.Path, b.Path) })
 	var found []tools.PathChange
 	for _, d := range diffs {
 		found = append(found, tools.PathChange{Path: d.Path, Created: d.Created})
 	}
-	for _, r := range shellsnap.NewRepos(before, after) {
+	for _, r := range c.NewRepos {
 		found = append(found, tools.PathChange{Path: r, Created: true})
 	}
 	settle(found)
+	w.mu.Lock()
+	keeper := w.keeper
+	w.mu.Unlock()
 	var changed []string
 	for _, d := range diffs {
 		_, err := os.Lstat(d.Path)
 		exists := err == nil
 		if !w.t.log.has(d.Path) {
-			text, existed, known := w.keeper.Before(ctx, d.Path)
+			// The window knows whether the file was there before the
+			// command; the Keeper what it held when the turn's first
+			// command started.
+			existed := !d.Created
+			var text []byte
+			known := !existed
+			if existed {
+				text, _, known = keeper.Before(ctx, d.Path)
+			}
 			if existed && known && exists {
 				// Touched, or changed and changed back (by the
 				// command or by settle): the same text is no change.
@@ -330,6 +381,14 @@ func (w *shellWatch) AfterShell(ctx context.Context, settle func([]tools.PathCha
 		w.t.fileChanged(d.Path, SourceShell, exists)
 	}
 	w.t.noteChanged(changed)
+	return c.Notice
+}
+
+func joinNotices(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 // shellWatcher returns the turn's watcher of shell commands, nil when
@@ -342,6 +401,18 @@ func (t *turn) shellWatcher() tools.ShellWatcher {
 	defer t.changedMu.Unlock()
 	if t.shell == nil {
 		t.shell = &shellWatch{t: t}
+		if t.a.shells == nil {
+			t.shell.own = &shellTracking{}
+		}
 	}
 	return t.shell
+}
+
+// closeShell ends the turn's own tracking, if it has one.
+func (t *turn) closeShell() {
+	t.changedMu.Lock()
+	defer t.changedMu.Unlock()
+	if t.shell != nil && t.shell.own != nil {
+		t.shell.own.close()
+	}
 }

@@ -193,6 +193,7 @@ func (t *turn) event(e Event) {
 func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	a, s := t.a, t.s
 	defer t.release()
+	defer t.closeShell()
 	prompt := p.text
 	if s.redact != nil {
 		prompt = s.redact.apply(prompt)

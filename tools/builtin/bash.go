@@ -91,10 +91,10 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 	}
 	// After BeforeShell: saving the editor's documents is not the
 	// command's doing.
-	watch := tools.ShellWatcherOf(ctx)
 	var known []string
-	if watch != nil {
-		known = watch.BeforeShell(ctx)
+	var watched tools.After
+	if watch := tools.ShellWatcherOf(ctx); watch != nil {
+		known, watched = watch.BeforeShell(ctx)
 	}
 	before := env.Control.Snapshot(known...)
 	if j, ok := env.Jail.(*sandbox.Jail); ok {
@@ -109,15 +109,20 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 	settle := func(changed []tools.PathChange) {
 		env.Control.Undo(after, before, &res, env.Rel, changed...)
 	}
-	if watch != nil {
+	var tracking string
+	if watched != nil {
 		// The watcher records the command's changes after settle:
 		// what it put back is not the command's change.
-		watch.AfterShell(after, settle)
+		tracking = watched(after, settle)
 	} else {
 		settle(nil)
 	}
 	if err != nil {
 		return tools.Result{}, err
+	}
+	if tracking != "" {
+		res.Content = "Note: " + tracking + ".\n\n" + res.Content
+		res.Notice = strings.TrimPrefix(res.Notice+"; "+tracking, "; ")
 	}
 	if env.Procs != nil && env.Procs.Running() {
 		// Processes still run in the background: they are watched

@@ -1,9 +1,11 @@
 package snapshot
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/reasonix/reasonix/tools/permission"
@@ -54,5 +56,99 @@ func BenchmarkKeeper(b *testing.B) {
 	for b.Loop() {
 		k := NewKeeper(b.Context(), s, KeepOptions{})
 		b.ReportMetric(float64(len(k.texts)), "kept")
+	}
+}
+
+// benchSizes are the workspace sizes the per-command benchmarks run at.
+var benchSizes = []int{1, 10_000, 100_000}
+
+// benchTree makes a tree of n empty files once per size and benchmark
+// run, and returns its root and a file deep inside.
+func benchTree(b *testing.B, n int) (root, deep string) {
+	root = b.TempDir()
+	deep = filepath.Join(root, "only")
+	if n == 1 {
+		if err := os.WriteFile(deep, nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return root, deep
+	}
+	return root, bigTree(b, root, n)
+}
+
+// BenchmarkCommand is the cost of tracking one shell command that
+// changes one file, at n files: a Tracker's window around it
+// (tracker), and the two snapshots compared that it replaces
+// (snapshots). The command itself is a write from the benchmark.
+func BenchmarkCommand(b *testing.B) {
+	for _, n := range benchSizes {
+		root, deep := benchTree(b, n)
+		opts := Options{Control: isControl, MaxFiles: 2 * n}
+		b.Run(fmt.Sprintf("tracker/files=%d", n), func(b *testing.B) {
+			tr := NewTracker(root, opts)
+			defer tr.Close()
+			if _, err := tr.Sync(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				w, _, err := tr.Begin(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+				if err := os.WriteFile(deep, []byte(strconv.Itoa(i)), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				c, err := tr.End(b.Context(), w)
+				if err != nil || len(c.Diffs) != 1 {
+					b.Fatalf("%v, %v", c.Diffs, err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("snapshots/files=%d", n), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				before, err := Take(b.Context(), root, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+				if err := os.WriteFile(deep, []byte(strconv.Itoa(i)), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				after, err := Take(b.Context(), root, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d := Diff(before, after); len(d) != 1 {
+					b.Fatalf("%v", d)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTrackerBaseline is the Tracker's first listing at n files,
+// and the memory it keeps per file (B/file: the heap it holds after,
+// over the files).
+func BenchmarkTrackerBaseline(b *testing.B) {
+	for _, n := range benchSizes[1:] {
+		root, _ := benchTree(b, n)
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				var m0, m1 runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&m0)
+				tr := NewTracker(root, Options{Control: isControl})
+				if _, err := tr.Sync(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&m1)
+				b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/float64(n), "B/file")
+				tr.Close()
+			}
+		})
 	}
 }

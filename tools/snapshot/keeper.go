@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,46 +50,81 @@ type Keeper struct {
 	git *gitRunner
 	// texts holds the texts read at once.
 	texts map[string][]byte
-	// listed holds the files of the snapshot the Keeper was made from.
+	// listed holds the files of the snapshot the Keeper was made from;
+	// nil for a Tracker's Keeper, which does not know.
 	listed map[string]bool
 }
 
 // NewKeeper keeps the texts of the files of snap as they are now.
 func NewKeeper(ctx context.Context, snap *Snapshot, opts KeepOptions) *Keeper {
-	k := &Keeper{
-		root:    snap.Root,
-		maxKeep: cmp.Or(opts.MaxKeep, DefaultMaxKeep),
-		texts:   map[string][]byte{},
-		listed:  make(map[string]bool, len(snap.files)),
+	files := func(yield func(string, int64) bool) {
+		for p, st := range snap.files {
+			if st.mode.IsRegular() && !yield(p, st.size) {
+				return
+			}
+		}
 	}
+	k := newKeeper(ctx, snap.Root, files, opts)
+	k.listed = make(map[string]bool, len(snap.files))
 	for p := range snap.files {
 		k.listed[p] = true
 	}
+	return k
+}
+
+// Keeper keeps the texts of the files the Tracker lists now. Unlike a
+// Keeper made from a Snapshot, it does not know which files existed
+// (Before reports every path as existing): its caller knows that from
+// the Difference, which says whether the file was created.
+func (t *Tracker) Keeper(ctx context.Context, opts KeepOptions) *Keeper {
+	files := func(yield func(string, int64) bool) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for dir, d := range t.dirs {
+			for name, st := range d.files {
+				if st.mode().IsRegular() && !yield(filepath.Join(dir, name), st.size()) {
+					return
+				}
+			}
+		}
+	}
+	return newKeeper(ctx, t.root, files, opts)
+}
+
+// newKeeper keeps the texts of the regular files that files yields,
+// with their sizes.
+func newKeeper(ctx context.Context, root string, files iter.Seq2[string, int64], opts KeepOptions) *Keeper {
+	k := &Keeper{
+		root:    root,
+		maxKeep: cmp.Or(opts.MaxKeep, DefaultMaxKeep),
+		texts:   map[string][]byte{},
+	}
 	budget := cmp.Or(opts.Budget, DefaultKeepBudget)
-	k.blobs, k.git, _ = gitClean(ctx, snap.Root)
-	var read []string
-	for p, st := range snap.files {
-		if _, ok := k.blobs[p]; !ok && st.mode.IsRegular() && st.size <= int64(k.maxKeep) {
-			read = append(read, p)
+	k.blobs, k.git, _ = gitClean(ctx, root)
+	type file struct {
+		path string
+		size int64
+	}
+	var read []file
+	for p, size := range files {
+		if _, ok := k.blobs[p]; !ok && size <= int64(k.maxKeep) {
+			read = append(read, file{p, size})
 		}
 	}
 	// Smallest first: the most files for the budget, and deterministic.
-	slices.SortFunc(read, func(a, b string) int {
-		if sa, sb := snap.files[a].size, snap.files[b].size; sa != sb {
-			return int(sa - sb)
-		}
-		return strings.Compare(a, b)
+	slices.SortFunc(read, func(a, b file) int {
+		return cmp.Or(cmp.Compare(a.size, b.size), strings.Compare(a.path, b.path))
 	})
 	var buf []byte
-	for _, p := range read {
-		if ctx.Err() != nil || budget < int(snap.files[p].size) {
+	for _, f := range read {
+		if ctx.Err() != nil || budget < int(f.size) {
 			break
 		}
-		data, err := readFile(p, buf, k.maxKeep)
+		data, err := readFile(f.path, buf, k.maxKeep)
 		if err != nil {
 			continue
 		}
-		k.texts[p] = bytes.Clone(data)
+		k.texts[f.path] = bytes.Clone(data)
 		budget -= len(data)
 		buf = data[:0]
 	}
@@ -99,7 +135,7 @@ func NewKeeper(ctx context.Context, snap *Snapshot, opts KeepOptions) *Keeper {
 // false for a file the snapshot did not list; known is false when the
 // text was not kept (too large, past the budget, unreadable).
 func (k *Keeper) Before(ctx context.Context, path string) (text []byte, existed, known bool) {
-	if !k.listed[path] {
+	if k.listed != nil && !k.listed[path] {
 		return nil, false, true
 	}
 	if t, ok := k.texts[path]; ok {

@@ -3,6 +3,11 @@
 // tell which files a command created, changed or deleted, and what they
 // held before.
 //
+// A Tracker keeps that listing for the agent's life and, on Linux, is
+// told by the kernel what changed, so that a command costs what it
+// changed rather than the size of the tree; a Snapshot lists the tree
+// whole, and is the Tracker's fallback.
+//
 // A Snapshot is metadata only: the size, modification time and type of
 // every file a walk lists (ignore files honoured, as the project's
 // developers see the tree). Two snapshots differ where a file appeared,
@@ -38,7 +43,8 @@ var ErrTooLarge = errors.New("too many files to watch")
 
 // Options bound a snapshot.
 type Options struct {
-	// MaxFiles bounds the files listed; zero means DefaultMaxFiles.
+	// MaxFiles bounds the files listed; zero means DefaultMaxFiles
+	// (DefaultMaxTracked for a Tracker).
 	MaxFiles int
 	// Timeout bounds the walk; zero means DefaultTimeout.
 	Timeout time.Duration

@@ -1,0 +1,98 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/agent"
+)
+
+const twoShellTurns = `call bash {"command": "echo one > one.txt"}
+---
+text done
+---
+call bash {"command": "echo three > three.txt"}
+---
+text done again
+`
+
+// changeNames renders a turn's changes as "path status".
+func changeNames(res agent.TurnResult) []string {
+	var out []string
+	for _, c := range res.Changes {
+		out = append(out, c.Path+" "+string(c.Status))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestShellTrackingOutlivesTheTurn: an agent that tracks shell commands
+// for its life reports each turn's commands' changes, and not a change
+// made by someone else between turns.
+func TestShellTrackingOutlivesTheTurn(t *testing.T) {
+	a, _ := newScriptedAgent(t, twoShellTurns)
+	agent.TrackShellsForLife(a, 0)
+	defer a.Close()
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(context.Background(), s, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := changeNames(res), []string{"one.txt created"}; !slices.Equal(got, want) {
+		t.Errorf("first turn: %q, want %q", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(a.Env.Root, "two.txt"), []byte("2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.Run(context.Background(), s, "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := changeNames(res), []string{"three.txt created"}; !slices.Equal(got, want) {
+		t.Errorf("second turn: %q, want %q", got, want)
+	}
+}
+
+// TestShellTrackingOffIsTold: when the workspace cannot be listed, the
+// user (the result's notice) and the model (its content) are told that
+// the command's changes are not tracked, once a turn.
+func TestShellTrackingOffIsTold(t *testing.T) {
+	a, _ := newScriptedAgent(t, `call bash {"command": "echo one > one.txt"}
+---
+call bash {"command": "echo two > two.txt"}
+---
+text done
+`)
+	agent.TrackShellsForLife(a, 1) // the workspace holds more
+	defer a.Close()
+	r := &recorder{}
+	a.Sink = r.add
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background(), s, "go"); err != nil {
+		t.Fatal(err)
+	}
+	var model, user int
+	for _, e := range r.of(agent.EventToolResult) {
+		if strings.Contains(e.Tool.Result, "not tracked") {
+			model++
+		}
+	}
+	for _, e := range r.of(agent.EventNotice) {
+		if strings.HasPrefix(e.Text, "bash: ") && strings.Contains(e.Text, "not tracked") {
+			user++
+		}
+	}
+	if model != 1 || user != 1 {
+		t.Errorf("the model was told %d times, the user %d; want once each", model, user)
+	}
+}
