@@ -43,7 +43,8 @@ type scaleRow struct {
 // BenchmarkShellScale measures what a shell command costs as the
 // repository grows, on the path the agent takes: a scripted model asks
 // for `echo` commands through the real bash tool, with the turn's shell
-// watcher tracking what each command changes. For 1, 10k, 100k and 1M
+// watcher tracking what each command changes, kept for the agent's life
+// as Build keeps it. For 1, 10k, 100k and 1M
 // files (walktest.Build: a synthetic git repository with a .gitignore
 // and ignored directories) it prints, per command, the mean time of a
 // turn's commands after the first, the first command's time, the Go
@@ -107,6 +108,10 @@ func measureScale(b *testing.B, n int) scaleRow {
 
 	a, _ := newScriptedAgent(b, script.String())
 	a.Env.Root = root
+	// As Build's agent: tracking lives as long as the agent, so the
+	// workspace is listed on the warm-up turn's first command only.
+	agent.TrackShellsForLife(a, 0)
+	defer a.Close()
 	times := &toolTimes{}
 	a.Sink = times.observe
 	s, err := a.NewSession()
