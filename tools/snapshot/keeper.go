@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +54,10 @@ type Keeper struct {
 	// listed holds the files of the snapshot the Keeper was made from;
 	// nil for a Tracker's Keeper, which does not know.
 	listed map[string]bool
+	// over holds the texts read again for a Tracker's later Keeper,
+	// which take precedence over texts and blobs, shared with the
+	// Keeper it was made from.
+	over map[string]text
 }
 
 // NewKeeper keeps the texts of the files of snap as they are now.
@@ -72,23 +77,86 @@ func NewKeeper(ctx context.Context, snap *Snapshot, opts KeepOptions) *Keeper {
 	return k
 }
 
+// maxStale bounds the files a Tracker's Keeper reads again: past it,
+// the texts of every file are read anew.
+const maxStale = 1024
+
 // Keeper keeps the texts of the files the Tracker lists now. Unlike a
 // Keeper made from a Snapshot, it does not know which files existed
 // (Before reports every path as existing): its caller knows that from
 // the Difference, which says whether the file was created.
+//
+// Reading every file's text, and asking git which files it holds, costs
+// as much as the tree is large, so the Tracker does it once and keeps
+// the result (its base) for its life, with the paths its Syncs have
+// reported changed since (stale). A later Keeper shares the base and
+// reads again only the stale files, whose texts take precedence: its
+// cost is what changed since the base was read, not the tree. Past
+// maxStale stale files, or with other options, the base is read anew.
+// A Keeper's texts stay as they were when it was made: a later Keeper
+// does not change them.
 func (t *Tracker) Keeper(ctx context.Context, opts KeepOptions) *Keeper {
-	files := func(yield func(string, int64) bool) {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		for dir, d := range t.dirs {
-			for name, st := range d.files {
-				if st.mode().IsRegular() && !yield(filepath.Join(dir, name), st.size()) {
-					return
+	t.keepMu.Lock()
+	defer t.keepMu.Unlock()
+	t.mu.Lock()
+	base := t.kept
+	if base == nil || t.keptOpts != opts || len(t.stale) > maxStale {
+		t.kept, t.stale = nil, nil
+		t.mu.Unlock()
+		files := func(yield func(string, int64) bool) {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			// What a Sync reports from now on is read anew by the
+			// next Keeper: it may have come after its file was read.
+			t.stale = map[string]bool{}
+			for dir, d := range t.dirs {
+				for name, st := range d.files {
+					if st.mode().IsRegular() && !yield(filepath.Join(dir, name), st.size()) {
+						return
+					}
 				}
 			}
 		}
+		k := newKeeper(ctx, t.root, files, opts)
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.stale != nil && ctx.Err() == nil {
+			// A Keeper cut short by ctx is not kept: its texts are not
+			// all it could have read.
+			t.kept, t.keptOpts = k, opts
+		}
+		return k
 	}
-	return newKeeper(ctx, t.root, files, opts)
+	stale := slices.Collect(maps.Keys(t.stale))
+	t.mu.Unlock()
+	return base.reread(ctx, stale, opts)
+}
+
+// reread returns a Keeper that shares k's texts but for paths, whose
+// texts it reads now, smallest first within the budget.
+func (k *Keeper) reread(ctx context.Context, paths []string, opts KeepOptions) *Keeper {
+	n := &Keeper{root: k.root, maxKeep: k.maxKeep, blobs: k.blobs, git: k.git, texts: k.texts,
+		over: make(map[string]text, len(paths))}
+	var read []sized
+	for _, p := range paths {
+		// Not known unless read below: gone, not a regular file, too
+		// large, or past the budget.
+		n.over[p] = text{}
+		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && info.Size() <= int64(k.maxKeep) {
+			read = append(read, sized{p, info.Size()})
+		}
+	}
+	readSmallest(ctx, read, k.maxKeep, cmp.Or(opts.Budget, DefaultKeepBudget), func(p string, data []byte) {
+		n.over[p] = text{data: data, known: true}
+	})
+	return n
+}
+
+// text is a file's text as a Keeper read it again; known is false when
+// it could not be.
+type text struct {
+	data  []byte
+	known bool
 }
 
 // newKeeper keeps the texts of the regular files that files yields,
@@ -99,35 +167,16 @@ func newKeeper(ctx context.Context, root string, files iter.Seq2[string, int64],
 		maxKeep: cmp.Or(opts.MaxKeep, DefaultMaxKeep),
 		texts:   map[string][]byte{},
 	}
-	budget := cmp.Or(opts.Budget, DefaultKeepBudget)
 	k.blobs, k.git, _ = gitClean(ctx, root)
-	type file struct {
-		path string
-		size int64
-	}
-	var read []file
+	var read []sized
 	for p, size := range files {
 		if _, ok := k.blobs[p]; !ok && size <= int64(k.maxKeep) {
-			read = append(read, file{p, size})
+			read = append(read, sized{p, size})
 		}
 	}
-	// Smallest first: the most files for the budget, and deterministic.
-	slices.SortFunc(read, func(a, b file) int {
-		return cmp.Or(cmp.Compare(a.size, b.size), strings.Compare(a.path, b.path))
+	readSmallest(ctx, read, k.maxKeep, cmp.Or(opts.Budget, DefaultKeepBudget), func(p string, data []byte) {
+		k.texts[p] = data
 	})
-	var buf []byte
-	for _, f := range read {
-		if ctx.Err() != nil || budget < int(f.size) {
-			break
-		}
-		data, err := readFile(f.path, buf, k.maxKeep)
-		if err != nil {
-			continue
-		}
-		k.texts[f.path] = bytes.Clone(data)
-		budget -= len(data)
-		buf = data[:0]
-	}
 	return k
 }
 
@@ -137,6 +186,9 @@ func newKeeper(ctx context.Context, root string, files iter.Seq2[string, int64],
 func (k *Keeper) Before(ctx context.Context, path string) (text []byte, existed, known bool) {
 	if k.listed != nil && !k.listed[path] {
 		return nil, false, true
+	}
+	if t, ok := k.over[path]; ok {
+		return t.data, true, t.known
 	}
 	if t, ok := k.texts[path]; ok {
 		return t, true, true
@@ -210,6 +262,34 @@ func gitClean(ctx context.Context, root string) (map[string]string, *gitRunner, 
 		blobs[abs] = parts[1]
 	}
 	return blobs, g, nil
+}
+
+// sized is a file to read, with its size when listed.
+type sized struct {
+	path string
+	size int64
+}
+
+// readSmallest reads the texts of files, of at most maxKeep bytes,
+// smallest first (the most files for the budget, and deterministic),
+// and hands each to keep until budget bytes are read or ctx is done.
+func readSmallest(ctx context.Context, files []sized, maxKeep, budget int, keep func(path string, data []byte)) {
+	slices.SortFunc(files, func(a, b sized) int {
+		return cmp.Or(cmp.Compare(a.size, b.size), strings.Compare(a.path, b.path))
+	})
+	var buf []byte
+	for _, f := range files {
+		if ctx.Err() != nil || budget < int(f.size) {
+			break
+		}
+		data, err := readFile(f.path, buf, maxKeep)
+		if err != nil {
+			continue
+		}
+		keep(f.path, bytes.Clone(data))
+		budget -= len(data)
+		buf = data[:0]
+	}
 }
 
 // readFile reads a file of at most limit bytes.

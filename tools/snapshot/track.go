@@ -56,6 +56,9 @@ type Tracker struct {
 	root string
 	opts Options
 
+	// keepMu serializes Keeper, so that one base is read at a time.
+	keepMu sync.Mutex
+
 	mu sync.Mutex // guards the fields below and the events source
 	// dirs holds every directory listed, by its path (root as given
 	// joined with the path below it), with what it holds.
@@ -79,6 +82,13 @@ type Tracker struct {
 	// wds maps each watch to its directory, wdOf back.
 	wds  map[int32]string
 	wdOf map[string]int32
+
+	// kept is the base of later Keepers (see Keeper), read with
+	// keptOpts; stale holds the paths Syncs reported since its files
+	// were listed, nil before.
+	kept     *Keeper
+	keptOpts KeepOptions
+	stale    map[string]bool
 }
 
 // A dirState is what a Tracker knows of one listed directory. Names are
@@ -138,6 +148,11 @@ func (t *Tracker) Sync(ctx context.Context) (Changes, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c, err := t.sync(ctx)
+	if t.stale != nil {
+		for _, d := range c.Diffs {
+			t.stale[d.Path] = true
+		}
+	}
 	for w := range t.windows {
 		w.c.Diffs = append(w.c.Diffs, c.Diffs...)
 		w.c.NewRepos = append(w.c.NewRepos, c.NewRepos...)

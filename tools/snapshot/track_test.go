@@ -212,3 +212,54 @@ func bigTree(t testing.TB, root string, n int) string {
 	}
 	return last
 }
+
+// TestTrackerKeepers: a later Keeper reads again only what the Tracker
+// saw change, and an earlier Keeper keeps the texts it had.
+func TestTrackerKeepers(t *testing.T) {
+	for _, repo := range []bool{false, true} {
+		t.Run(fmt.Sprintf("repo=%v", repo), func(t *testing.T) {
+			root := t.TempDir()
+			write(t, root, map[string]string{"a.txt": "a", "b.txt": "b", "gone.txt": "g", "big.txt": "0123456789"})
+			if repo {
+				sh(t, root, "git init -q && git add a.txt big.txt && git -c user.name=r -c user.email=r@r commit -q -m one")
+			}
+			tr := NewTracker(root, Options{})
+			defer tr.Close()
+			syncNames(t, tr)
+			opts := KeepOptions{MaxKeep: 5}
+			first := tr.Keeper(t.Context(), opts)
+			sh(t, root, "echo a2 > a.txt && rm gone.txt && echo n > new.txt && echo 01234 > big.txt")
+			syncNames(t, tr)
+			second := tr.Keeper(t.Context(), opts)
+			sh(t, root, "echo a3 > a.txt")
+			syncNames(t, tr)
+			other := tr.Keeper(t.Context(), KeepOptions{})
+			for _, c := range []struct {
+				k     *Keeper
+				name  string
+				want  string
+				known bool
+			}{
+				{first, "a.txt", "a", true},
+				{first, "b.txt", "b", true},
+				{first, "gone.txt", "g", true},
+				{first, "big.txt", "", false},
+				{second, "a.txt", "a2\n", true},
+				{second, "b.txt", "b", true},
+				{second, "gone.txt", "", false},
+				{second, "new.txt", "n\n", true},
+				{second, "big.txt", "", false}, // six bytes now
+				{other, "a.txt", "a3\n", true},
+				{other, "big.txt", "01234\n", true},
+			} {
+				got, _, known := c.k.Before(t.Context(), filepath.Join(root, c.name))
+				if string(got) != c.want || known != c.known {
+					t.Errorf("Before(%s) = %q, %v; want %q, %v", c.name, got, known, c.want, c.known)
+				}
+			}
+			if tr.kept == first || tr.kept != other {
+				t.Errorf("the base was not read anew with other options")
+			}
+		})
+	}
+}
