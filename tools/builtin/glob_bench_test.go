@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/walk/walktest"
@@ -61,26 +60,7 @@ func BenchmarkGlobVsRgFiles(b *testing.B) {
 					b.Fatalf("glob found %d files, rg --files %d", ours, theirs)
 				}
 
-				var oursTime, rgTime time.Duration
-				n := 0
-				for b.Loop() {
-					start := time.Now()
-					if _, err := (globTool{}).Execute(context.Background(), env, args); err != nil {
-						b.Fatal(err)
-					}
-					oursTime += time.Since(start)
-
-					start = time.Now()
-					cmd := exec.Command(rg, rgArgs...) // stdout goes to the null device
-					if err := cmd.Run(); err != nil {
-						b.Fatal(err)
-					}
-					rgTime += time.Since(start)
-					n++
-				}
-				b.ReportMetric(float64(oursTime)/float64(rgTime), "x-rg")
-				b.ReportMetric(oursTime.Seconds()*1000/float64(n), "glob-ms/op")
-				b.ReportMetric(rgTime.Seconds()*1000/float64(n), "rg-ms/op")
+				benchAgainst(b, globTool{}, env, args, rg, rgArgs, "x-rg", "glob-ms/op")
 			})
 		}
 	}

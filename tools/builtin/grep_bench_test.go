@@ -52,26 +52,7 @@ func BenchmarkGrepVsRipgrep(b *testing.B) {
 
 			args, _ := json.Marshal(map[string]any{"pattern": c.pattern})
 			rgArgs := append(rgFlags, "-n", c.pattern, src)
-			var oursTime, rgTime time.Duration
-			n := 0
-			for b.Loop() {
-				start := time.Now()
-				if _, err := (grepTool{}).Execute(context.Background(), env, args); err != nil {
-					b.Fatal(err)
-				}
-				oursTime += time.Since(start)
-
-				start = time.Now()
-				cmd := exec.Command(rg, rgArgs...) // stdout goes to the null device
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
-				rgTime += time.Since(start)
-				n++
-			}
-			b.ReportMetric(float64(oursTime)/float64(rgTime), "x-ripgrep")
-			b.ReportMetric(oursTime.Seconds()*1000/float64(n), "grep-ms/op")
-			b.ReportMetric(rgTime.Seconds()*1000/float64(n), "rg-ms/op")
+			benchAgainst(b, grepTool{}, env, args, rg, rgArgs, "x-ripgrep", "grep-ms/op")
 		})
 	}
 }
@@ -104,4 +85,30 @@ func ripgrepCount(b *testing.B, rg string, args []string) int {
 		total += n
 	}
 	return total
+}
+
+// benchAgainst runs the tool's call and rg with rgArgs alternately in
+// each iteration, and reports the ratio of their wall times as ratio
+// (lower is better; 1 means as fast) and the tool's time per call as
+// perOp, beside rg's as rg-ms/op. rg's output goes to the null device.
+func benchAgainst(b *testing.B, t tools.Tool, env *tools.Env, args json.RawMessage, rg string, rgArgs []string, ratio, perOp string) {
+	var oursTime, rgTime time.Duration
+	n := 0
+	for b.Loop() {
+		start := time.Now()
+		if _, err := t.Execute(context.Background(), env, args); err != nil {
+			b.Fatal(err)
+		}
+		oursTime += time.Since(start)
+
+		start = time.Now()
+		if err := exec.Command(rg, rgArgs...).Run(); err != nil {
+			b.Fatal(err)
+		}
+		rgTime += time.Since(start)
+		n++
+	}
+	b.ReportMetric(float64(oursTime)/float64(rgTime), ratio)
+	b.ReportMetric(oursTime.Seconds()*1000/float64(n), perOp)
+	b.ReportMetric(rgTime.Seconds()*1000/float64(n), "rg-ms/op")
 }
