@@ -220,12 +220,14 @@ func (m *Manager) listen(token string, report func(string)) (stop func()) {
 }
 
 // progress passes a progress notification on to the call it belongs to.
+// It reports under listenersMu, so that once a call's stop has returned
+// no late notification reaches the call's report: the turn that made the
+// call may have ended.
 func (m *Manager) progress(p *mcp.ProgressNotificationParams) {
 	token, _ := p.ProgressToken.(string)
 	m.listenersMu.Lock()
-	report := m.listeners[token]
-	m.listenersMu.Unlock()
-	if report != nil {
+	defer m.listenersMu.Unlock()
+	if report := m.listeners[token]; report != nil {
 		report(progressMessage(p.Progress, p.Total, p.Message))
 	}
 }
