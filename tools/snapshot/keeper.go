@@ -109,13 +109,7 @@ func (t *Tracker) Keeper(ctx context.Context, opts KeepOptions) *Keeper {
 			// What a Sync reports from now on is read anew by the
 			// next Keeper: it may have come after its file was read.
 			t.stale = map[string]bool{}
-			for dir, d := range t.dirs {
-				for name, st := range d.files {
-					if st.mode().IsRegular() && !yield(filepath.Join(dir, name), st.size()) {
-						return
-					}
-				}
-			}
+			t.regularFiles(yield)
 		}
 		k := newKeeper(ctx, t.root, files, opts)
 		t.mu.Lock()

@@ -715,6 +715,18 @@ func (t *Tracker) drop(d string, c *Changes) {
 	delete(t.dirs, d)
 }
 
+// regularFiles yields the path and size of every regular file listed,
+// until yield returns false. t.mu must be held.
+func (t *Tracker) regularFiles(yield func(path string, size int64) bool) {
+	for dir, d := range t.dirs {
+		for name, st := range d.files {
+			if st.mode().IsRegular() && !yield(filepath.Join(dir, name), st.size()) {
+				return
+			}
+		}
+	}
+}
+
 // rel returns p relative to the root, slash-separated.
 func (t *Tracker) rel(p string) string {
 	return filepath.ToSlash(strings.TrimPrefix(p[len(t.root):], string(filepath.Separator)))
