@@ -15,7 +15,7 @@ vim.api.nvim_create_user_command('Reasonix', function(o)
 end, {
   nargs = '*',
   range = true,
-  desc = 'Reasonix: ask, fix, chat, cancel, sessions, resume, new, mcp, memory, review, accept, reject, trust',
+  desc = 'Reasonix: ask, fix, chat, cancel, sessions, resume, new, mcp, memory, review, accept, reject, trust, rewind',
   complete = function(arglead, cmdline, cursorpos)
     return require('reasonix.commands').complete(arglead, cmdline, cursorpos)
   end,

@@ -20,7 +20,8 @@ M.name = 'reasonix://chat'
 ---@field approval reasonix.Row|nil the row of the open permission question
 ---@field step integer|nil the step whose text is streaming
 ---@field step_at integer[]|nil where that step's text began: {row, col}
-local render = { rows = {} }
+---@field turns table<integer, integer> turn number → the row of its "## You"
+local render = { rows = {}, turns = {} }
 
 ---@type integer|nil
 local buf
@@ -194,7 +195,7 @@ end
 --- Empties the chat for a session.
 ---@param session string|nil
 function M.reset(session)
-  render = { rows = {} }
+  render = { rows = {}, turns = {} }
   edit(function(b)
     local title = session and ('# Reasonix · session ' .. session) or '# Reasonix'
     api.nvim_buf_set_lines(b, 0, -1, false, { title, '' })
@@ -276,7 +277,17 @@ local handlers = {}
 
 function handlers.turn_start(b, ev)
   render.rows, render.step, render.step_at = {}, nil, nil
+  local from = api.nvim_buf_line_count(b)
   heading(b, '## You', ev.text or '')
+  if ev.turn then
+    -- Where the turn begins, for a rewind to cut the chat back to.
+    for row = math.max(0, from - 1), api.nvim_buf_line_count(b) - 1 do
+      if api.nvim_buf_get_lines(b, row, row + 1, false)[1] == '## You' then
+        render.turns[ev.turn] = row
+        break
+      end
+    end
+  end
   render.block = nil
   heading(b, '## Reasonix')
   render.block = 'heading'
@@ -479,6 +490,36 @@ function M.note(text)
   edit(function(b)
     block(b, 'note')
     lines(b, { text })
+  end)
+end
+
+--- Cuts the chat back to before the turns a rewind took out (those it
+--- showed start), and says what the rewind did.
+---@param plan table the RewindPlan of reasonix.rewind
+---@param text string the summary
+function M.rewound(plan, text)
+  local cut
+  for _, t in ipairs(plan.turns or { plan.turn }) do
+    local row = render.turns[t]
+    if row and (not cut or row < cut) then
+      cut = row
+    end
+  end
+  edit(function(b)
+    if cut and cut < api.nvim_buf_line_count(b) then
+      api.nvim_buf_set_lines(b, cut, -1, false, { '' })
+      for t, row in pairs(render.turns) do
+        if row >= cut then
+          render.turns[t] = nil
+        end
+      end
+      render.rows, render.approval, render.step, render.step_at = {}, nil, nil, nil
+    end
+    render.block = nil
+    block(b, 'note')
+    local ls = split(text)
+    ls[1] = '_' .. ls[1] .. '_'
+    lines(b, ls)
   end)
 end
 

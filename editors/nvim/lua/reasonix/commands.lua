@@ -510,7 +510,7 @@ function M.trust(action)
   end)
 end
 
-M.subcommands = { 'accept', 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'reject', 'resume', 'review', 'sessions', 'trust' }
+M.subcommands = { 'accept', 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'reject', 'resume', 'review', 'rewind', 'sessions', 'trust' }
 
 --- :Reasonix {subcommand} [args].
 ---@param o table the user command's argument table
@@ -539,6 +539,8 @@ function M.run(o)
     require('reasonix.review').list()
   elseif sub == 'trust' then
     M.trust(vim.trim(rest))
+  elseif sub == 'rewind' then
+    require('reasonix.rewind').run(rest)
   elseif sub == 'accept' or sub == 'reject' then
     local scope = vim.trim(rest) == 'file' and 'file' or 'hunk'
     require('reasonix.review').decide(sub, scope)
@@ -611,8 +613,9 @@ function M.complete_prompt(arglead, line)
   end, slash_commands())
 end
 
---- Completion for :Reasonix: subcommands, then session ids for resume and
---- slash commands for a prompt of ask that starts with "/".
+--- Completion for :Reasonix: subcommands, then session ids for resume,
+--- the chat session's turns for rewind, and slash commands for a prompt
+--- of ask that starts with "/".
 function M.complete(arglead, cmdline, cursorpos)
   local before = cmdline:sub(1, cursorpos)
   local words = vim.split(vim.trim((before:gsub('^.-Reasonix!?', '', 1))), '%s+', { trimempty = true })
@@ -632,6 +635,9 @@ function M.complete(arglead, cmdline, cursorpos)
   end
   if #words == 1 and (words[1] == 'accept' or words[1] == 'reject') then
     return matching({ 'file' })
+  end
+  if #words == 1 and words[1] == 'rewind' then
+    return matching(require('reasonix.rewind').turns())
   end
   if #words == 1 and words[1] == 'trust' then
     return matching({ 'review', 'revoke' })

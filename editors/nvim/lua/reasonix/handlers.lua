@@ -243,10 +243,14 @@ function M.progress(err, result, ctx, cfg)
 end
 
 --- window/showMessage: remember the last error (for :checkhealth), then
---- show it through the installed handler.
+--- show it through the installed handler; the server's summary of a
+--- rewind the plugin tells itself (reasonix.rewind) is not shown twice.
 function M.show_message(err, result, ctx, cfg)
   if type(result) == 'table' and result.type == 1 then
     state.errors[ctx.client_id] = result.message
+  end
+  if type(result) == 'table' and package.loaded['reasonix.rewind'] and require('reasonix.rewind').told_by_plugin(ctx.client_id, result.message) then
+    return result
   end
   local global = vim.lsp.handlers['window/showMessage']
   if global then

@@ -186,4 +186,11 @@ function M.trust(action)
   commands().trust(action)
 end
 
+--- Puts the chat session's files and conversation back to before a turn;
+--- without one, picks it with vim.ui.select.
+---@param turn integer|nil
+function M.rewind(turn)
+  require('reasonix.rewind').run(turn and tostring(turn) or nil)
+end
+
 return M
