@@ -16,6 +16,7 @@ import {
   type MemoryResult,
   Methods,
   type ReasonixEvent,
+  type RewindPlan,
   type TrustArgs,
   type TrustResult,
   type TurnResult,
@@ -249,6 +250,12 @@ export class Controller implements vscode.Disposable {
         case 'requestCommands':
           await this.postCommands();
           return;
+        case 'rewindPreview':
+          await this.rewind(m.turn, true);
+          return;
+        case 'rewind':
+          await this.rewind(m.turn, false);
+          return;
         default: {
           const never: never = m;
           this.output.warn(`unknown panel message ${JSON.stringify(never)}`);
@@ -354,8 +361,67 @@ export class Controller implements vscode.Disposable {
     this.sessionId = r.sessionId;
     this.model = r.model || this.model;
     this.status.setSession(r.usage, r.cost);
-    this.post({ type: 'resumed', sessionId: r.sessionId, messages: r.messages, model: r.model, usage: r.usage, cost: r.cost });
+    const turns = await this.turnsOf(client, r.sessionId);
+    this.post({ type: 'resumed', sessionId: r.sessionId, messages: r.messages, model: r.model, usage: r.usage, cost: r.cost, turns });
     this.postState();
+  }
+
+  /**
+   * The numbers of a session's turns that can be rewound to, oldest
+   * first (reasonix.checkpoints); undefined from a server that does not
+   * list them, or when listing failed (the panel then offers no rewind
+   * on the resumed turns).
+   */
+  private async turnsOf(client: ReasonixClient, sessionId: string): Promise<number[] | undefined> {
+    if (!this.knows(client, Commands.checkpoints.command)) return undefined;
+    try {
+      const r = await client.execute(Commands.checkpoints, { sessionId });
+      return r.turns.map((c) => c.turn);
+    } catch (err) {
+      this.output.warn(`${Commands.checkpoints.command}: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  }
+
+  /** Whether the server lists a command in its executeCommandProvider. */
+  private knows(client: ReasonixClient, command: string): boolean {
+    return (client.client.initializeResult?.capabilities.executeCommandProvider?.commands ?? []).includes(command);
+  }
+
+  /**
+   * "Restore to before this turn": rewinds the chat's session to before
+   * turn (reasonix.rewind), or with preview only says what that would do.
+   * The panel gets the plan, its paths relative to the workspace, as
+   * `rewindPreview` or `rewound`; or `rewindFailed` with why. Resolves to
+   * the server's plan, undefined on failure.
+   */
+  async rewind(turn: number, preview: boolean): Promise<RewindPlan | undefined> {
+    try {
+      const client = await this.requireClient();
+      if (!this.knows(client, Commands.rewind.command)) {
+        throw new Error(
+          `The Reasonix server ${client.binary} cannot rewind (it lacks the command ${Commands.rewind.command}). ` +
+            'Update reasonix, or set reasonix.path to a newer binary.',
+        );
+      }
+      if (!this.sessionId) throw new Error('There is no session to rewind.');
+      const plan = await client.execute(Commands.rewind, { sessionId: this.sessionId, turn, preview });
+      const shown: RewindPlan = { ...plan, files: plan.files.map((f) => ({ ...f, path: vscode.workspace.asRelativePath(f.path, false) })) };
+      if (preview) {
+        this.post({ type: 'rewindPreview', plan: shown });
+      } else {
+        // The files the review showed belong to a turn that is gone.
+        this.review.reset();
+        this.post({ type: 'rewound', plan: shown });
+        await this.postChangedFiles();
+      }
+      return plan;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.output.warn(`${preview ? 'rewind preview' : 'rewind'} to before turn ${turn}: ${message}`);
+      this.post({ type: 'rewindFailed', turn, message });
+      return undefined;
+    }
   }
 
   /**
@@ -393,8 +459,7 @@ export class Controller implements vscode.Disposable {
    */
   async trust(args: TrustArgs): Promise<TrustResult> {
     const client = await this.requireClient();
-    const known = client.client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
-    if (!known.includes(Commands.trust.command)) {
+    if (!this.knows(client, Commands.trust.command)) {
       throw new Error(
         `The Reasonix server ${client.binary} does not know workspace trust (it lacks the command ${Commands.trust.command}). ` +
           'Update reasonix, or set reasonix.path to a newer binary.',

@@ -11,6 +11,8 @@ import type {
   QuestionParams,
   ReasonixEvent,
   ReasonixEventKind,
+  RewindAction,
+  RewindPlan,
   SessionSummary,
   SlashCommand,
   StopReason,
@@ -31,6 +33,8 @@ export type {
   QuestionParams,
   ReasonixEvent,
   ReasonixEventKind,
+  RewindAction,
+  RewindPlan,
   SessionSummary,
   SlashCommand,
   StopReason,
@@ -80,7 +84,11 @@ export type PanelToExtension =
   /** The MCP servers' resources, for `@` completion. */
   | { type: 'requestMcp' }
   /** The server's slash commands, for `/` completion. */
-  | { type: 'requestCommands' };
+  | { type: 'requestCommands' }
+  /** "Restore to before this turn": what rewinding to before `turn` would do (answered with `rewindPreview`). */
+  | { type: 'rewindPreview'; turn: number }
+  /** The preview confirmed: rewind to before `turn` (answered with `rewound`, or `rewindFailed`). */
+  | { type: 'rewind'; turn: number };
 
 /**
  * Extension → panel. Every reasonix/event is forwarded as `event`, the
@@ -91,7 +99,12 @@ export type PanelToExtension =
 export type ExtensionToPanel =
   | { type: 'event'; event: ReasonixEvent }
   | { type: 'sessions'; list: SessionSummary[] }
-  | { type: 'resumed'; sessionId: string; messages: ChatMessage[]; model: string; usage: Usage; cost: number }
+  /**
+   * A resumed session. `turns`: the numbers of its turns that can be
+   * rewound to, oldest first (reasonix.checkpoints), when the server
+   * lists them; the last prompts of `messages` are those turns.
+   */
+  | { type: 'resumed'; sessionId: string; messages: ChatMessage[]; model: string; usage: Usage; cost: number; turns?: number[] }
   | { type: 'approval'; id: string; request: ApproveParams }
   /** The question `id` was answered, or withdrawn (turn stopped, server gone): drop its card. */
   | { type: 'approvalDone'; id: string; action: ApprovalAction | null }
@@ -120,6 +133,12 @@ export type ExtensionToPanel =
   | { type: 'state'; model: string; running: boolean; sessionId: string | null }
   /** The files the current turn changed and the user has not accepted or rejected yet. */
   | { type: 'changedFiles'; files: ChangedFile[] }
+  /** What rewinding to before plan.turn would do; paths relative to the workspace. */
+  | { type: 'rewindPreview'; plan: RewindPlan }
+  /** The session was rewound: the panel drops the turns plan.turns; paths relative to the workspace. */
+  | { type: 'rewound'; plan: RewindPlan }
+  /** The preview or the rewind to before `turn` failed, and why. */
+  | { type: 'rewindFailed'; turn: number; message: string }
   /** A request of the panel failed (no server, a turn already running, ...). */
   | { type: 'error'; message: string };
 

@@ -91,7 +91,7 @@ export function html(webview: vscode.Webview, media: vscode.Uri): string {
 </html>`;
 }
 
-const SHAPES: { [K in PanelToExtension['type']]: Record<string, 'string' | 'string?' | 'attach' | 'action'> } = {
+const SHAPES: { [K in PanelToExtension['type']]: Record<string, 'string' | 'string?' | 'attach' | 'action' | 'turn'> } = {
   ready: {},
   ask: { prompt: 'string', attach: 'attach' },
   stop: {},
@@ -106,6 +106,8 @@ const SHAPES: { [K in PanelToExtension['type']]: Record<string, 'string' | 'stri
   requestFiles: { prefix: 'string' },
   requestMcp: {},
   requestCommands: {},
+  rewindPreview: { turn: 'turn' },
+  rewind: { turn: 'turn' },
 };
 
 /**
@@ -129,6 +131,8 @@ export function isPanelMessage(m: unknown): m is PanelToExtension {
         return v === undefined || v === null || v === 'selection' || v === 'file';
       case 'action':
         return v === null || typeof v === 'string';
+      case 'turn':
+        return typeof v === 'number' && Number.isInteger(v) && v > 0;
     }
     return false;
   });

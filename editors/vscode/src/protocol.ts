@@ -396,6 +396,78 @@ export interface TrustResult {
   granted?: boolean;
 }
 
+/** reasonix.rewind: put a session's files and conversation back to before a turn; with preview, only say what that would do. */
+export interface RewindArgs {
+  sessionId: string;
+  turn: number;
+  preview?: boolean;
+}
+
+/**
+ * What a rewind does to one file: `restore` (its text put back),
+ * `remove` (the turns created it), `recreate` (they deleted it), `merge`
+ * (changed since by someone else; the turns' changes are taken out and
+ * theirs kept), `conflict` (changed since, overlapping: left as it is,
+ * its earlier text in `saved`), `unknown` (its earlier text was not kept:
+ * left as it is), `unchanged` (already as it was).
+ */
+export type RewindAction = 'restore' | 'remove' | 'recreate' | 'merge' | 'conflict' | 'unknown' | 'unchanged';
+
+export interface RewindFile {
+  /** Absolute. */
+  path: string;
+  action: RewindAction;
+  /** The text the rewind puts back (restore, recreate, merge). */
+  before?: string;
+  /** The text the file has now. */
+  now?: string;
+  /** conflict: a file holding the text before the turns, outside the workspace. */
+  saved?: string;
+  /** Why, for conflict and unknown. */
+  note?: string;
+}
+
+/** What rewinding to before `turn` does (preview), or did (`done`). */
+export interface RewindPlan {
+  sessionId: string;
+  turn: number;
+  /** The turns rewound: `turn` and every later one. */
+  turns: number[];
+  files: RewindFile[];
+  /** Messages cut from the conversation. */
+  messages: number;
+  done: boolean;
+}
+
+/** reasonix.checkpoints: the turns of a session that can be rewound to. */
+export interface CheckpointsArgs {
+  sessionId: string;
+}
+
+/** One file a turn changed. */
+export interface CheckpointFile {
+  path: string;
+  existed: boolean;
+  known: boolean;
+  exists: boolean;
+  source: string;
+}
+
+/** What one turn changed, recorded when it ended. */
+export interface Checkpoint {
+  turn: number;
+  /** The first line of the turn's prompt. */
+  prompt: string;
+  time: string;
+  files: CheckpointFile[];
+}
+
+export interface CheckpointsResult {
+  sessionId: string;
+  /** Oldest first; rewound turns are left out. */
+  turns: Checkpoint[];
+}
+
 /** The actions of the trust question (window/showMessageRequest). */
 export const TRUST_ACTIONS = ['Trust and enable', 'Keep disabled'] as const;
 
@@ -561,6 +633,8 @@ export const Commands = {
   reviewReject: { command: 'reasonix.review.reject' } as Command<ReviewArgs, ReviewChangeResult>,
   reviewDiff: { command: 'reasonix.review.diff' } as Command<ReviewArgs, ReviewDiffResult>,
   trust: { command: 'reasonix.trust' } as Command<TrustArgs, TrustResult>,
+  rewind: { command: 'reasonix.rewind' } as Command<RewindArgs, RewindPlan>,
+  checkpoints: { command: 'reasonix.checkpoints' } as Command<CheckpointsArgs, CheckpointsResult>,
 } as const;
 
 /**

@@ -7,7 +7,8 @@ import { h } from './dom';
 import { addApproval, addQuestion, applyEvent, historyEntries, settleApproval, settleQuestion } from './events';
 import { Header } from './header';
 import { SessionsView } from './sessions';
-import { restoreState, stateToSave, Store, type ApprovalEntry, type NoticeEntry, type QuestionEntry } from './state';
+import { RewindView, rewindSummary } from './rewind';
+import { restoreState, stateToSave, Store, type ApprovalEntry, type NoticeEntry, type QuestionEntry, type UserEntry } from './state';
 import { TranscriptView } from './transcript';
 import { getState, post, setState } from './vscode';
 
@@ -21,7 +22,22 @@ const empty = h(
   h('p', null, 'Ask Reasonix about your code.'),
   h('p', { class: 'hint' }, 'Type / for commands (/help lists them) and @ to mention a file or an MCP resource; Enter sends, Shift+Enter starts a new line.'),
 );
-const transcript = new TranscriptView(() => s().entries, answer, respond, empty);
+const transcript = new TranscriptView(() => s().entries, answer, respond, empty, previewRewind);
+const rewind = new RewindView({
+  confirm: (turn) => {
+    const r = s().rewind;
+    if (!r || r.turn !== turn || !r.plan || r.busy) return;
+    r.busy = true;
+    post({ type: 'rewind', turn });
+    refresh();
+    save();
+  },
+  cancel: () => {
+    s().rewind = undefined;
+    refresh();
+    save();
+  },
+});
 const sessions = new SessionsView({
   resume: (sessionId) => {
     post({ type: 'resumeSession', sessionId });
@@ -55,7 +71,7 @@ const chat = h('main', { class: 'chat' }, empty, transcript.el);
 
 store.onChange((c) => transcript.apply(c));
 // src/panel.ts serves a page with an empty #app; a bare body works too.
-(document.getElementById('app') ?? document.body).append(h('div', { class: 'panel' }, header.el, chat, sessions.el, changes.el, composer.el));
+(document.getElementById('app') ?? document.body).append(h('div', { class: 'panel' }, header.el, chat, sessions.el, rewind.el, changes.el, composer.el));
 composer.restore(s().draft, s().attach);
 transcript.rebuild();
 refresh();
@@ -101,7 +117,8 @@ function receive(msg: ExtensionToPanel): void {
       s().session = { usage: msg.usage, cost: msg.cost, priced: msg.cost > 0 };
       s().changed = [];
       s().view = 'chat';
-      store.reset(historyEntries(msg.messages, s().nextId));
+      s().rewind = undefined;
+      store.reset(numberTurns(historyEntries(msg.messages, s().nextId), msg.turns));
       s().nextId += s().entries.length;
       return;
     case 'files':
@@ -127,10 +144,57 @@ function receive(msg: ExtensionToPanel): void {
     case 'changedFiles':
       s().changed = msg.files;
       return;
+    case 'rewindPreview': {
+      const r = s().rewind;
+      if (r && r.turn === msg.plan.turn && !r.busy) r.plan = msg.plan;
+      return;
+    }
+    case 'rewound':
+      s().rewind = undefined;
+      s().turn = undefined;
+      s().changed = [];
+      store.cutTurns(msg.plan.turns);
+      store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: rewindSummary(msg.plan) });
+      return;
+    case 'rewindFailed': {
+      const r = s().rewind;
+      if (r && r.turn === msg.turn) {
+        r.busy = false;
+        r.error = msg.message;
+      } else {
+        store.add<NoticeEntry>({ kind: 'notice', level: 'error', text: msg.message });
+      }
+      return;
+    }
     case 'error':
       store.add<NoticeEntry>({ kind: 'notice', level: 'error', text: msg.message });
       return;
   }
+}
+
+/**
+ * A resumed session's prompts numbered as the server numbers its turns:
+ * turn numbers are never reused, so after a rewind they are not the
+ * prompts' positions. The last prompts are the turns listed, in order
+ * (a compaction may have folded earlier ones into a summary).
+ */
+function numberTurns(entries: ReturnType<typeof historyEntries>, turns: number[] | undefined) {
+  if (!turns) return entries;
+  const prompts = entries.filter((e): e is UserEntry => e.kind === 'user');
+  prompts.forEach((e, i) => {
+    const t = turns[turns.length - prompts.length + i];
+    e.turn = t;
+  });
+  return entries;
+}
+
+/** "Restore to before this turn": shows the card and asks for the preview. */
+function previewRewind(e: UserEntry): void {
+  if (e.turn === undefined || s().running || s().rewind?.busy) return;
+  s().rewind = { turn: e.turn, prompt: e.text.split('\n')[0] };
+  post({ type: 'rewindPreview', turn: e.turn });
+  refresh();
+  save();
 }
 
 function refresh(): void {
@@ -140,6 +204,7 @@ function refresh(): void {
   // Screen readers announce the streamed answer once, when the turn ends.
   transcript.el.setAttribute('aria-busy', String(st.running));
   changes.update(st.changed);
+  rewind.update(st.rewind);
   const showSessionsView = st.view === 'sessions';
   chat.hidden = showSessionsView;
   sessions.el.hidden = !showSessionsView;

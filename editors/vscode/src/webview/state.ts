@@ -2,6 +2,7 @@
 // It is plain JSON so that vscode.setState can keep it while the view is
 // hidden; the DOM is always rebuilt from it.
 import type { ApproveParams, Attach, ChangedFile, QuestionParams, SessionSummary, Usage } from '../messages';
+import type { RewindState } from './rewind';
 
 export type ToolStatus = 'running' | 'ok' | 'error' | 'denied' | 'stopped';
 
@@ -101,6 +102,8 @@ export interface PanelState {
   view: 'chat' | 'sessions';
   draft: string;
   attach: Attach;
+  /** The rewind whose preview is shown ("Restore to before this turn"). */
+  rewind?: RewindState;
 }
 
 export function initialState(): PanelState {
@@ -168,6 +171,14 @@ export class Store {
   remove(entry: Entry): void {
     this.state.entries = this.state.entries.filter((e) => e !== entry);
     this.listener({ op: 'remove', entry });
+  }
+
+  /** Drops the entries from the prompt of the first of turns on: a rewind took them out. */
+  cutTurns(turns: number[]): void {
+    const at = this.state.entries.findIndex((e) => e.kind === 'user' && e.turn !== undefined && turns.includes(e.turn));
+    if (at < 0) return;
+    for (const e of this.state.entries.slice(at)) this.listener({ op: 'remove', entry: e });
+    this.state.entries = this.state.entries.slice(0, at);
   }
 
   reset(entries: Entry[] = []): void {

@@ -4,9 +4,9 @@
 import type { ApprovalAction } from '../messages';
 import { renderApproval } from './approval';
 import { renderQuestion } from './question';
-import { h } from './dom';
+import { button, h } from './dom';
 import { MarkdownView } from './markdown';
-import type { ApprovalEntry, Change, Entry, QuestionEntry, StreamEntry } from './state';
+import type { ApprovalEntry, Change, Entry, QuestionEntry, StreamEntry, UserEntry } from './state';
 import { renderTool } from './tools';
 
 interface Shown {
@@ -27,6 +27,8 @@ export class TranscriptView {
     private readonly answer: (e: ApprovalEntry, action: ApprovalAction) => void,
     private readonly respond: (e: QuestionEntry, answer: string) => void,
     private readonly empty: HTMLElement,
+    /** "Restore to before this turn" on a prompt the server numbered. */
+    private readonly restore: (e: UserEntry) => void = () => {},
   ) {
     this.el.addEventListener('scroll', () => {
       this.stick = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 40;
@@ -96,8 +98,15 @@ export class TranscriptView {
 
   private render(e: Entry): Shown {
     switch (e.kind) {
-      case 'user':
-        return { el: h('div', { class: `user${e.pending ? ' pending' : ''}`, attrs: { 'aria-label': 'You' } }, e.text) };
+      case 'user': {
+        const prompt = h('div', { class: `user${e.pending ? ' pending' : ''}`, attrs: { 'aria-label': 'You' } }, e.text);
+        if (e.turn === undefined || e.pending) return { el: prompt };
+        const restore = button('↶ Restore to before this turn', () => this.restore(e), {
+          class: 'turn-restore',
+          attrs: { 'data-turn': String(e.turn), title: `Put the files and the conversation back to before turn ${e.turn}; a preview comes first` },
+        });
+        return { el: h('div', { class: 'turn-head' }, prompt, restore) };
+      }
       case 'text': {
         const el = h('div', { class: 'markdown answer' });
         const md = new MarkdownView(el);

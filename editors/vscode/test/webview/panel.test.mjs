@@ -905,3 +905,129 @@ describe('safety', () => {
     await p.page.close();
   });
 });
+
+describe('restore to before a turn', () => {
+  // Two turns as the server streams them: the first edits calc.go, the
+  // second creates notes.txt with a shell command.
+  const turnOf = (n, prompt, answer) => [
+    ev('turn_start', { turn: n, text: prompt }),
+    ev('text', { turn: n, step: 1, text: answer }),
+    ev('turn_done', { turn: n, done: { sessionId: 'S1', text: answer, stop: 'done', steps: 2, toolCalls: 1, usage: { prompt_tokens: 10, completion_tokens: 5 }, cost: 0, priced: false } }),
+  ];
+  const plan = {
+    sessionId: 'S1',
+    turn: 1,
+    turns: [1, 2],
+    messages: 8,
+    done: false,
+    files: [
+      { path: 'calc.go', action: 'restore', before: 'package calc\n', now: 'package calc // edited\n' },
+      { path: 'notes.txt', action: 'remove', now: 'remember the sign\n' },
+      { path: 'old.txt', action: 'recreate', before: 'kept\n' },
+      { path: 'docs/guide.md', action: 'merge', before: 'a\n', now: 'b\n' },
+      { path: 'main.go', action: 'conflict', note: 'changed since, overlapping', saved: '/home/ana/.reasonix/rewind/main.go' },
+      { path: 'data/big.bin', action: 'unknown', note: 'too large to keep' },
+    ],
+  };
+
+  test('previews the files, confirms, and drops the rewound turns', async () => {
+    const p = await panel();
+    const { page } = p;
+    await p.deliver({ type: 'state', model: 'scripted/deepseek-flash', running: false, sessionId: 'S1' });
+    await p.deliver(turnOf(1, 'fix Add', 'Add adds now.'), turnOf(2, 'write notes', 'Wrote notes.txt.'));
+    assert.deepEqual(await page.locator('button.turn-restore').evaluateAll((bs) => bs.map((b) => b.dataset.turn)), ['1', '2']);
+
+    await p.clearPosted();
+    await page.locator('.turn-head', { hasText: 'fix Add' }).hover();
+    await page.locator('button.turn-restore[data-turn="1"]').click();
+    assert.deepEqual(await p.posted(), [{ type: 'rewindPreview', turn: 1 }]);
+    const card = page.locator('section.rewind');
+    assert.ok(await card.isVisible(), 'the card shows while the preview comes');
+    assert.equal(await card.locator('h2').innerText(), 'Restore to before turn 1');
+    assert.equal(await card.locator('.rewind-prompt').innerText(), 'fix Add');
+    assert.ok(await card.getByRole('button', { name: 'Confirm' }).isDisabled(), 'nothing to confirm before the preview');
+
+    await p.deliver({ type: 'rewindPreview', plan });
+    const rows = await card.locator('.rewind-file').evaluateAll((ls) =>
+      ls.map((l) => [l.querySelector('.rewind-action').textContent, l.querySelector('.rewind-path').textContent, l.querySelector('.rewind-says').textContent]),
+    );
+    assert.deepEqual(rows, [
+      ['restore', 'calc.go', 'gets its earlier text back'],
+      ['remove', 'notes.txt', 'created by these turns: removed'],
+      ['recreate', 'old.txt', 'deleted by these turns: put back'],
+      ['merge', 'docs/guide.md', 'changed since: their changes are taken out, the later ones kept'],
+      ['conflict', 'main.go', 'changed since, overlapping: left as it is'],
+      ['unknown', 'data/big.bin', 'too large to keep: left as it is'],
+    ]);
+    assert.match(await card.locator('.rewind-conversation').innerText(), /this turn and 1 later one leave the model's context/);
+    fs.mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: path.join(artifacts, 'rewind-preview.png') });
+
+    // Cancel closes it and changes nothing; a second look, then Confirm.
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await card.isVisible(), false);
+    await page.locator('button.turn-restore[data-turn="1"]').click();
+    await p.deliver({ type: 'rewindPreview', plan });
+    await p.clearPosted();
+    await card.getByRole('button', { name: 'Confirm' }).click();
+    assert.deepEqual(await p.posted(), [{ type: 'rewind', turn: 1 }]);
+    assert.ok(await card.getByRole('button', { name: 'Restoring…' }).isDisabled(), 'no second click while it runs');
+
+    await p.deliver({ type: 'rewound', plan: { ...plan, done: true } });
+    assert.equal(await card.isVisible(), false);
+    assert.equal(await p.count('.user'), 0, 'both turns dropped');
+    assert.equal(await p.count('.answer'), 0);
+    assert.equal(await p.count('.turn-done'), 0);
+    assert.equal(
+      await p.text('.notice-info'),
+      [
+        'Restored to before turn 1: 1 file restored, 1 file removed, 1 file recreated, 1 file merged, 1 conflict, 1 file left as it is.',
+        'main.go: changed since, overlapping, left as it is; its earlier text is in /home/ana/.reasonix/rewind/main.go.',
+        'data/big.bin: too large to keep, left as it is.',
+      ].join('\n'),
+    );
+    await p.expectClean();
+    await page.close();
+  });
+
+  test('rewinding a later turn keeps the earlier ones; a failure shows on the card', async () => {
+    const p = await panel();
+    const { page } = p;
+    await p.deliver({ type: 'state', model: 'scripted/deepseek-flash', running: false, sessionId: 'S1' });
+    await p.deliver(turnOf(1, 'fix Add', 'Add adds now.'), turnOf(2, 'write notes', 'Wrote notes.txt.'));
+    const card = page.locator('section.rewind');
+
+    await page.locator('button.turn-restore[data-turn="2"]').click();
+    await p.deliver({ type: 'rewindFailed', turn: 2, message: 'a turn is running in this session' });
+    assert.equal(await card.locator('.rewind-error').innerText(), 'a turn is running in this session');
+    await card.getByRole('button', { name: 'Close' }).click();
+
+    await page.locator('button.turn-restore[data-turn="2"]').click();
+    await p.deliver({ type: 'rewindPreview', plan: { ...plan, turn: 2, turns: [2], files: [{ path: 'notes.txt', action: 'remove' }] } });
+    assert.match(await card.locator('.rewind-conversation').innerText(), /: this turn leaves the model's context/);
+    await card.getByRole('button', { name: 'Confirm' }).click();
+    await p.deliver({ type: 'rewound', plan: { ...plan, turn: 2, turns: [2], done: true, files: [{ path: 'notes.txt', action: 'remove' }] } });
+    assert.deepEqual(await page.locator('.user').allInnerTexts(), ['fix Add']);
+    assert.equal(await p.text('.answer'), 'Add adds now.');
+    assert.equal(await p.text('.notice-info'), 'Restored to before turn 2: 1 file removed.');
+
+    // A resumed session's prompts take the server's turn numbers.
+    await p.deliver({
+      type: 'resumed',
+      sessionId: 'S2',
+      model: 'scripted/deepseek-flash',
+      usage: { prompt_tokens: 0, completion_tokens: 0, cache_hit_tokens: 0, cache_miss_tokens: 0 },
+      cost: 0,
+      messages: [
+        { role: 'user', content: 'first' },
+        { role: 'assistant', content: 'one' },
+        { role: 'user', content: 'after a rewind' },
+        { role: 'assistant', content: 'two' },
+      ],
+      turns: [1, 4],
+    });
+    assert.deepEqual(await page.locator('button.turn-restore').evaluateAll((bs) => bs.map((b) => b.dataset.turn)), ['1', '4']);
+    await p.expectClean();
+    await page.close();
+  });
+});
