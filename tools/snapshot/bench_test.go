@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/tools/permission"
 )
@@ -130,8 +132,10 @@ func BenchmarkCommand(b *testing.B) {
 }
 
 // BenchmarkTrackerBaseline is the Tracker's first listing at n files,
-// and the memory it keeps per file (B/file: the heap it holds after,
-// over the files).
+// and the memory it takes per file: B/file is the heap it holds after
+// (after a collection), peak-B/file the most heap in use seen while it
+// lists (garbage not yet collected included, as the process sees it),
+// alloc-B/file all it allocated.
 func BenchmarkTrackerBaseline(b *testing.B) {
 	for _, n := range benchSizes[1:] {
 		root, _ := benchTree(b, n)
@@ -140,15 +144,41 @@ func BenchmarkTrackerBaseline(b *testing.B) {
 				var m0, m1 runtime.MemStats
 				runtime.GC()
 				runtime.ReadMemStats(&m0)
+				stop := make(chan struct{})
+				peak := make(chan uint64)
+				go func() { peak <- peakHeap(stop) }()
 				tr := NewTracker(root, Options{Control: isControl})
-				if _, err := tr.Sync(b.Context()); err != nil {
+				_, err := tr.Sync(b.Context())
+				close(stop)
+				top := <-peak
+				if err != nil {
 					b.Fatal(err)
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&m1)
 				b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/float64(n), "B/file")
+				b.ReportMetric(float64(top-min(top, m0.HeapAlloc))/float64(n), "peak-B/file")
+				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(n), "alloc-B/file")
 				tr.Close()
 			}
 		})
+	}
+}
+
+// peakHeap samples the bytes of heap objects (live or not yet
+// collected) until stop is closed, and returns the most it saw.
+func peakHeap(stop <-chan struct{}) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	var top uint64
+	for {
+		metrics.Read(sample)
+		top = max(top, sample[0].Value.Uint64())
+		select {
+		case <-stop:
+			return top
+		case <-tick.C:
+		}
 	}
 }

@@ -1,0 +1,202 @@
+package snapshot
+
+import (
+	"bytes"
+	"iter"
+	"slices"
+	"strings"
+)
+
+// An entries holds the entries of one kind (files, or subdirectories)
+// of one listed directory, each with a value, in little memory: a
+// Tracker keeps them for every directory for an agent's life, and at a
+// million files a map of names per directory would be most of its heap
+// (a map's slots, and a string allocated per name).
+//
+// The names are concatenated in one string, in order, and list holds,
+// sorted by name, where each name lies in it and its value: a file
+// costs its name's bytes and 24 bytes. A name is a substring of names,
+// so neither looking one up nor yielding one allocates. Setting the
+// value of a name there is done in place; names that come or go build
+// both again, at a cost in the size of the directory, paid only for a
+// directory a command touched (one with many events is listed again
+// whole anyway), once for all that one Sync finds there (edit).
+type entries[V any] struct {
+	names string
+	list  []entry[V]
+}
+
+// An entry is where a name lies in its entries' names, and its value.
+type entry[V any] struct {
+	off, n uint32
+	v      V
+}
+
+func (s *entries[V]) len() int { return len(s.list) }
+
+func (s *entries[V]) name(i int) string {
+	e := &s.list[i]
+	return s.names[e.off : e.off+e.n]
+}
+
+// find returns where name is in the list, or would be, and whether it
+// is there.
+func (s *entries[V]) find(name string) (int, bool) {
+	lo, hi := 0, len(s.list)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.name(m) < name {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(s.list) && s.name(lo) == name
+}
+
+// get returns the value of name, and whether it is there.
+func (s *entries[V]) get(name string) (V, bool) {
+	if i, ok := s.find(name); ok {
+		return s.list[i].v, true
+	}
+	var zero V
+	return zero, false
+}
+
+func (s *entries[V]) has(name string) bool {
+	_, ok := s.find(name)
+	return ok
+}
+
+func (s *entries[V]) set(name string, v V) { s.edit([]edit[V]{{name: name, v: v}}) }
+
+func (s *entries[V]) delete(name string) { s.edit([]edit[V]{{name: name, del: true}}) }
+
+// all yields every name, in order, with its value.
+func (s *entries[V]) all() iter.Seq2[string, V] {
+	return func(yield func(string, V) bool) {
+		for i := range s.list {
+			if !yield(s.name(i), s.list[i].v) {
+				return
+			}
+		}
+	}
+}
+
+// An edit sets the value of a name, or deletes it.
+type edit[V any] struct {
+	name string
+	v    V
+	del  bool
+}
+
+// edit applies edits, each of a different name: values of names there
+// are set in place, and when names come or go, names and list are
+// built again, once.
+func (s *entries[V]) edit(edits []edit[V]) {
+	var moved []edit[V] // the names that come or go
+	size := len(s.names)
+	for _, e := range edits {
+		i, there := s.find(e.name)
+		switch {
+		case there && !e.del:
+			s.list[i].v = e.v
+		case there:
+			moved = append(moved, e)
+		case !e.del:
+			moved = append(moved, e)
+			size += len(e.name)
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	slices.SortFunc(moved, func(a, b edit[V]) int { return strings.Compare(a.name, b.name) })
+	var b entriesBuilder[V]
+	b.grow(size, len(s.list)+len(moved))
+	i := 0
+	for _, m := range moved {
+		for ; i < len(s.list) && s.name(i) < m.name; i++ {
+			b.add(s.name(i), s.list[i].v)
+		}
+		if m.del {
+			i++ // it is there: find said so
+		} else {
+			b.add(m.name, m.v)
+		}
+	}
+	for ; i < len(s.list); i++ {
+		b.add(s.name(i), s.list[i].v)
+	}
+	*s = b.entries()
+}
+
+// An entriesBuilder makes entries from names added in order.
+type entriesBuilder[V any] struct {
+	names strings.Builder
+	list  []entry[V]
+}
+
+// grow makes room for n entries of size bytes of names in all, so that
+// what is built takes no more memory than it needs.
+func (b *entriesBuilder[V]) grow(size, n int) {
+	b.names.Grow(size)
+	b.list = make([]entry[V], 0, n)
+}
+
+func (b *entriesBuilder[V]) add(name string, v V) {
+	b.list = append(b.list, entry[V]{off: uint32(b.names.Len()), n: uint32(len(name)), v: v})
+	b.names.WriteString(name)
+}
+
+func (b *entriesBuilder[V]) entries() entries[V] {
+	return entries[V]{names: b.names.String(), list: b.list}
+}
+
+// A gathering collects names with values in any order, as a walk finds
+// them, and makes entries of them: the names are appended to one buffer
+// rather than kept as strings, since a deep listing holds every
+// directory's at once.
+type gathering[V any] struct {
+	names []byte
+	list  []entry[V]
+}
+
+func (g *gathering[V]) add(name string, v V) {
+	g.list = append(g.list, entry[V]{off: uint32(len(g.names)), n: uint32(len(name)), v: v})
+	g.names = append(g.names, name...)
+}
+
+// entries returns what was gathered as entries, sized to fit.
+func (g *gathering[V]) entries() entries[V] {
+	name := func(e entry[V]) []byte { return g.names[e.off : e.off+e.n] }
+	slices.SortFunc(g.list, func(a, b entry[V]) int { return bytes.Compare(name(a), name(b)) })
+	var b entriesBuilder[V]
+	b.grow(len(g.names), len(g.list))
+	for _, e := range g.list {
+		b.list = append(b.list, entry[V]{off: uint32(b.names.Len()), n: e.n, v: e.v})
+		b.names.Write(name(e))
+	}
+	return b.entries()
+}
+
+// compareEntries calls f for every name in a or b, in order, with its
+// value in each and whether it is there.
+func compareEntries[V any](a, b *entries[V], f func(name string, av V, inA bool, bv V, inB bool)) {
+	var zero V
+	i, j := 0, 0
+	for i < len(a.list) || j < len(b.list) {
+		switch {
+		case j == len(b.list) || i < len(a.list) && a.name(i) < b.name(j):
+			f(a.name(i), a.list[i].v, true, zero, false)
+			i++
+		case i == len(a.list) || b.name(j) < a.name(i):
+			f(b.name(j), zero, false, b.list[j].v, true)
+			j++
+		default:
+			f(a.name(i), a.list[i].v, true, b.list[j].v, true)
+			i++
+			j++
+		}
+	}
+}
