@@ -13,9 +13,10 @@ import (
 // million files a map of names per directory would be most of its heap
 // (a map's slots, and a string allocated per name).
 //
-// The names are concatenated in one string, in order, and list holds,
-// sorted by name, where each name lies in it and its value: a file
-// costs its name's bytes and 24 bytes. A name is a substring of names,
+// The names are concatenated in one string, in order; ends holds where
+// each ends in it, and vals the values, in the same order: a file
+// costs its name's bytes and 20 bytes (a fileStat's 16 and an end's
+// 4). A name is a substring of names,
 // so neither looking one up nor yielding one allocates. Setting the
 // value of a name there is done in place; names that come or go build
 // both again, at a cost in the size of the directory, paid only for a
@@ -23,26 +24,24 @@ import (
 // whole anyway), once for all that one Sync finds there (edit).
 type entries[V any] struct {
 	names string
-	list  []entry[V]
+	ends  []uint32
+	vals  []V
 }
 
-// An entry is where a name lies in its entries' names, and its value.
-type entry[V any] struct {
-	off, n uint32
-	v      V
-}
-
-func (s *entries[V]) len() int { return len(s.list) }
+func (s *entries[V]) len() int { return len(s.vals) }
 
 func (s *entries[V]) name(i int) string {
-	e := &s.list[i]
-	return s.names[e.off : e.off+e.n]
+	start := uint32(0)
+	if i > 0 {
+		start = s.ends[i-1]
+	}
+	return s.names[start:s.ends[i]]
 }
 
 // find returns where name is in the list, or would be, and whether it
 // is there.
 func (s *entries[V]) find(name string) (int, bool) {
-	lo, hi := 0, len(s.list)
+	lo, hi := 0, len(s.vals)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if s.name(m) < name {
@@ -51,13 +50,13 @@ func (s *entries[V]) find(name string) (int, bool) {
 			hi = m
 		}
 	}
-	return lo, lo < len(s.list) && s.name(lo) == name
+	return lo, lo < len(s.vals) && s.name(lo) == name
 }
 
 // get returns the value of name, and whether it is there.
 func (s *entries[V]) get(name string) (V, bool) {
 	if i, ok := s.find(name); ok {
-		return s.list[i].v, true
+		return s.vals[i], true
 	}
 	var zero V
 	return zero, false
@@ -75,8 +74,8 @@ func (s *entries[V]) delete(name string) { s.edit([]edit[V]{{name: name, del: tr
 // all yields every name, in order, with its value.
 func (s *entries[V]) all() iter.Seq2[string, V] {
 	return func(yield func(string, V) bool) {
-		for i := range s.list {
-			if !yield(s.name(i), s.list[i].v) {
+		for i, v := range s.vals {
+			if !yield(s.name(i), v) {
 				return
 			}
 		}
@@ -100,7 +99,7 @@ func (s *entries[V]) edit(edits []edit[V]) {
 		i, there := s.find(e.name)
 		switch {
 		case there && !e.del:
-			s.list[i].v = e.v
+			s.vals[i] = e.v
 		case there:
 			moved = append(moved, e)
 		case !e.del:
@@ -113,11 +112,11 @@ func (s *entries[V]) edit(edits []edit[V]) {
 	}
 	slices.SortFunc(moved, func(a, b edit[V]) int { return strings.Compare(a.name, b.name) })
 	var b entriesBuilder[V]
-	b.grow(size, len(s.list)+len(moved))
+	b.grow(size, len(s.vals)+len(moved))
 	i := 0
 	for _, m := range moved {
-		for ; i < len(s.list) && s.name(i) < m.name; i++ {
-			b.add(s.name(i), s.list[i].v)
+		for ; i < len(s.vals) && s.name(i) < m.name; i++ {
+			b.add(s.name(i), s.vals[i])
 		}
 		if m.del {
 			i++ // it is there: find said so
@@ -125,8 +124,8 @@ func (s *entries[V]) edit(edits []edit[V]) {
 			b.add(m.name, m.v)
 		}
 	}
-	for ; i < len(s.list); i++ {
-		b.add(s.name(i), s.list[i].v)
+	for ; i < len(s.vals); i++ {
+		b.add(s.name(i), s.vals[i])
 	}
 	*s = b.entries()
 }
@@ -134,23 +133,29 @@ func (s *entries[V]) edit(edits []edit[V]) {
 // An entriesBuilder makes entries from names added in order.
 type entriesBuilder[V any] struct {
 	names strings.Builder
-	list  []entry[V]
+	ends  []uint32
+	vals  []V
 }
 
 // grow makes room for n entries of size bytes of names in all, so that
 // what is built takes no more memory than it needs.
 func (b *entriesBuilder[V]) grow(size, n int) {
 	b.names.Grow(size)
-	b.list = make([]entry[V], 0, n)
+	b.ends = make([]uint32, 0, n)
+	b.vals = make([]V, 0, n)
 }
 
 func (b *entriesBuilder[V]) add(name string, v V) {
-	b.list = append(b.list, entry[V]{off: uint32(b.names.Len()), n: uint32(len(name)), v: v})
 	b.names.WriteString(name)
+	b.ends = append(b.ends, uint32(b.names.Len()))
+	b.vals = append(b.vals, v)
 }
 
 func (b *entriesBuilder[V]) entries() entries[V] {
-	return entries[V]{names: b.names.String(), list: b.list}
+	if len(b.vals) == 0 {
+		return entries[V]{}
+	}
+	return entries[V]{names: b.names.String(), ends: b.ends, vals: b.vals}
 }
 
 // A gathering collects names with values in any order, as a walk finds
@@ -159,23 +164,31 @@ func (b *entriesBuilder[V]) entries() entries[V] {
 // directory's at once.
 type gathering[V any] struct {
 	names []byte
-	list  []entry[V]
+	list  []gathered[V]
+}
+
+// A gathered is where a name lies in its gathering's names, and its
+// value.
+type gathered[V any] struct {
+	off, n uint32
+	v      V
 }
 
 func (g *gathering[V]) add(name string, v V) {
-	g.list = append(g.list, entry[V]{off: uint32(len(g.names)), n: uint32(len(name)), v: v})
+	g.list = append(g.list, gathered[V]{off: uint32(len(g.names)), n: uint32(len(name)), v: v})
 	g.names = append(g.names, name...)
 }
 
 // entries returns what was gathered as entries, sized to fit.
 func (g *gathering[V]) entries() entries[V] {
-	name := func(e entry[V]) []byte { return g.names[e.off : e.off+e.n] }
-	slices.SortFunc(g.list, func(a, b entry[V]) int { return bytes.Compare(name(a), name(b)) })
+	name := func(e gathered[V]) []byte { return g.names[e.off : e.off+e.n] }
+	slices.SortFunc(g.list, func(a, b gathered[V]) int { return bytes.Compare(name(a), name(b)) })
 	var b entriesBuilder[V]
 	b.grow(len(g.names), len(g.list))
 	for _, e := range g.list {
-		b.list = append(b.list, entry[V]{off: uint32(b.names.Len()), n: e.n, v: e.v})
 		b.names.Write(name(e))
+		b.ends = append(b.ends, uint32(b.names.Len()))
+		b.vals = append(b.vals, e.v)
 	}
 	return b.entries()
 }
@@ -185,16 +198,16 @@ func (g *gathering[V]) entries() entries[V] {
 func compareEntries[V any](a, b *entries[V], f func(name string, av V, inA bool, bv V, inB bool)) {
 	var zero V
 	i, j := 0, 0
-	for i < len(a.list) || j < len(b.list) {
+	for i < len(a.vals) || j < len(b.vals) {
 		switch {
-		case j == len(b.list) || i < len(a.list) && a.name(i) < b.name(j):
-			f(a.name(i), a.list[i].v, true, zero, false)
+		case j == len(b.vals) || i < len(a.vals) && a.name(i) < b.name(j):
+			f(a.name(i), a.vals[i], true, zero, false)
 			i++
-		case i == len(a.list) || b.name(j) < a.name(i):
-			f(b.name(j), zero, false, b.list[j].v, true)
+		case i == len(a.vals) || b.name(j) < a.name(i):
+			f(b.name(j), zero, false, b.vals[j], true)
 			j++
 		default:
-			f(a.name(i), a.list[i].v, true, b.list[j].v, true)
+			f(a.name(i), a.vals[i], true, b.vals[j], true)
 			i++
 			j++
 		}
