@@ -20,7 +20,8 @@ import (
 const (
 	// DefaultMaxTracked bounds the files a Tracker keeps: its first
 	// listing stops past it, and tracking is then off (and said so).
-	// At under 100 bytes a file this is under 200 MB at the bound.
+	// At about 45 bytes a file kept (see entries), about 90 MB at the
+	// bound.
 	DefaultMaxTracked = 2_000_000
 	// DefaultBaselineTimeout bounds the first listing, which is paid
 	// once for the Tracker's life rather than around every command.
