@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"iter"
 	"slices"
 	"strings"
@@ -179,13 +180,22 @@ func (g *gathering[V]) add(name string, v V) {
 	g.names = append(g.names, name...)
 }
 
-// entries returns what was gathered as entries, sized to fit.
+// entries returns what was gathered as entries, sized to fit. A name
+// gathered twice has the value gathered last, as in a map.
 func (g *gathering[V]) entries() entries[V] {
 	name := func(e gathered[V]) []byte { return g.names[e.off : e.off+e.n] }
-	slices.SortFunc(g.list, func(a, b gathered[V]) int { return bytes.Compare(name(a), name(b)) })
+	slices.SortFunc(g.list, func(a, b gathered[V]) int {
+		if c := bytes.Compare(name(a), name(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.off, b.off) // the one gathered last, last
+	})
 	var b entriesBuilder[V]
 	b.grow(len(g.names), len(g.list))
-	for _, e := range g.list {
+	for i, e := range g.list {
+		if i+1 < len(g.list) && bytes.Equal(name(e), name(g.list[i+1])) {
+			continue
+		}
 		b.names.Write(name(e))
 		b.ends = append(b.ends, uint32(b.names.Len()))
 		b.vals = append(b.vals, e.v)

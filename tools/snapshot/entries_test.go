@@ -101,6 +101,15 @@ func TestEntriesLookupAllocates(t *testing.T) {
 	}
 }
 
+func TestGatheringTwice(t *testing.T) {
+	var g gathering[int]
+	for i, name := range []string{"b", "a", "b", "c", "b"} {
+		g.add(name, i)
+	}
+	s := g.entries()
+	checkEntries(t, &s, map[string]int{"a": 1, "b": 4, "c": 3})
+}
+
 func TestCompareEntries(t *testing.T) {
 	a := entriesOf(map[string]int{"gone": 1, "same": 2, "changed": 3})
 	b := entriesOf(map[string]int{"same": 2, "changed": 4, "new": 5})
