@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 )
 
@@ -186,5 +187,233 @@ func TestRewindRestoresFilesAndConversation(t *testing.T) {
 	}
 	if _, err := a.Rewind(ctx, s, 2); err == nil {
 		t.Error("rewinding to a rewound turn succeeded")
+	}
+}
+
+// roles renders a conversation's roles, a digest as "digest".
+func roles(s *agent.Session) []string {
+	var out []string
+	for _, m := range s.Messages() {
+		r := string(m.Role)
+		if m.Digest {
+			r = "digest"
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestRewindAfterCompaction: a rewind to a turn after the latest
+// compaction's digest cuts the conversation, keeping what precedes; one to
+// a turn the digest folded rebuilds it from the originals of the earlier
+// turns, without the digest, and the next request holds just those.
+func TestRewindAfterCompaction(t *testing.T) {
+	a, srv, _ := windowedAgent(t, agenttest.Script(6, 30), 0)
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	runTurns(t, a, s, 1, 3)
+	if _, err := a.Compact(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	runTurns(t, a, s, 4, 4)
+	before5 := s.Messages()
+	runTurns(t, a, s, 5, 5)
+
+	plan, err := a.Rewind(ctx, s, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Messages(); len(got) != len(before5) || plan.Messages != 4 {
+		t.Errorf("after rewinding to 5: %d messages (%d cut), want the %d before turn 5", len(got), plan.Messages, len(before5))
+	} else {
+		for i := range got {
+			if got[i].Content != before5[i].Content || got[i].Role != before5[i].Role {
+				t.Errorf("message %d changed by the cut: %q, was %q", i, got[i].Content, before5[i].Content)
+			}
+		}
+	}
+
+	if _, err := a.Rewind(ctx, s, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(roles(s), " "), "system user assistant tool assistant"; got != want {
+		t.Fatalf("after rewinding to 2 the conversation is %s, want %s (turn 1 in full)", got, want)
+	}
+	if m := s.Messages()[1]; m.Content != agenttest.Prompt(1) {
+		t.Errorf("the rebuilt conversation starts with %q", m.Content)
+	}
+	res, err := a.Run(ctx, s, agenttest.Prompt(6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Turn != 6 {
+		t.Errorf("the turn after the rewinds is %d, want 6", res.Turn)
+	}
+	reqs := srv.Requests()
+	var first scripted.Request
+	for _, r := range reqs {
+		if strings.Contains(r.Body, "Turn 6:") {
+			first = r
+			break
+		}
+	}
+	sent := strings.Join(contents(first), "\n")
+	for n := 2; n <= 5; n++ {
+		if strings.Contains(sent, agenttest.Prompt(n)) {
+			t.Errorf("the request after the rewind holds turn %d's prompt", n)
+		}
+	}
+	if !strings.Contains(sent, agenttest.Prompt(1)) || strings.Contains(sent, "Summary") {
+		t.Errorf("the request after the rewind: %s", sent)
+	}
+}
+
+// TestRewindAfterResume: a session resumed by another agent lists its
+// checkpoints, rewinds, and numbers its turns on from the latest, also
+// when resumed once more after the rewind.
+func TestRewindAfterResume(t *testing.T) {
+	a, _ := newScriptedAgent(t, `match first
+call edit_file {"path": "main.go", "old_string": "helper1()", "new_string": "helper2()"}
+---
+match first
+text done
+---
+match second
+text done
+---
+match third
+text done
+`)
+	root := a.Env.Root
+	mainBefore := read(t, filepath.Join(root, "main.go"))
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, p := range []string{"first", "second"} {
+		if _, err := a.Run(ctx, s, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	again := func() (*agent.Agent, *agent.Session) {
+		b := &agent.Agent{Provider: a.Provider, Model: a.Model, ModelRef: a.ModelRef, Tools: a.Tools,
+			Env: a.Env, Gate: a.Gate, Store: &agent.Store{Dir: a.Store.Dir}}
+		s, err := b.Resume(s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return b, s
+	}
+	b, s2 := again()
+	cs, err := b.Checkpoints(s2)
+	if err != nil || !slices.Equal(turnsOf(cs), []int{1, 2}) {
+		t.Fatalf("checkpoints after resume: %v, %v", turnsOf(cs), err)
+	}
+	if _, err := b.Rewind(ctx, s2, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(root, "main.go")); got != mainBefore {
+		t.Errorf("main.go after the rewind: %q", got)
+	}
+	s2.Close()
+	c, s3 := again()
+	if cs, _ := c.Checkpoints(s3); len(cs) != 0 || len(s3.Messages()) != 1 {
+		t.Errorf("resumed after the rewind: checkpoints %v, %d messages", turnsOf(cs), len(s3.Messages()))
+	}
+	res, err := c.Run(ctx, s3, "third")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Turn != 3 {
+		t.Errorf("the turn after the rewind and a resume is %d, want 3", res.Turn)
+	}
+}
+
+// TestRewindUndoesATasksChanges: what a task's tools change belongs to
+// the turn that ran it.
+func TestRewindUndoesATasksChanges(t *testing.T) {
+	a, _, _ := newTaskAgent(t, `match start
+call task {"description": "write", "prompt": "gamma: write it", "read_only": false}
+---
+match gamma:
+call bash {"command": "echo by task > task.txt"}
+---
+match gamma:
+text Written.
+---
+match start
+text All done.
+`)
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := a.Run(t.Context(), s, "start"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(a.Env.Root, "task.txt")
+	if read(t, path) != "by task\n" {
+		t.Fatal("the task did not write")
+	}
+	plan, err := a.Rewind(t.Context(), s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(a.Env.Root, plan); !slices.Equal(got, []string{"task.txt remove"}) || read(t, path) != "<absent>" {
+		t.Errorf("rewind %q; task.txt %q", got, read(t, path))
+	}
+}
+
+// TestRewindCommand: /rewind lists the turns and /rewind N rewinds,
+// through Run, as every front end runs them; a turn that is not there is
+// an error.
+func TestRewindCommand(t *testing.T) {
+	a, _ := newScriptedAgent(t, `match first
+call bash {"command": "echo x > x.txt"}
+---
+match first
+text done
+`)
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	res, err := a.Run(ctx, s, "/rewind")
+	if err != nil || res.Action == nil || res.Action.Kind != agent.ActionRewind || res.Text != "No turn to rewind to yet." {
+		t.Fatalf("/rewind before any turn: %+v, %v", res, err)
+	}
+	if _, err := a.Run(ctx, s, "first\nwith more"); err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.Run(ctx, s, "/rewind")
+	if err != nil || !strings.Contains(res.Text, "\n  1  first  (1 file)") {
+		t.Fatalf("/rewind lists %q, %v", res.Text, err)
+	}
+	if _, err := a.Run(ctx, s, "/rewind 7"); err == nil || !strings.Contains(err.Error(), "no turn 7") {
+		t.Errorf("/rewind 7: %v", err)
+	}
+	if _, err := a.Run(ctx, s, "/rewind x"); err == nil {
+		t.Error("/rewind x succeeded")
+	}
+	res, err = a.Run(ctx, s, "/rewind 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action == nil || res.Action.Turn != 1 || res.Action.Rewind == nil || !res.Action.Rewind.Done ||
+		!strings.HasPrefix(res.Text, "Rewound to before turn 1: 1 file removed, 4 messages cut") {
+		t.Errorf("/rewind 1: %+v %q", res.Action, res.Text)
+	}
+	if read(t, filepath.Join(a.Env.Root, "x.txt")) != "<absent>" {
+		t.Error("x.txt is still there")
 	}
 }
