@@ -28,6 +28,9 @@ text made
 	if r.exit != 0 || m == nil {
 		t.Fatalf("first run: %+v", r)
 	}
+	if r := runReasonix(t, work, home, nil, "run", "--config", cfg, "/rewind"); r.exit != 64 || !strings.Contains(r.stderr, "--resume ID /rewind") {
+		t.Errorf("/rewind without --resume: %+v", r)
+	}
 	made := filepath.Join(work, "made.txt")
 	if _, err := os.Stat(made); err != nil {
 		t.Fatalf("the command made nothing: %v", err)
