@@ -30,6 +30,8 @@ test('isPanelMessage accepts the union and nothing else', () => {
     { type: 'resumeSession', sessionId: 's' },
     { type: 'requestMcp' },
     { type: 'requestCommands' },
+    { type: 'rewindPreview', turn: 1 },
+    { type: 'rewind', turn: 12 },
   ];
   const bad: unknown[] = [
     null,
@@ -46,6 +48,10 @@ test('isPanelMessage accepts the union and nothing else', () => {
     { type: 'answer', id: 'q1', answer: 3 },
     { type: 'openDiff' },
     { type: 'state', model: '', running: false, sessionId: null },
+    { type: 'rewind' },
+    { type: 'rewind', turn: '1' },
+    { type: 'rewind', turn: 0 },
+    { type: 'rewindPreview', turn: 1.5 },
   ];
   for (const m of good) assert.ok(isPanelMessage(m), JSON.stringify(m));
   for (const m of bad) assert.ok(!isPanelMessage(m), JSON.stringify(m));

@@ -20,7 +20,9 @@
 // answer's notification in plain text; the server's log lines in the
 // output channel at their own levels; and, in another folder whose
 // reasonix.toml adds an MCP server, the question whether to trust it as a
-// modal dialog listing the server, which starts once trusted.
+// modal dialog listing the server, which starts once trusted. Before that,
+// two more turns of the chat (an edit, a file a shell command made) are
+// restored from the panel: the preview of each file, then the files back.
 import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -67,7 +69,22 @@ call bash {"command": "cat calc.json"}
 match Fix this problem in calc.json
 expect tool "calc",
 text Added the missing comma after \`"calc"\`; **calc.json** parses now.
+---
+match Make the sign a plus
+call edit_file {"path": "sign.txt", "old_string": "a - b", "new_string": "a + b"}
+---
+match Make the sign a plus
+expect tool Edited sign.txt
+text The sign is a plus now.
+---
+match Write a note
+call bash {"command": "printf 'remember the sign\\\\n' > note.txt"}
+---
+match Write a note
+text Wrote note.txt.
 `;
+
+const SIGN = 'return a - b\n';
 
 const BROKEN_JSON = '{\n  "name": "calc"\n  "version": 1\n}\n';
 
@@ -174,6 +191,7 @@ before(async () => {
   const modelUrl = await until('the scripted model', () => fs.existsSync(urlFile) && fs.readFileSync(urlFile, 'utf8').trim());
 
   fs.writeFileSync(path.join(ws, 'calc.json'), BROKEN_JSON);
+  fs.writeFileSync(path.join(ws, 'sign.txt'), SIGN);
   // The model is the user's own: their config.toml needs no trust.
   fs.writeFileSync(
     path.join(reasonixHome, 'config.toml'),
@@ -373,6 +391,53 @@ test("the output channel: the server's stderr at its own levels", async () => {
   await palette('Output: Show Output Channels...', 'Reasonix');
   await page.locator('.panel .monaco-editor .view-lines', { hasText: 'initialized client=' }).first().waitFor();
   await shot('7-output');
+});
+
+test('restore to before a turn: the preview of each file, then the edit and the shell-created file undone', async () => {
+  await palette('Reasonix: Open Chat');
+  const frame = await chatFrame();
+  const input = frame.locator('.composer textarea');
+  // Two more turns of the chat's session: an edit, then a file made by a shell command.
+  for (const [prompt, answer] of [
+    ['Make the sign a plus', 'The sign is a plus now.'],
+    ['Write a note', 'Wrote note.txt.'],
+  ]) {
+    const done = await frame.locator('.turn-done').count();
+    await input.fill(prompt);
+    await input.press('Enter');
+    // The permission question is a card in the panel, which is in view.
+    await frame.locator('.approval button:not([disabled])', { hasText: 'Allow once' }).first().click();
+    await until(`the turn "${prompt}"`, async () => (await frame.locator('.turn-done').count()) > done);
+    assert.equal(await frame.locator('.answer').last().innerText(), answer);
+  }
+  await until('sign.txt edited', () => fs.readFileSync(path.join(ws, 'sign.txt'), 'utf8') === 'return a + b\n');
+  assert.equal(fs.readFileSync(path.join(ws, 'note.txt'), 'utf8'), 'remember the sign\n');
+
+  const head = frame.locator('.turn-head', { hasText: 'Make the sign a plus' });
+  await head.hover();
+  await head.getByRole('button', { name: 'Restore to before this turn' }).click();
+  const card = frame.locator('section.rewind');
+  await card.locator('.rewind-file').first().waitFor();
+  const rows = await card.locator('.rewind-file').evaluateAll((ls) =>
+    ls.map((l) => `${l.querySelector('.rewind-action').textContent} ${l.querySelector('.rewind-path').textContent}`),
+  );
+  assert.deepEqual(rows.sort(), ['remove note.txt', 'restore sign.txt']);
+  assert.ok(fs.existsSync(path.join(ws, 'note.txt')), 'the preview changed nothing');
+  await shot('10-rewind-preview');
+  await page.locator('.part.sidebar').screenshot({ path: path.join(ARTIFACTS, '10-rewind-preview-panel.png') });
+
+  await card.getByRole('button', { name: 'Confirm' }).click();
+  await card.waitFor({ state: 'hidden' });
+  await until('note.txt removed', () => !fs.existsSync(path.join(ws, 'note.txt')));
+  // sign.txt as it was, in the editor's buffer and, once saved, on disk.
+  await palette('File: Save All');
+  await until('sign.txt restored', () => fs.readFileSync(path.join(ws, 'sign.txt'), 'utf8') === SIGN);
+  // The panel keeps the first turn and drops the two rewound ones.
+  const prompts = await frame.locator('.user').allInnerTexts();
+  assert.ok(prompts.includes('Say hello from the chat'), prompts.join(' | '));
+  assert.ok(!prompts.includes('Make the sign a plus') && !prompts.includes('Write a note'), prompts.join(' | '));
+  assert.match(await frame.locator('.notice-info').last().innerText(), /^Restored to before turn 2: 1 file restored, 1 file removed\.$/);
+  await shot('11-rewound');
 });
 
 test("a folder whose reasonix.toml adds an MCP server: the trust question is a modal; trusted, the server starts", async () => {
