@@ -102,7 +102,7 @@ export interface CheckDiagnostic {
   server?: string;
 }
 
-export type CommandActionKind = 'help' | 'cost' | 'mcp' | 'model' | 'compact' | 'new' | 'clear';
+export type CommandActionKind = 'help' | 'cost' | 'mcp' | 'model' | 'compact' | 'new' | 'clear' | 'rewind';
 
 /**
  * What a built-in command did. For `new` and `clear` (unless cancelled)
@@ -558,6 +558,8 @@ export type ReasonixEvent =
   | (EventBase & { kind: 'file_changed'; file: FileChange })
   /** The check of the turn's edits: text says what it found, check lists the new errors. */
   | (EventBase & { kind: 'check'; text: string; check?: CheckDiagnostic[] })
+  /** The session was rewound (the panel's Restore, or /rewind N): rewind is what it did. */
+  | (EventBase & { kind: 'rewind'; rewind: RewindPlan })
   | {
       kind: 'approval';
       sessionId: string;

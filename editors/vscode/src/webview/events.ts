@@ -116,6 +116,11 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
     case 'turn_done':
       endTurn(store, ev.turn, ev.done);
       return;
+    case 'rewind':
+      // The panel's own rewind says so when it ends ('rewound'); this
+      // also covers /rewind N typed in the composer.
+      store.cutTurns(ev.rewind.turns);
+      return;
     case 'approval':
       // The question itself arrives as an `approval` message with the id
       // to answer; this event only says that a dialog opened.

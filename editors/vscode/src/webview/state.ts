@@ -173,12 +173,23 @@ export class Store {
     this.listener({ op: 'remove', entry });
   }
 
-  /** Drops the entries from the prompt of the first of turns on: a rewind took them out. */
+  /**
+   * Drops what the panel shows of turns a rewind took out: their prompts,
+   * answers and tool rows, and what came between one of their prompts and
+   * the next prompt of a turn that stays (notices, cards, the cost line).
+   * Whatever came after, such as the /rewind that did it, stays.
+   */
   cutTurns(turns: number[]): void {
-    const at = this.state.entries.findIndex((e) => e.kind === 'user' && e.turn !== undefined && turns.includes(e.turn));
-    if (at < 0) return;
-    for (const e of this.state.entries.slice(at)) this.listener({ op: 'remove', entry: e });
-    this.state.entries = this.state.entries.slice(0, at);
+    const cut = new Set<Entry>();
+    let inCut = false;
+    for (const e of this.state.entries) {
+      if (e.kind === 'user') inCut = e.turn !== undefined && turns.includes(e.turn);
+      const turn = 'turn' in e && e.kind !== 'user' ? e.turn : undefined;
+      if (turn !== undefined ? turns.includes(turn) : inCut) cut.add(e);
+    }
+    if (cut.size === 0) return;
+    this.state.entries = this.state.entries.filter((e) => !cut.has(e));
+    for (const e of cut) this.listener({ op: 'remove', entry: e });
   }
 
   reset(entries: Entry[] = []): void {

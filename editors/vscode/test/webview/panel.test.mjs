@@ -1030,4 +1030,21 @@ describe('restore to before a turn', () => {
     await p.expectClean();
     await page.close();
   });
+
+  test("/rewind N typed in the composer: the rewind event drops the turns, the command's answer stays", async () => {
+    const p = await panel();
+    await p.deliver({ type: 'state', model: 'scripted/deepseek-flash', running: false, sessionId: 'S1' });
+    await p.deliver(turnOf(1, 'fix Add', 'Add adds now.'), turnOf(2, 'write notes', 'Wrote notes.txt.'));
+    await p.deliver(
+      ev('turn_start', { turn: 3, text: '/rewind 2' }),
+      ev('rewind', { turn: 3, rewind: { ...plan, turn: 2, turns: [2], done: true, files: [{ path: '/w/notes.txt', action: 'remove' }] } }),
+      ev('text', { turn: 3, step: 0, text: 'Rewound to before turn 2: 1 file removed.' }),
+      ev('turn_done', { turn: 3, done: { sessionId: 'S1', text: '', stop: 'done', steps: 0, toolCalls: 0, usage: { prompt_tokens: 0, completion_tokens: 0 }, cost: 0, priced: false, action: { kind: 'rewind' } } }),
+    );
+    assert.deepEqual(await p.page.locator('.user').allInnerTexts(), ['fix Add', '/rewind 2']);
+    assert.deepEqual(await p.page.locator('.answer').allInnerTexts(), ['Add adds now.']);
+    assert.equal(await p.text('.notice-info'), 'Rewound to before turn 2: 1 file removed.');
+    await p.expectClean();
+    await p.page.close();
+  });
 });
