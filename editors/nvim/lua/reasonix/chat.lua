@@ -493,28 +493,69 @@ function M.note(text)
   end)
 end
 
+--- Cuts a rewind's turns (plan.turns) out of the chat: from the start of
+--- the earliest it shows to the start of the next turn that stays (the
+--- /rewind that did it), or the end.
+---@param b integer
+---@param plan table a RewindPlan
+local function cut_turns(b, plan)
+  local gone = {}
+  local from
+  for _, t in ipairs(plan.turns or { plan.turn }) do
+    gone[t] = true
+    local row = render.turns[t]
+    if row and (not from or row < from) then
+      from = row
+    end
+  end
+  local n = api.nvim_buf_line_count(b)
+  if not from or from >= n then
+    return
+  end
+  local to = n
+  for t, row in pairs(render.turns) do
+    if not gone[t] and row > from and row < to then
+      to = row
+    end
+  end
+  local shift = to - from
+  for t, row in pairs(render.turns) do
+    if gone[t] or (row >= from and row < to) then
+      render.turns[t] = nil
+    elseif row >= to then
+      render.turns[t] = row - shift
+    end
+  end
+  if to == n then
+    api.nvim_buf_set_lines(b, from, -1, false, { '' })
+    render.block = nil
+  else
+    api.nvim_buf_set_lines(b, from, to, false, {})
+  end
+  -- Rows of calls now point elsewhere; the turns cut had them.
+  render.rows, render.approval = {}, nil
+  if render.step_at and render.step_at[1] >= to then
+    render.step_at = { render.step_at[1] - shift, render.step_at[2] }
+  elseif render.step_at and render.step_at[1] >= from then
+    render.step, render.step_at = nil, nil
+  end
+end
+
+--- The session was rewound (:Reasonix rewind, or /rewind N asked in the
+--- chat): its turns leave the chat.
+function handlers.rewind(b, ev)
+  if type(ev.rewind) == 'table' then
+    cut_turns(b, ev.rewind)
+  end
+end
+
 --- Cuts the chat back to before the turns a rewind took out (those it
---- showed start), and says what the rewind did.
+--- shows), and says what the rewind did.
 ---@param plan table the RewindPlan of reasonix.rewind
 ---@param text string the summary
 function M.rewound(plan, text)
-  local cut
-  for _, t in ipairs(plan.turns or { plan.turn }) do
-    local row = render.turns[t]
-    if row and (not cut or row < cut) then
-      cut = row
-    end
-  end
   edit(function(b)
-    if cut and cut < api.nvim_buf_line_count(b) then
-      api.nvim_buf_set_lines(b, cut, -1, false, { '' })
-      for t, row in pairs(render.turns) do
-        if row >= cut then
-          render.turns[t] = nil
-        end
-      end
-      render.rows, render.approval, render.step, render.step_at = {}, nil, nil, nil
-    end
+    cut_turns(b, plan)
     render.block = nil
     block(b, 'note')
     local ls = split(text)
