@@ -282,22 +282,20 @@ func (a *Agent) planFile(st checkpointStore, n int, first, last CheckpointFile, 
 		step.file.Action, step.file.Note = RewindConflict, "one of Reasonix's control files, which a rewind never writes"
 		return step, nil
 	}
-	var agentText []byte
-	if last.Exists {
-		if last.AfterBlob == "" {
-			step.file.Action, step.file.Note = RewindConflict, fmt.Sprintf("its text when turn %d ended was not kept, so changes since cannot be told apart", lastTurn)
-			return step, nil
-		}
-		if agentText, err = st.blob(last.AfterBlob); err != nil {
-			return step, err
-		}
+	if last.Exists && last.AfterBlob == "" {
+		step.file.Action, step.file.Note = RewindConflict, fmt.Sprintf("its text when turn %d ended could not be read, so changes since cannot be told apart", lastTurn)
+		return step, nil
 	}
-	if !sameState(now, nowExists, agentText, last.Exists) {
+	// Whether it still holds what the turns left is told by the hash of
+	// that text.
+	if nowExists != last.Exists || (nowExists && store.BlobID(now) != last.AfterBlob) {
 		// merge: here the three-way merge takes the turns' changes out
-		// and keeps the others' (base agentText, ours step.target,
-		// theirs now): without overlap the action becomes RewindMerge
-		// with step.target the merged text; with overlap it stays a
-		// conflict.
+		// and keeps the others': base the turns' last text
+		// (st.blob(last.AfterBlob), absent for a large one or when
+		// !last.Exists), ours step.target, theirs now. Without overlap
+		// the action becomes RewindMerge with step.target the merged
+		// text and step.file.Before its preview; with overlap, or no
+		// base, it stays a conflict.
 		step.file.Action, step.file.Note = RewindConflict, fmt.Sprintf("changed since turn %d ended", lastTurn)
 		return step, nil
 	}
