@@ -70,8 +70,9 @@ type RewindFile struct {
 }
 
 // errUnnumbered refuses to rewind a session recorded before its messages
-// were numbered by turn.
-var errUnnumbered = errors.New("this session was recorded before turns were numbered: its conversation cannot be cut by turn, and its turns have no checkpoints")
+// were numbered by turn, where a digest covers both those messages and
+// the turns to rewind. (Its earlier turns have no checkpoints anyway.)
+var errUnnumbered = errors.New("this session was recorded before messages were numbered by turn, and a compaction folded them with the turns to rewind: its conversation cannot be rebuilt without them")
 
 // fileStep is what a rewind does to one file, with the text it puts
 // back.
@@ -365,15 +366,15 @@ func (s *Session) planCut(a *Agent, n int, voided func(int) bool) (conversationC
 	msgs, marks := slices.Clone(s.messages), slices.Clone(s.marks)
 	s.mu.Unlock()
 	c := conversationCut{from: len(msgs)}
-	if len(marks) < len(msgs) {
-		return c, errUnnumbered
+	for len(marks) < len(msgs) {
+		marks = append(marks, store.Mark{})
 	}
 	digest := false
 	cut := len(msgs)
 	for i := 1; i < len(msgs); i++ {
-		if marks[i].Seq == 0 {
-			return c, errUnnumbered
-		}
+		// A message recorded before messages were numbered (Seq 0) is
+		// older than any numbered one, and belongs to no turn that has
+		// a checkpoint: a cut after it keeps it, rightly.
 		if marks[i].Turn >= n {
 			c.cutCount++
 			cut = min(cut, i)
@@ -399,6 +400,11 @@ func (s *Session) planCut(a *Agent, n int, voided func(int) bool) (conversationC
 	allMarks := append(slices.Clone(archivedMarks), marks[1:]...)
 	for i, m := range all {
 		mk := allMarks[i]
+		if mk.Seq == 0 {
+			// Its turn is unknown: the rebuilt conversation cannot
+			// place it.
+			return c, errUnnumbered
+		}
 		k := key{mk.Seq, string(m.Role), m.ToolCallID}
 		if m.Digest || mk.Turn < 1 || mk.Turn >= n || voided(mk.Turn) || seen[k] {
 			continue
