@@ -36,12 +36,19 @@ type CheckpointFile struct {
 	Known   bool         `json:"known"`   // its text before was kept (always true when !Existed)
 	Exists  bool         `json:"exists"`  // when the turn ended
 	Source  ChangeSource `json:"source"`
-	// BeforeBlob and AfterBlob name the texts before and after in the
-	// checkpoint store: empty when the file was not there, or its text
-	// was not kept (before) or could not be read (after).
+	// BeforeBlob and AfterBlob name the texts before and after (their
+	// SHA-256) in the checkpoint store: empty when the file was not
+	// there, or its text was not kept (before) or could not be read
+	// (after). A text after larger than maxAfterBlob is named but not
+	// stored: a rewind only compares it.
 	BeforeBlob string `json:"beforeBlob,omitempty"`
 	AfterBlob  string `json:"afterBlob,omitempty"`
 }
+
+// maxAfterBlob bounds the texts after that a checkpoint stores. A turn's
+// build may leave large outputs behind, whose copies would serve only a
+// merge; whether a file still holds what a turn left is told by the hash.
+const maxAfterBlob = 4 << 20
 
 // checkpointLine is one line of a session's turns.jsonl: a turn's
 // checkpoint, or a rewind, which voids the turns Turn…Upto.
@@ -296,7 +303,10 @@ func (a *Agent) recordCheckpoint(s *Session, n int, typed string, log *changeLog
 		}
 		now, exists, err := readView(view, p)
 		f.Exists = exists
-		if exists && err == nil {
+		switch {
+		case exists && err == nil && len(now) > maxAfterBlob:
+			f.AfterBlob = store.BlobID(now)
+		case exists && err == nil:
 			id, err := put(now)
 			if err != nil {
 				return written, err

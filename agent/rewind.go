@@ -70,8 +70,9 @@ type RewindFile struct {
 }
 
 // errUnnumbered refuses to rewind a session recorded before its messages
-// were numbered by turn.
-var errUnnumbered = errors.New("this session was recorded before turns were numbered: its conversation cannot be cut by turn, and its turns have no checkpoints")
+// were numbered by turn, where a digest covers both those messages and
+// the turns to rewind. (Its earlier turns have no checkpoints anyway.)
+var errUnnumbered = errors.New("this session was recorded before messages were numbered by turn, and a compaction folded them with the turns to rewind: its conversation cannot be rebuilt without them")
 
 // fileStep is what a rewind does to one file, with the text it puts
 // back.
@@ -282,22 +283,20 @@ func (a *Agent) planFile(st checkpointStore, n int, first, last CheckpointFile, 
 		step.file.Action, step.file.Note = RewindConflict, "one of Reasonix's control files, which a rewind never writes"
 		return step, nil
 	}
-	var agentText []byte
-	if last.Exists {
-		if last.AfterBlob == "" {
-			step.file.Action, step.file.Note = RewindConflict, fmt.Sprintf("its text when turn %d ended was not kept, so changes since cannot be told apart", lastTurn)
-			return step, nil
-		}
-		if agentText, err = st.blob(last.AfterBlob); err != nil {
-			return step, err
-		}
+	if last.Exists && last.AfterBlob == "" {
+		step.file.Action, step.file.Note = RewindConflict, fmt.Sprintf("its text when turn %d ended could not be read, so changes since cannot be told apart", lastTurn)
+		return step, nil
 	}
-	if !sameState(now, nowExists, agentText, last.Exists) {
+	// Whether it still holds what the turns left is told by the hash of
+	// that text.
+	if nowExists != last.Exists || (nowExists && store.BlobID(now) != last.AfterBlob) {
 		// merge: here the three-way merge takes the turns' changes out
-		// and keeps the others' (base agentText, ours step.target,
-		// theirs now): without overlap the action becomes RewindMerge
-		// with step.target the merged text; with overlap it stays a
-		// conflict.
+		// and keeps the others': base the turns' last text
+		// (st.blob(last.AfterBlob), absent for a large one or when
+		// !last.Exists), ours step.target, theirs now. Without overlap
+		// the action becomes RewindMerge with step.target the merged
+		// text and step.file.Before its preview; with overlap, or no
+		// base, it stays a conflict.
 		step.file.Action, step.file.Note = RewindConflict, fmt.Sprintf("changed since turn %d ended", lastTurn)
 		return step, nil
 	}
@@ -367,15 +366,15 @@ func (s *Session) planCut(a *Agent, n int, voided func(int) bool) (conversationC
 	msgs, marks := slices.Clone(s.messages), slices.Clone(s.marks)
 	s.mu.Unlock()
 	c := conversationCut{from: len(msgs)}
-	if len(marks) < len(msgs) {
-		return c, errUnnumbered
+	for len(marks) < len(msgs) {
+		marks = append(marks, store.Mark{})
 	}
 	digest := false
 	cut := len(msgs)
 	for i := 1; i < len(msgs); i++ {
-		if marks[i].Seq == 0 {
-			return c, errUnnumbered
-		}
+		// A message recorded before messages were numbered (Seq 0) is
+		// older than any numbered one, and belongs to no turn that has
+		// a checkpoint: a cut after it keeps it, rightly.
 		if marks[i].Turn >= n {
 			c.cutCount++
 			cut = min(cut, i)
@@ -401,6 +400,11 @@ func (s *Session) planCut(a *Agent, n int, voided func(int) bool) (conversationC
 	allMarks := append(slices.Clone(archivedMarks), marks[1:]...)
 	for i, m := range all {
 		mk := allMarks[i]
+		if mk.Seq == 0 {
+			// Its turn is unknown: the rebuilt conversation cannot
+			// place it.
+			return c, errUnnumbered
+		}
 		k := key{mk.Seq, string(m.Role), m.ToolCallID}
 		if m.Digest || mk.Turn < 1 || mk.Turn >= n || voided(mk.Turn) || seen[k] {
 			continue

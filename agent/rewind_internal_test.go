@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/agent/store"
 )
 
 // TestRewindLeavesWhatItCannotPutBack: a file whose text before was not
@@ -56,10 +57,12 @@ func TestRewindLeavesWhatItCannotPutBack(t *testing.T) {
 	}
 }
 
-// TestRewindRefusesAnUnnumberedSession: a session recorded before
-// messages carried their turn cannot have its conversation cut.
-func TestRewindRefusesAnUnnumberedSession(t *testing.T) {
-	h := newHarness(t, nil)
+// TestRewindAnUnnumberedSession: in a session recorded before messages
+// carried their turn, a turn run since can be rewound by a cut, which
+// keeps the older messages; a rebuild, which cannot place them, is
+// refused.
+func TestRewindAnUnnumberedSession(t *testing.T) {
+	h := newHarness(t, []provider.Response{answer("new done")})
 	st := h.a.Store
 	f, err := st.Create(Meta{ID: "old", Created: time.Now()})
 	if err != nil {
@@ -72,18 +75,36 @@ func TestRewindRefusesAnUnnumberedSession(t *testing.T) {
 	} {
 		f.AppendMessage(&m)
 	}
-	f.Keep()
+	f.AppendUsage(1, "fake/m", provider.Usage{PromptTokens: 1}, 0, 0)
 	f.Close()
 	s, err := h.a.Resume("old")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := h.a.recordCheckpoint(s, 1, "go", &changeLog{}); err != nil {
+	res, err := h.a.Run(context.Background(), s, "new")
+	if err != nil || res.Turn != 2 {
+		t.Fatalf("turn %d, %v; want turn 2", res.Turn, err)
+	}
+	// A digest of turn 2 as a compaction would leave it: the rewind
+	// must rebuild, and cannot.
+	s.mu.Lock()
+	s.messages = append(s.messages, provider.Message{Role: provider.RoleAssistant, Content: "digest", Digest: true})
+	s.marks = append(s.marks, store.Mark{Turn: 2, Seq: s.seq + 1})
+	s.seq++
+	s.mu.Unlock()
+	if _, err := h.a.PlanRewind(context.Background(), s, 2); !errors.Is(err, errUnnumbered) {
+		t.Errorf("a rebuild over unnumbered messages: %v", err)
+	}
+	s.mu.Lock()
+	s.messages, s.marks = s.messages[:len(s.messages)-1], s.marks[:len(s.marks)-1]
+	s.mu.Unlock()
+	plan, err := h.a.Rewind(context.Background(), s, 2)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.a.Rewind(context.Background(), s, 1); !errors.Is(err, errUnnumbered) {
-		t.Errorf("rewinding an unnumbered session: %v", err)
+	if got := s.Messages(); plan.Messages != 2 || len(got) != 3 || got[2].Content != "done" {
+		t.Errorf("after the cut (%d cut): %+v", plan.Messages, got)
 	}
 }
 
