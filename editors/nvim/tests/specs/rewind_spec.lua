@@ -48,7 +48,7 @@ local function two_turns(pick)
 end
 
 describe('rewind', function()
-  it(':Reasonix rewind 1 puts the buffer and the shell-created file back, undoable', function()
+  it('X:Reasonix rewind 1 puts the buffer and the shell-created file back, undoable', function()
     local root, bufnr = two_turns(function()
       error('no picker with a turn given')
     end)
@@ -103,6 +103,26 @@ describe('rewind', function()
     H.eq(H.calc_fixed, H.buffer_text(bufnr), 'turn 1 stays')
     local text = H.chat_text()
     H.truthy(text:find('fix Add', 1, true) and not text:find('write notes', 1, true), 'only turn 2 cut from the chat:\n' .. text)
+  end)
+
+  it('/rewind 1 asked in the chat: the files back, the chat cut, the asking turn kept', function()
+    local root, bufnr = two_turns(function()
+      error('no picker with a turn given')
+    end)
+    local orig = vim.lsp.util.apply_workspace_edit
+    vim.lsp.util.apply_workspace_edit = function(e, enc)
+      io.stdout:write('APPLY ' .. vim.inspect(e) .. '\n')
+      return orig(e, enc)
+    end
+    vim.cmd('Reasonix ask /rewind 1')
+    local ok = vim.wait(20000, function()
+      return H.read(root .. '/notes.txt') == nil and H.buffer_text(bufnr) == H.calc_go
+    end, 10)
+    H.truthy(ok, 'the files back: notes.txt ' .. tostring(H.read(root .. '/notes.txt')) .. '\ncalc.go buffer:\n' .. H.buffer_text(bufnr) .. '\nmodified ' .. tostring(vim.bo[bufnr].modified) .. '\non disk:\n' .. tostring(H.read(root .. '/calc.go')) .. vim.inspect(H.notifications))
+    H.wait('the chat cut', function()
+      local text = H.chat_text()
+      return not text:find('fix Add', 1, true) and text:find('## You\n/rewind 1', 1, true) ~= nil
+    end)
   end)
 
   it('says what is wrong without a session or with a bad turn', function()
