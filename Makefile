@@ -170,7 +170,9 @@ dist:
 # 200-turn session in a 32k window against the same with no window
 # (prompt tokens, cache hits, cost at DeepSeek's price, memory), the time
 # a resumed session of 1k, 10k and 100k messages takes to reach the model
-# (never compacted, and compacted), and for the language server the
+# (never compacted, and compacted), what recording a turn's checkpoint
+# costs (10 changed files of 10 KB, 1 of 1 MB: time and bytes written),
+# and for the language server the
 # initialize round trip, idle RSS and codeAction latency (p50/p99, alone
 # and while a turn streams), and for the project graph a warm
 # find_references against the gopls command line, and what a shell
@@ -197,6 +199,7 @@ bench: deps graph-servers
 	$(GO) test -run '^$$' -bench 'LongSession' -benchtime 1x ./agent/
 	$(GO) test -run '^$$' -bench 'Resume' -benchtime 3x ./agent/
 	$(GO) test -run '^$$' -bench 'BenchmarkTask$$' -benchtime 300x ./agent/
+	$(GO) test -run '^$$' -bench 'BenchmarkCheckpoint' -benchtime 50x ./agent/
 	$(GO) test -run '^$$' -bench 'Initialize' -benchtime 10x ./lsp/
 	$(GO) test -run '^$$' -bench 'CodeAction' -benchtime 300x ./lsp/
 	$(GO) test -run '^$$' -bench 'PromptRoundTrip' -benchtime 200x ./lsp/acp/

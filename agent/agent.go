@@ -161,8 +161,21 @@ type Session struct {
 
 	mu       sync.Mutex // guards the fields below
 	messages []provider.Message
-	usage    provider.Usage
-	cost     float64
+	// marks holds each message's turn and number, parallel to messages
+	// (provider.Message stays what providers send); seq is the number
+	// of the latest message. A rewind cuts the conversation by them
+	// (rewind.go).
+	marks []store.Mark
+	seq   int
+	// archived holds, for a session not stored, what its compactions
+	// and rewinds dropped, with their marks: a stored session's archive
+	// file holds them.
+	archived      []provider.Message
+	archivedMarks []store.Mark
+	// checkpoints records what each turn changed (checkpoint.go).
+	checkpoints *checkpointLog
+	usage       provider.Usage
+	cost        float64
 	// helperTokens and helperCost are what the session's running
 	// children (tasks, the planner) have spent and not yet been charged
 	// with: the session's budget counts them as they are spent.
@@ -221,6 +234,8 @@ func (a *Agent) NewSession() (*Session, error) {
 	s := &Session{ID: store.NewID(now), Created: now, redact: &r, tools: a.sessionTools()}
 	system := a.systemMessage()
 	s.messages = []provider.Message{{Role: provider.RoleSystem, Content: system}}
+	s.marks, s.seq = []store.Mark{{Seq: 1}}, 1
+	s.checkpoints = a.newCheckpointLog(s.ID)
 	if a.Store != nil {
 		f, err := a.Store.Create(Meta{
 			ID: s.ID, Created: now, Root: a.Env.Root, Model: a.ModelRef,
@@ -231,7 +246,7 @@ func (a *Agent) NewSession() (*Session, error) {
 		}
 		s.file = f
 		s.steps = newStepLog(a.Store.StepsPath(s.ID))
-		if err := f.AppendMessage(&s.messages[0]); err != nil {
+		if err := f.AppendMarked(&s.messages[0], s.marks[0]); err != nil {
 			return nil, err
 		}
 	}
@@ -261,9 +276,21 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 		return nil, err
 	}
 	r := newRedactor(a.Secrets)
-	s := &Session{ID: id, Created: l.Meta.Created, messages: repairHistory(l.Messages),
+	msgs, marks := repairHistory(l.Messages, l.Marks)
+	s := &Session{ID: id, Created: l.Meta.Created, messages: msgs, marks: marks,
 		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r, tools: a.sessionTools(),
-		perByte: l.TokensPerByte, compactions: l.Meta.Compactions, steps: newStepLog(a.Store.StepsPath(id))}
+		perByte: l.TokensPerByte, compactions: l.Meta.Compactions, steps: newStepLog(a.Store.StepsPath(id)),
+		checkpoints: a.newCheckpointLog(id)}
+	for _, m := range marks {
+		s.seq = max(s.seq, m.Seq)
+	}
+	// Turn numbers are never reused: a turn rewound, or one that ended
+	// before the model answered, still counts.
+	if hi, seq, err := s.checkpoints.highest(); err == nil {
+		s.turns, s.seq = max(s.turns, hi), max(s.seq, seq)
+	} else {
+		a.emit(Event{Kind: EventNotice, SessionID: id, Text: err.Error()})
+	}
 	s.nested.resume(a.Env, s.messages)
 	if l.Meta.Root != "" && l.Meta.Root != a.Env.Root {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
@@ -336,13 +363,22 @@ func (s *Session) append(msgs ...provider.Message) error {
 		}
 	}
 	s.mu.Lock()
+	for len(s.marks) < len(s.messages) {
+		s.marks = append(s.marks, store.Mark{}) // a session made without marks
+	}
 	s.messages = append(s.messages, msgs...)
+	marks := make([]store.Mark, len(msgs))
+	for i := range msgs {
+		s.seq++
+		marks[i] = store.Mark{Turn: s.turns, Seq: s.seq}
+	}
+	s.marks = append(s.marks, marks...)
 	s.mu.Unlock()
 	if s.file == nil {
 		return nil
 	}
 	for i := range msgs {
-		if err := s.file.AppendMessage(&msgs[i]); err != nil {
+		if err := s.file.AppendMarked(&msgs[i], marks[i]); err != nil {
 			return err
 		}
 	}
@@ -351,12 +387,21 @@ func (s *Session) append(msgs ...provider.Message) error {
 
 // repairHistory makes a loaded history valid to send: every tool call
 // must have a result, or the provider rejects the request. A process killed
-// between a call and its result leaves such a gap.
-func repairHistory(msgs []provider.Message) []provider.Message {
+// between a call and its result leaves such a gap. marks are the
+// messages' (parallel, or shorter for an old session); a result put in
+// takes the mark of its call, whose turn it belongs to.
+func repairHistory(msgs []provider.Message, marks []store.Mark) ([]provider.Message, []store.Mark) {
 	var out []provider.Message
+	var outMarks []store.Mark
+	markOf := func(i int) store.Mark {
+		if i < len(marks) {
+			return marks[i]
+		}
+		return store.Mark{}
+	}
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
-		out = append(out, m)
+		out, outMarks = append(out, m), append(outMarks, markOf(i))
 		if m.Role != provider.RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
 		}
@@ -364,17 +409,18 @@ func repairHistory(msgs []provider.Message) []provider.Message {
 		j := i + 1
 		for ; j < len(msgs) && msgs[j].Role == provider.RoleTool; j++ {
 			have[msgs[j].ToolCallID] = true
-			out = append(out, msgs[j])
+			out, outMarks = append(out, msgs[j]), append(outMarks, markOf(j))
 		}
 		for _, tc := range m.ToolCalls {
 			if !have[tc.ID] {
 				out = append(out, provider.Message{Role: provider.RoleTool, ToolCallID: tc.ID, Name: tc.Name,
 					Content: "Error: this call never completed (the previous run was interrupted)."})
+				outMarks = append(outMarks, markOf(i))
 			}
 		}
 		i = j - 1
 	}
-	return out
+	return out, outMarks
 }
 
 func (a *Agent) emit(e Event) {

@@ -23,6 +23,7 @@ const (
 	ActionCost    ActionKind = "cost"
 	ActionMCP     ActionKind = "mcp"
 	ActionTrust   ActionKind = "trust"
+	ActionRewind  ActionKind = "rewind"
 )
 
 // Action is the outcome of a built-in command, in TurnResult.Action. The
@@ -39,6 +40,10 @@ type Action struct {
 	// Revoke is /trust revoke: forget what was trusted of the
 	// workspace's configuration.
 	Revoke bool `json:"revoke,omitempty"`
+	// Turn is the turn /rewind N rewound to before, and Rewind what it
+	// did; both unset for /rewind alone, which lists the turns.
+	Turn   int         `json:"turn,omitempty"`
+	Rewind *RewindPlan `json:"rewind,omitempty"`
 }
 
 // trustText is /trust's answer: what the workspace's own configuration
@@ -75,6 +80,18 @@ func (a *Agent) runBuiltin(ctx context.Context, s *Session, p prepared) (TurnRes
 			res.Stop = StopError
 		} else {
 			res.Text = "The conversation was compacted."
+		}
+	}
+	if p.action.Kind == ActionRewind && p.action.Turn > 0 {
+		plan, rerr := a.Rewind(ctx, s, p.action.Turn)
+		if rerr != nil {
+			err = fmt.Errorf("/rewind: %w", rerr)
+			a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
+			res.Stop = StopError
+		} else {
+			act := *p.action
+			act.Rewind = &plan
+			res.Action, res.Text = &act, a.RewindSummary(plan)
 		}
 	}
 	if res.Text != "" {
@@ -157,6 +174,10 @@ func (s *Session) Discard() error {
 	path := s.file.Path()
 	err := s.file.Close()
 	if rmErr := os.Remove(path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+		err = rmErr
+	}
+	// Its checkpoints hold the texts of the files its turns changed.
+	if rmErr := os.RemoveAll(s.file.CheckpointDir()); rmErr != nil && err == nil {
 		err = rmErr
 	}
 	return err

@@ -82,6 +82,8 @@ var builtins = []Command{
 		Description: "Show the model; switch the session to REF; or run one prompt on REF"},
 	{Name: "/cost", Source: SourceBuiltin, builtin: ActionCost, Description: "Show the session's tokens, cache hits and cost"},
 	{Name: "/mcp", Source: SourceBuiltin, builtin: ActionMCP, Description: "Show the MCP servers and what they offer"},
+	{Name: "/rewind", Source: SourceBuiltin, builtin: ActionRewind, ArgumentHint: "[N]",
+		Description: "List the turns; put the files and the conversation back to before turn N"},
 	{Name: "/trust", Source: SourceBuiltin, builtin: ActionTrust, ArgumentHint: "[revoke]",
 		Description: "Show what the workspace's own configuration would start or loosen; trust it, or revoke the trust"},
 }

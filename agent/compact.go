@@ -9,6 +9,7 @@ import (
 	"github.com/reasonix/reasonix/agent/compact"
 	"github.com/reasonix/reasonix/agent/config"
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/agent/store"
 )
 
 // Compaction keeps a session within its model's context window. When a
@@ -257,7 +258,8 @@ func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error
 	view = append(view, p.Kept...)
 	view = append(view, digest)
 	view = append(view, p.Tail...)
-	if err := s.replace(view, p.Dropped, len(msgs), reason); err != nil {
+	marks := s.compactMarks(len(msgs), p)
+	if err := s.replace(view, marks.view, p.Dropped, marks.dropped, len(msgs), reason); err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
 	if a.Env != nil {
@@ -271,7 +273,7 @@ func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error
 
 // replace makes view the session's history, after moving dropped to the
 // archive. n is the length of the history the view was planned from.
-func (s *Session) replace(view, dropped []provider.Message, n int, reason string) error {
+func (s *Session) replace(view []provider.Message, viewMarks []store.Mark, dropped []provider.Message, droppedMarks []store.Mark, n int, reason string) error {
 	s.mu.Lock()
 	if len(s.messages) != n {
 		s.mu.Unlock()
@@ -281,16 +283,57 @@ func (s *Session) replace(view, dropped []provider.Message, n int, reason string
 	s.mu.Unlock()
 	if s.file != nil {
 		block := ArchiveBlock{Seq: seq, Time: time.Now().UTC(), Messages: len(dropped), Reason: reason}
-		if err := s.file.Rewrite(view, dropped, block, usage, cost, turns); err != nil {
+		if err := s.file.RewriteMarked(view, viewMarks, dropped, droppedMarks, block, usage, cost, turns); err != nil {
 			return err
 		}
 	}
 	s.mu.Lock()
-	s.messages = view
+	if s.file == nil {
+		s.archived = append(s.archived, dropped...)
+		s.archivedMarks = append(s.archivedMarks, droppedMarks...)
+	}
+	s.messages, s.marks = view, viewMarks
 	s.compactions = seq
 	s.sentLen = 0 // the next estimate counts the new view
 	s.mu.Unlock()
 	return nil
+}
+
+// planMarks are the marks of a compaction's view and of what it drops.
+type planMarks struct{ view, dropped []store.Mark }
+
+// compactMarks returns the marks of the view and the dropped messages of
+// plan p, made from the first n messages. The digest is numbered as a new
+// message, and belongs to the latest turn it folds: a rewind to a turn it
+// covers cannot keep it (rewind.go).
+func (s *Session) compactMarks(n int, p compact.Plan) planMarks {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	markOf := func(i int) store.Mark {
+		if i < len(s.marks) {
+			return s.marks[i]
+		}
+		return store.Mark{}
+	}
+	var out planMarks
+	digest := store.Mark{}
+	for i := 1; i < p.TailAt; i++ {
+		digest.Turn = max(digest.Turn, markOf(i).Turn)
+	}
+	s.seq++
+	digest.Seq = s.seq
+	out.view = append(out.view, markOf(0))
+	for _, i := range p.KeptAt {
+		out.view = append(out.view, markOf(i))
+	}
+	out.view = append(out.view, digest)
+	for i := p.TailAt; i < n; i++ {
+		out.view = append(out.view, markOf(i))
+	}
+	for _, i := range p.DroppedAt {
+		out.dropped = append(out.dropped, markOf(i))
+	}
+	return out
 }
 
 // estimate is the prompt of the session's next request in tokens: the

@@ -267,15 +267,7 @@ func TestCompactByHand(t *testing.T) {
 		t.Fatalf("result %+v, %d events", res, ev.count())
 	}
 	// By hand, only the last answer stays beside the user's messages.
-	var roles []string
-	for _, m := range s.Messages() {
-		r := string(m.Role)
-		if m.Digest {
-			r = "digest"
-		}
-		roles = append(roles, r)
-	}
-	if got := strings.Join(roles, " "); got != "system user user user digest assistant" {
+	if got := strings.Join(roles(s), " "); got != "system user user user digest assistant" {
 		t.Fatalf("the view is %s", got)
 	}
 	if rep := agenttest.Check(t, srv.Requests()); rep.Summaries != 1 {

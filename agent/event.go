@@ -51,6 +51,8 @@ const (
 	EventError EventKind = "error"
 	// EventTurnDone closes a turn; Done holds its outcome.
 	EventTurnDone EventKind = "turn_done"
+	// EventRewind reports a rewind (rewind.go): Rewind holds what it did.
+	EventRewind EventKind = "rewind"
 )
 
 // Event is one thing that happened in a session. The loop never prints:
@@ -73,6 +75,8 @@ type Event struct {
 	Repair string `json:"repair,omitempty"`
 	// File is set on EventFileChanged.
 	File *FileChange `json:"file,omitempty"`
+	// Rewind is set on EventRewind.
+	Rewind *RewindPlan `json:"rewind,omitempty"`
 	// Check is set on EventCheck: the new errors the check found.
 	Check []tools.Diagnostic `json:"check,omitempty"`
 	// Parent is set on the events of a sub-task's child session: the id

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -163,6 +164,17 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 		}
 	case ActionModel:
 		return a.switchModel(ctx, s, p, rest, nested)
+	case ActionRewind:
+		if rest == "" {
+			list, err := a.rewindList(s)
+			p.local = list
+			return p, err
+		}
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 1 {
+			return p, fmt.Errorf("/rewind takes nothing, or the number of a turn, not %q", rest)
+		}
+		p.action.Turn = n
 	}
 	return p, nil
 }

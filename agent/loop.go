@@ -71,6 +71,11 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 		res.Model, res.EscalatedFrom = m.ref, a.ModelRef
 	}
 	res.Changes = t.changes()
+	// Whatever way the turn ended, files may have changed: it can be
+	// rewound to.
+	if _, cerr := a.recordCheckpoint(s, t.n, in.Text, t.log); cerr != nil {
+		a.emit(Event{Kind: EventNotice, SessionID: s.ID, Turn: t.n, Text: fmt.Sprintf("this turn cannot be rewound to: %v", cerr)})
+	}
 	for i := range res.Changes {
 		// The file_changed events carried them.
 		res.Changes[i].Before, res.Changes[i].BeforeOmitted = nil, false

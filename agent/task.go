@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/agent/store"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -242,5 +243,6 @@ func (a *Agent) taskSession(id string, reg *tools.Registry) *Session {
 	r := newRedactor(a.Secrets)
 	s := &Session{ID: id, Created: time.Now(), redact: &r, tools: reg, turns: 1, running: true}
 	s.messages = []provider.Message{{Role: provider.RoleSystem, Content: a.systemMessage()}}
+	s.marks, s.seq = []store.Mark{{Seq: 1}}, 1
 	return s
 }

@@ -64,6 +64,10 @@ type Plan struct {
 	Dropped []provider.Message
 	// Tail is kept as it is, after the digest.
 	Tail []provider.Message
+	// KeptAt and DroppedAt are the indices in the history planned from
+	// of Kept's and Dropped's messages; TailAt is where Tail starts.
+	KeptAt, DroppedAt []int
+	TailAt            int
 }
 
 // ErrNothingToCompact says a compaction would free nothing: the history is
@@ -116,7 +120,7 @@ func NewPlan(msgs []provider.Message, k Sizer, b Budgets) (Plan, error) {
 			break
 		}
 	}
-	p := Plan{Fold: msgs[1:start], Tail: msgs[start:]}
+	p := Plan{Fold: msgs[1:start], Tail: msgs[start:], TailAt: start}
 
 	keep := make([]bool, len(p.Fold))
 	pinned := 0
@@ -137,9 +141,9 @@ func NewPlan(msgs []provider.Message, k Sizer, b Budgets) (Plan, error) {
 	}
 	for i, m := range p.Fold {
 		if keep[i] {
-			p.Kept = append(p.Kept, m)
+			p.Kept, p.KeptAt = append(p.Kept, m), append(p.KeptAt, 1+i)
 		} else {
-			p.Dropped = append(p.Dropped, m)
+			p.Dropped, p.DroppedAt = append(p.Dropped, m), append(p.DroppedAt, 1+i)
 		}
 	}
 	if len(p.Dropped) == 0 {

@@ -65,6 +65,11 @@ func (sf *File) AppendMessage(m *provider.Message) error {
 	return sf.append(record{Type: "message", Message: m})
 }
 
+// AppendMarked records a message of the conversation with its Mark.
+func (sf *File) AppendMarked(m *provider.Message, mark Mark) error {
+	return sf.append(record{Type: "message", Message: m, Turn: mark.Turn, Seq: mark.Seq})
+}
+
 // AppendUsage records one answered model request of turn: the model it
 // went to, its usage and cost, and its size in bytes (see record.Bytes).
 // A session with one is kept (see Close).
@@ -120,6 +125,9 @@ func (sf *File) Close() error {
 	sf.f = nil
 	if sf.fresh && !sf.kept {
 		err = cmp.Or(os.Remove(sf.path), err)
+		// A turn that failed before the model answered may have left
+		// its checkpoint: it goes with the session.
+		os.RemoveAll(checkpointDir(sf.path))
 		sf.removed = true
 	}
 	return err
@@ -137,12 +145,18 @@ func (sf *File) Close() error {
 // (ArchiveBlock.Seq says which one counts); after it, the dropped
 // messages are already on disk.
 func (sf *File) Rewrite(view, dropped []provider.Message, block ArchiveBlock, total provider.Usage, cost float64, turns int) error {
+	return sf.RewriteMarked(view, nil, dropped, nil, block, total, cost, turns)
+}
+
+// RewriteMarked is Rewrite with the Marks of view's and dropped's
+// messages (parallel to them; nil records none).
+func (sf *File) RewriteMarked(view []provider.Message, viewMarks []Mark, dropped []provider.Message, droppedMarks []Mark, block ArchiveBlock, total provider.Usage, cost float64, turns int) error {
 	sf.mu.Lock()
 	defer sf.mu.Unlock()
 	if sf.f == nil {
 		return errors.New("session file is closed")
 	}
-	if err := appendArchive(strings.TrimSuffix(sf.path, sessionSuffix)+archiveSuffix, block, dropped); err != nil {
+	if err := appendArchive(strings.TrimSuffix(sf.path, sessionSuffix)+archiveSuffix, block, dropped, droppedMarks); err != nil {
 		return fmt.Errorf("session archive: %w", err)
 	}
 	meta := sf.meta
@@ -161,7 +175,7 @@ func (sf *File) Rewrite(view, dropped []provider.Message, block ArchiveBlock, to
 		return err
 	}
 	for i := range view {
-		if err := add(record{Type: "message", Message: &view[i]}); err != nil {
+		if err := add(messageRecord(&view[i], viewMarks, i)); err != nil {
 			return err
 		}
 	}
@@ -191,7 +205,7 @@ func (sf *File) Rewrite(view, dropped []provider.Message, block ArchiveBlock, to
 }
 
 // appendArchive appends one compaction's block to an archive and syncs it.
-func appendArchive(path string, block ArchiveBlock, msgs []provider.Message) error {
+func appendArchive(path string, block ArchiveBlock, msgs []provider.Message, marks []Mark) error {
 	var buf []byte
 	b, err := json.Marshal(record{Type: "compaction", Block: &block})
 	if err != nil {
@@ -199,13 +213,23 @@ func appendArchive(path string, block ArchiveBlock, msgs []provider.Message) err
 	}
 	buf = append(append(buf, b...), '\n')
 	for i := range msgs {
-		b, err := json.Marshal(record{Type: "message", Message: &msgs[i]})
+		b, err := json.Marshal(messageRecord(&msgs[i], marks, i))
 		if err != nil {
 			return err
 		}
 		buf = append(append(buf, b...), '\n')
 	}
 	return writeSynced(path, os.O_APPEND, buf)
+}
+
+// messageRecord is the record of message m, the i'th of those marks
+// (if any) are the Marks of.
+func messageRecord(m *provider.Message, marks []Mark, i int) record {
+	r := record{Type: "message", Message: m}
+	if i < len(marks) {
+		r.Turn, r.Seq = marks[i].Turn, marks[i].Seq
+	}
+	return r
 }
 
 // writeSynced writes data to the file at path, opened with flag besides

@@ -94,10 +94,16 @@ type record struct {
 	Meta    *Meta             `json:"meta,omitempty"`
 	Message *provider.Message `json:"message,omitempty"`
 	Turn    int               `json:"turn,omitempty"`
-	Model   string            `json:"model,omitempty"`
-	Usage   *provider.Usage   `json:"usage,omitempty"`
-	Cost    float64           `json:"cost,omitempty"`
-	Time    *time.Time        `json:"time,omitempty"`
+	// Seq numbers a message within its session, from 1, never reused:
+	// with Turn, the turn it belongs to, it places a message of the
+	// session file or the archive in the whole conversation (a rewind
+	// rebuilds a compacted conversation from them). Zero in sessions
+	// recorded before messages were numbered.
+	Seq   int             `json:"seq,omitempty"`
+	Model string          `json:"model,omitempty"`
+	Usage *provider.Usage `json:"usage,omitempty"`
+	Cost  float64         `json:"cost,omitempty"`
+	Time  *time.Time      `json:"time,omitempty"`
 	// Bytes is the size of the request a usage record accounts, as the
 	// agent estimates it: with the prompt tokens it calibrates the
 	// estimates a resumed session starts from.
@@ -127,10 +133,12 @@ func (st *Store) OutputDir(id string) string { return filepath.Join(st.Dir, id+"
 type Loaded struct {
 	Meta     Meta
 	Messages []provider.Message
-	Usage    provider.Usage
-	Cost     float64
-	Turns    int
-	Updated  time.Time
+	// Marks holds each message's turn and number, parallel to Messages.
+	Marks   []Mark
+	Usage   provider.Usage
+	Cost    float64
+	Turns   int
+	Updated time.Time
 	// TokensPerByte is what the last model request's prompt tokens were
 	// per byte of it; zero when no request recorded its size.
 	TokensPerByte float64
@@ -192,6 +200,8 @@ func (st *Store) Load(id string) (*Loaded, error) {
 		case "message":
 			if r.Message != nil {
 				l.Messages = append(l.Messages, *r.Message)
+				l.Marks = append(l.Marks, Mark{Turn: r.Turn, Seq: r.Seq})
+				l.Turns = max(l.Turns, r.Turn)
 			}
 		case "usage", "totals":
 			if r.Usage != nil {
@@ -290,19 +300,33 @@ func (st *Store) List() ([]Summary, error) {
 	return out, nil
 }
 
+// Mark is what places a message in its session: the turn it belongs
+// to (0 for the system message) and its number (record.Seq).
+type Mark struct {
+	Turn int `json:"turn"`
+	Seq  int `json:"seq"`
+}
+
 // Archive reads back what the compactions of session id dropped, oldest
 // first. A session never compacted has no archive: nil, no error.
 func (st *Store) Archive(id string) ([]provider.Message, error) {
+	msgs, _, err := st.ArchiveMarked(id)
+	return msgs, err
+}
+
+// ArchiveMarked is Archive with each message's Mark.
+func (st *Store) ArchiveMarked(id string) ([]provider.Message, []Mark, error) {
 	f, err := os.Open(st.ArchivePath(id))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("session %s: %w", id, err)
+		return nil, nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	defer f.Close()
 	// starts[k] is where block k+1's messages begin in msgs.
 	var msgs []provider.Message
+	var marks []Mark
 	var starts []int
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 256<<20)
@@ -315,17 +339,18 @@ func (st *Store) Archive(id string) ([]provider.Message, error) {
 		case r.Type == "compaction" && r.Block != nil && r.Block.Seq >= 1:
 			// A repeated number supersedes the earlier block.
 			if k := r.Block.Seq - 1; k < len(starts) {
-				msgs, starts = msgs[:starts[k]], starts[:k]
+				msgs, marks, starts = msgs[:starts[k]], marks[:starts[k]], starts[:k]
 			}
 			starts = append(starts, len(msgs))
 		case r.Type == "message" && r.Message != nil:
 			msgs = append(msgs, *r.Message)
+			marks = append(marks, Mark{Turn: r.Turn, Seq: r.Seq})
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("session %s: %w", id, err)
+		return nil, nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	return msgs, nil
+	return msgs, marks, nil
 }
 
 // title shortens a prompt to one line for listings. Only its first

@@ -96,14 +96,14 @@ func TestArchiveBlockRepeated(t *testing.T) {
 	st := &Store{Dir: t.TempDir()}
 	path := st.ArchivePath("s")
 	one, two, three := userMsg("one"), userMsg("two"), userMsg("three")
-	if err := appendArchive(path, ArchiveBlock{Seq: 1, Messages: 1}, []provider.Message{one}); err != nil {
+	if err := appendArchive(path, ArchiveBlock{Seq: 1, Messages: 1}, []provider.Message{one}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// The killed process's retry, later, drops more.
-	if err := appendArchive(path, ArchiveBlock{Seq: 1, Messages: 2}, []provider.Message{one, two}); err != nil {
+	if err := appendArchive(path, ArchiveBlock{Seq: 1, Messages: 2}, []provider.Message{one, two}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := appendArchive(path, ArchiveBlock{Seq: 2, Messages: 1}, []provider.Message{three}); err != nil {
+	if err := appendArchive(path, ArchiveBlock{Seq: 2, Messages: 1}, []provider.Message{three}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// And a torn line at the end.

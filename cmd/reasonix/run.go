@@ -82,6 +82,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case "/compact":
 			return usageError("run", stderr, "/compact compacts a saved session, and a new run has none: "+
 				"reasonix run --resume ID /compact (reasonix sessions lists them)")
+		case "/rewind":
+			return usageError("run", stderr, "/rewind rewinds a saved session, and a new run has none: "+
+				"reasonix run --resume ID /rewind lists its turns, and /rewind N rewinds to before turn N (reasonix sessions lists them)")
 		case "/cost":
 			fmt.Fprintln(stdout, "A new run has made no requests yet: reasonix run --resume ID /cost shows a saved session's "+
 				"(reasonix sessions lists them), and reasonix stats every session's.")
@@ -189,7 +192,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // pointless says why a built-in command means nothing in `reasonix run`,
 // which runs one prompt and ends: "" when it does mean something (/help,
-// /cost, /mcp, /model alone and /compact answer and exit 0).
+// /cost, /mcp, /model alone, /compact and /rewind answer and exit 0).
 func pointless(act *agent.Action) string {
 	switch {
 	case act.Kind == agent.ActionNew:

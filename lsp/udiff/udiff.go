@@ -4,8 +4,8 @@
 // them, each under an @@ header that gives its place in both texts.
 //
 // Which lines change comes from the module's one line diff, the Myers
-// diff behind wire.TextEdits; this package only lays its edits out as
-// hunks. Lines are those of the LSP: ended by "\n", "\r\n" or "\r", which
+// diff of tools/linediff behind wire.TextEdits; this package only lays
+// its edits out as hunks. Lines are those of the LSP: ended by "\n", "\r\n" or "\r", which
 // the diff leaves out, so a CRLF file reads as any other.
 package udiff
 

@@ -165,59 +165,6 @@ func mutateText(r *rand.Rand, s string) string {
 	return s
 }
 
-// TestDiffLinesMinimal checks the Myers diff against the longest common
-// subsequence found by dynamic programming: the hunks must insert and delete
-// exactly the lines outside it.
-func TestDiffLinesMinimal(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 5000 {
-		a, b := randomLineSeq(r), randomLineSeq(r)
-		hunks := diffLines(a, b)
-		changed := 0
-		ai, bi := 0, 0
-		for _, h := range hunks {
-			if h.a0 < ai || h.b0 < bi || h.a0 > h.a1 || h.b0 > h.b1 || h.a0-ai != h.b0-bi {
-				t.Fatalf("diffLines(%q, %q): bad hunks %v", a, b, hunks)
-			}
-			if !slices.Equal(a[ai:h.a0], b[bi:h.b0]) {
-				t.Fatalf("diffLines(%q, %q) = %v: lines outside hunks differ", a, b, hunks)
-			}
-			changed += h.a1 - h.a0 + h.b1 - h.b0
-			ai, bi = h.a1, h.b1
-		}
-		if !slices.Equal(a[ai:], b[bi:]) {
-			t.Fatalf("diffLines(%q, %q) = %v: lines after the hunks differ", a, b, hunks)
-		}
-		if want := len(a) + len(b) - 2*lcsLen(a, b); changed != want {
-			t.Fatalf("diffLines(%q, %q) = %v changes %d lines, want %d", a, b, hunks, changed, want)
-		}
-	}
-}
-
-func randomLineSeq(r *rand.Rand) []string {
-	s := make([]string, r.IntN(25))
-	alphabet := 1 + r.IntN(5)
-	for i := range s {
-		s[i] = string(rune('a' + r.IntN(alphabet)))
-	}
-	return s
-}
-
-func lcsLen(a, b []string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for i := range a {
-		for j := range b {
-			if a[i] == b[j] {
-				cur[j+1] = prev[j] + 1
-			} else {
-				cur[j+1] = max(prev[j+1], cur[j])
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // TestTextEditsLargeFile checks that a small change to a large file gives
 // a small edit, and that a change too large to diff still round-trips.
 func TestTextEditsLargeFile(t *testing.T) {
@@ -234,8 +181,8 @@ func TestTextEditsLargeFile(t *testing.T) {
 		t.Errorf("one changed line: got %v, want %v", edits, want)
 	}
 
-	// Every third line changed: far more than maxDiffLines differ, so the
-	// whole differing middle is replaced at once.
+	// Every third line changed: far more lines differ than the line
+	// diff looks through, so the whole differing middle is replaced at once.
 	changed = slices.Clone(lines)
 	for i := 1; i < len(changed)-1; i += 3 {
 		changed[i] = "// changed\n"

@@ -5,10 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/tools/permission"
+	"github.com/reasonix/reasonix/tools/walk/walktest"
 )
 
 // The Go source tree stands for a large workspace outside a repository
@@ -130,25 +133,70 @@ func BenchmarkCommand(b *testing.B) {
 }
 
 // BenchmarkTrackerBaseline is the Tracker's first listing at n files,
-// and the memory it keeps per file (B/file: the heap it holds after,
-// over the files).
+// and the memory it takes per file: B/file is the heap it holds after
+// (after a collection), peak-B/file the most heap in use seen while it
+// lists (garbage not yet collected included, as the process sees it),
+// alloc-B/file all it allocated. files= is benchTree's tree, of 1,000
+// files a directory; repo/files= a repository's shape (walktest.Build:
+// 32 files a directory, longer names), where what is kept per directory
+// shows.
 func BenchmarkTrackerBaseline(b *testing.B) {
 	for _, n := range benchSizes[1:] {
 		root, _ := benchTree(b, n)
-		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				var m0, m1 runtime.MemStats
-				runtime.GC()
-				runtime.ReadMemStats(&m0)
-				tr := NewTracker(root, Options{Control: isControl})
-				if _, err := tr.Sync(b.Context()); err != nil {
-					b.Fatal(err)
-				}
-				runtime.GC()
-				runtime.ReadMemStats(&m1)
-				b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/float64(n), "B/file")
-				tr.Close()
+		benchBaseline(b, fmt.Sprintf("files=%d", n), root, n)
+	}
+	for _, n := range benchSizes[1:] {
+		root := b.TempDir()
+		tree, err := walktest.Build(root, n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchBaseline(b, fmt.Sprintf("repo/files=%d", n), root, tree.Files)
+	}
+}
+
+// benchBaseline runs BenchmarkTrackerBaseline's measure on the tree at
+// root, of n files.
+func benchBaseline(b *testing.B, name, root string, n int) {
+	b.Run(name, func(b *testing.B) {
+		for b.Loop() {
+			var m0, m1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m0)
+			stop := make(chan struct{})
+			peak := make(chan uint64)
+			go func() { peak <- peakHeap(stop) }()
+			tr := NewTracker(root, Options{Control: isControl})
+			_, err := tr.Sync(b.Context())
+			close(stop)
+			top := <-peak
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			runtime.GC()
+			runtime.ReadMemStats(&m1)
+			b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/float64(n), "B/file")
+			b.ReportMetric(float64(top-min(top, m0.HeapAlloc))/float64(n), "peak-B/file")
+			b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(n), "alloc-B/file")
+			tr.Close()
+		}
+	})
+}
+
+// peakHeap samples the bytes of heap objects (live or not yet
+// collected) until stop is closed, and returns the most it saw.
+func peakHeap(stop <-chan struct{}) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	var top uint64
+	for {
+		metrics.Read(sample)
+		top = max(top, sample[0].Value.Uint64())
+		select {
+		case <-stop:
+			return top
+		case <-tick.C:
+		}
 	}
 }

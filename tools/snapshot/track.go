@@ -20,7 +20,8 @@ import (
 const (
 	// DefaultMaxTracked bounds the files a Tracker keeps: its first
 	// listing stops past it, and tracking is then off (and said so).
-	// At under 100 bytes a file this is under 200 MB at the bound.
+	// At about 45 bytes a file kept (see entries), about 90 MB at the
+	// bound.
 	DefaultMaxTracked = 2_000_000
 	// DefaultBaselineTimeout bounds the first listing, which is paid
 	// once for the Tracker's life rather than around every command.
@@ -91,11 +92,12 @@ type Tracker struct {
 	stale    map[string]bool
 }
 
-// A dirState is what a Tracker knows of one listed directory. Names are
-// kept per directory, so a path's directory part is stored once.
+// A dirState is what a Tracker knows of one listed directory: its files
+// and subdirectories. Names are kept per directory, so a path's
+// directory part is stored once.
 type dirState struct {
-	files map[string]fileStat
-	subs  map[string]bool
+	files entries[fileStat]
+	subs  entries[struct{}]
 }
 
 // fileStat is what a comparison needs of a file, packed in 16 bytes:
@@ -310,6 +312,10 @@ func (t *Tracker) restat(ctx context.Context, dir string, names map[string]bool,
 		return true
 	}
 	s := t.dirs[dir]
+	// The files' changes are made at once, on the way out, whatever
+	// happens: the state holds what was found, and c says it.
+	var edits []edit[fileStat]
+	defer func() { s.files.edit(edits) }()
 	for name := range names {
 		p := filepath.Join(dir, name)
 		info, err := os.Lstat(p)
@@ -325,12 +331,12 @@ func (t *Tracker) restat(ctx context.Context, dir string, names map[string]bool,
 			t.repo(p, false, c)
 		}
 		listed := exists && admits(name, isDir)
-		if s.subs[name] && (!listed || !isDir) {
-			delete(s.subs, name)
+		if s.subs.has(name) && (!listed || !isDir) {
+			s.subs.delete(name)
 			t.drop(p, c)
 		}
-		if prev, had := s.files[name]; had && (!listed || isDir) {
-			delete(s.files, name)
+		if prev, had := s.files.get(name); had && (!listed || isDir) {
+			edits = append(edits, edit[fileStat]{name: name, del: true})
 			delete(t.control, p)
 			c.Diffs = append(c.Diffs, Difference{Path: p, Deleted: true})
 		} else if listed && !isDir {
@@ -341,14 +347,14 @@ func (t *Tracker) restat(ctx context.Context, dir string, names map[string]bool,
 			case prev != st:
 				c.Diffs = append(c.Diffs, Difference{Path: p})
 			}
-			s.files[name] = st
+			edits = append(edits, edit[fileStat]{name: name, v: st})
 			if t.opts.Control != nil && t.opts.Control(t.rel(p)) {
 				t.control[p] = true
 			}
 		}
 		if listed && isDir {
 			// New, or replaced: listed whole.
-			s.subs[name] = true
+			s.subs.set(name, struct{}{})
 			if err := t.list(ctx, p, true, nil, 0, c); err != nil {
 				return err
 			}
@@ -530,10 +536,12 @@ func cmpOr[T comparable](v, d T) T {
 	return v
 }
 
-// A listing is one directory's entries as a walk found them.
+// A listing is one directory's entries as a walk found them, gathered
+// compactly: a deep listing holds every directory's until it is
+// applied.
 type listing struct {
-	files map[string]fileStat
-	subs  map[string]bool
+	files gathering[fileStat]
+	subs  gathering[struct{}]
 	repos []string
 }
 
@@ -551,7 +559,7 @@ func (t *Tracker) list(ctx context.Context, dir string, deep bool, touched map[s
 	ensure := func(d string) *listing {
 		l := got[d]
 		if l == nil {
-			l = &listing{files: map[string]fileStat{}, subs: map[string]bool{}}
+			l = &listing{}
 			got[d] = l
 		}
 		return l
@@ -592,7 +600,7 @@ func (t *Tracker) list(ctx context.Context, dir string, deep bool, touched map[s
 		if e.Type.IsDir() {
 			mu.Lock()
 			defer mu.Unlock()
-			ensure(parent).subs[name] = true
+			ensure(parent).subs.add(name, struct{}{})
 			if !deep && parent == dir && t.dirs[e.Path] != nil && !touched[name] {
 				return walk.SkipDir // known and watched: its events tell
 			}
@@ -605,7 +613,7 @@ func (t *Tracker) list(ctx context.Context, dir string, deep bool, touched map[s
 		var st fileStat
 		reuse := false
 		if parent == dir && touched != nil && !touched[name] && old != nil {
-			st, reuse = old.files[name]
+			st, reuse = old.files.get(name)
 		}
 		if !reuse {
 			info, err := e.Info()
@@ -620,7 +628,7 @@ func (t *Tracker) list(ctx context.Context, dir string, deep bool, touched map[s
 			return fmt.Errorf("%w: more than %d", ErrTooLarge, maxFiles)
 		}
 		n++
-		ensure(parent).files[name] = st
+		ensure(parent).files.add(name, st)
 		return nil
 	})
 	if err != nil {
@@ -634,6 +642,7 @@ func (t *Tracker) list(ctx context.Context, dir string, deep bool, touched map[s
 	order := slices.Sorted(maps.Keys(got))
 	for _, d := range order {
 		t.apply(d, got[d], c)
+		delete(got, d) // its memory is the state's now
 	}
 	if watchErr != nil {
 		return watchErr
@@ -649,29 +658,34 @@ func (t *Tracker) apply(d string, l *listing, c *Changes) {
 		old = &dirState{}
 		t.dirs[d] = old
 	}
-	for name := range old.files {
-		if _, ok := l.files[name]; !ok {
-			p := filepath.Join(d, name)
-			c.Diffs = append(c.Diffs, Difference{Path: p, Deleted: true})
-			delete(t.control, p)
+	files, subs := l.files.entries(), l.subs.entries()
+	compareEntries(&old.files, &files, func(name string, prev fileStat, had bool, st fileStat, has bool) {
+		if !t.ready && t.opts.Control == nil {
+			return // the baseline reports nothing, and finds no control paths
 		}
-	}
-	for name, st := range l.files {
 		p := filepath.Join(d, name)
-		if prev, ok := old.files[name]; !ok {
-			c.Diffs = append(c.Diffs, Difference{Path: p, Created: true})
-		} else if prev != st {
-			c.Diffs = append(c.Diffs, Difference{Path: p})
+		if t.ready {
+			switch {
+			case !has:
+				c.Diffs = append(c.Diffs, Difference{Path: p, Deleted: true})
+			case !had:
+				c.Diffs = append(c.Diffs, Difference{Path: p, Created: true})
+			case prev != st:
+				c.Diffs = append(c.Diffs, Difference{Path: p})
+			}
 		}
-		if t.opts.Control != nil && t.opts.Control(t.rel(p)) {
+		switch {
+		case !has:
+			delete(t.control, p)
+		case t.opts.Control != nil && t.opts.Control(t.rel(p)):
 			t.control[p] = true
 		}
-	}
-	for name := range old.subs {
-		if !l.subs[name] {
+	})
+	compareEntries(&old.subs, &subs, func(name string, _ struct{}, had bool, _ struct{}, has bool) {
+		if !has {
 			t.drop(filepath.Join(d, name), c)
 		}
-	}
+	})
 	for r := range t.repos {
 		if filepath.Dir(r) == d && !slices.Contains(l.repos, r) {
 			delete(t.repos, r)
@@ -685,7 +699,7 @@ func (t *Tracker) apply(d string, l *listing, c *Changes) {
 			}
 		}
 	}
-	old.files, old.subs = l.files, l.subs
+	old.files, old.subs = files, subs
 	if !t.ready {
 		c.Diffs = c.Diffs[:0] // the baseline reports nothing
 	}
@@ -698,10 +712,10 @@ func (t *Tracker) drop(d string, c *Changes) {
 	if s == nil {
 		return
 	}
-	for name := range s.subs {
+	for name := range s.subs.all() {
 		t.drop(filepath.Join(d, name), c)
 	}
-	for name := range s.files {
+	for name := range s.files.all() {
 		p := filepath.Join(d, name)
 		c.Diffs = append(c.Diffs, Difference{Path: p, Deleted: true})
 		delete(t.control, p)
@@ -719,7 +733,7 @@ func (t *Tracker) drop(d string, c *Changes) {
 // until yield returns false. t.mu must be held.
 func (t *Tracker) regularFiles(yield func(path string, size int64) bool) {
 	for dir, d := range t.dirs {
-		for name, st := range d.files {
+		for name, st := range d.files.all() {
 			if st.mode().IsRegular() && !yield(filepath.Join(dir, name), st.size()) {
 				return
 			}

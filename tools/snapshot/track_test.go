@@ -144,7 +144,7 @@ func snapshotOf(t *Tracker) *Snapshot {
 	defer t.mu.Unlock()
 	s := &Snapshot{Root: t.root, files: map[string]stat{}, repos: maps.Clone(t.repos)}
 	for dir, d := range t.dirs {
-		for name, st := range d.files {
+		for name, st := range d.files.all() {
 			s.files[filepath.Join(dir, name)] = stat{size: st.size(), mtime: time.Unix(0, st.mtime), mode: st.mode()}
 		}
 	}
