@@ -360,8 +360,14 @@ text Not written.
 // proposed an edit of the open calc.go and whose command changed
 // notes.txt (an applied change under review): the proposal is dropped
 // with its diagnostics, the buffer is as it was, and the command's change
-// is undone on disk, at once rather than proposed.
+// is undone on disk, at once rather than proposed; as reasonix.rewind
+// and as a prompt /rewind 1 through reasonix.ask.
 func TestRewindDropsProposals(t *testing.T) {
+	t.Run("command", func(t *testing.T) { rewindProposals(t, false) })
+	t.Run("prompt", func(t *testing.T) { rewindProposals(t, true) })
+}
+
+func rewindProposals(t *testing.T, prompt bool) {
 	root, _ := workspace(t, `call edit_file {"path": "calc.go", "old_string": "return a - b", "new_string": "return a + b"}
 ---
 expect tool calc.go
@@ -402,9 +408,23 @@ text Proposed.
 	if n := reviewCount(); n != 2 {
 		t.Fatalf("%d files under review after the turn, want 2 (the proposal, the command's change)", n)
 	}
-	var plan rewindPlan
-	if err := command(t, ed, "reasonix.rewind", map[string]any{"sessionId": turn.SessionID, "turn": 1}, &plan); err != nil || !plan.Done {
-		t.Fatalf("reasonix.rewind: %+v, %v", plan, err)
+	if prompt {
+		var res struct {
+			Text   string `json:"text"`
+			Action struct {
+				Kind   string      `json:"kind"`
+				Rewind *rewindPlan `json:"rewind"`
+			} `json:"action"`
+		}
+		if err := command(t, ed, "reasonix.ask", map[string]any{"prompt": "/rewind 1", "sessionId": turn.SessionID}, &res); err != nil ||
+			res.Action.Kind != "rewind" || res.Action.Rewind == nil || !res.Action.Rewind.Done {
+			t.Fatalf("/rewind 1: %+v, %v", res, err)
+		}
+	} else {
+		var plan rewindPlan
+		if err := command(t, ed, "reasonix.rewind", map[string]any{"sessionId": turn.SessionID, "turn": 1}, &plan); err != nil || !plan.Done {
+			t.Fatalf("reasonix.rewind: %+v, %v", plan, err)
+		}
 	}
 	if n := reviewCount(); n != 0 {
 		t.Errorf("%d files still under review after the rewind", n)
