@@ -396,6 +396,58 @@ export interface TrustResult {
   granted?: boolean;
 }
 
+/** reasonix.rewind: put a session's files and conversation back to before a turn (preview: only say what it would do). */
+export interface RewindArgs {
+  sessionId: string;
+  turn: number;
+  preview?: boolean;
+}
+
+/** What a rewind does to one file. */
+export interface RewindFile {
+  path: string;
+  action: 'restore' | 'remove' | 'recreate' | 'merge' | 'conflict' | 'unknown' | 'unchanged';
+  before?: string;
+  now?: string;
+  saved?: string;
+  note?: string;
+}
+
+export interface RewindPlan {
+  sessionId: string;
+  turn: number;
+  turns: number[];
+  files: RewindFile[];
+  messages: number;
+  done: boolean;
+}
+
+/** reasonix.checkpoints: the turns of a session that can be rewound to. */
+export interface CheckpointsArgs {
+  sessionId: string;
+}
+
+/** One file a turn changed. */
+export interface CheckpointFile {
+  path: string;
+  existed: boolean;
+  known: boolean;
+  exists: boolean;
+  source: 'tool' | 'shell';
+}
+
+export interface Checkpoint {
+  turn: number;
+  prompt: string;
+  time: string;
+  files: CheckpointFile[];
+}
+
+export interface CheckpointsResult {
+  sessionId: string;
+  turns: Checkpoint[];
+}
+
 /** The actions of the trust question (window/showMessageRequest). */
 export const TRUST_ACTIONS = ['Trust and enable', 'Keep disabled'] as const;
 
@@ -561,6 +613,8 @@ export const Commands = {
   reviewReject: { command: 'reasonix.review.reject' } as Command<ReviewArgs, ReviewChangeResult>,
   reviewDiff: { command: 'reasonix.review.diff' } as Command<ReviewArgs, ReviewDiffResult>,
   trust: { command: 'reasonix.trust' } as Command<TrustArgs, TrustResult>,
+  rewind: { command: 'reasonix.rewind' } as Command<RewindArgs, RewindPlan>,
+  checkpoints: { command: 'reasonix.checkpoints' } as Command<CheckpointsArgs, CheckpointsResult>,
 } as const;
 
 /**

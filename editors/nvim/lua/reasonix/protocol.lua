@@ -35,6 +35,8 @@ M.commands = {
   reviewReject = 'reasonix.review.reject',
   reviewDiff = 'reasonix.review.diff',
   trust = 'reasonix.trust',
+  rewind = 'reasonix.rewind',
+  checkpoints = 'reasonix.checkpoints',
 }
 
 --- The actions of the trust question (window/showMessageRequest), in the
