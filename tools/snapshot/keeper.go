@@ -428,7 +428,9 @@ func (x *keptIndex) status(ctx context.Context, root string, read *candidates) (
 
 // parseStatus reads the records of `git status --porcelain -z`:
 // "XY path", and for a rename or a copy a second record, the path it
-// came from. Paths are relative to the top of the work tree.
+// came from. X compares the index with HEAD, Y the work tree with the
+// index ("?" for both when untracked); paths are relative to the top of
+// the work tree.
 func (x *keptIndex) parseStatus(r io.Reader, root string, read *candidates) (dirty map[string]bool, opaque []string, err error) {
 	dirty = map[string]bool{}
 	sc := bufio.NewScanner(r)
@@ -462,7 +464,13 @@ func (x *keptIndex) parseStatus(r io.Reader, root string, read *candidates) (dir
 			}
 			continue
 		}
-		if rec[:2] != "??" {
+		switch {
+		case rec[:2] == "??":
+		case rec[1] == ' ':
+			// Staged, or differs from HEAD only: the file holds the
+			// index's text, which the Keeper reads from the index.
+			continue
+		default:
 			if dirty[p] = true; len(dirty) > maxDirty {
 				return nil, nil, fmt.Errorf("more than %d files differ from git's index", maxDirty)
 			}

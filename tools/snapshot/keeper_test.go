@@ -25,8 +25,8 @@ func TestKeeperKeepsItsIndex(t *testing.T) {
 	sh(t, top, "git init -q && "+commit)
 	root := filepath.Join(top, "sub")
 	// Staged and then changed again, changed, changed past the budget.
-	write(t, root, map[string]string{"staged.txt": "staged 2\n"})
-	sh(t, root, "git add staged.txt")
+	write(t, root, map[string]string{"staged.txt": "staged 2\n", "added.txt": "added 1\n"})
+	sh(t, root, "git add staged.txt added.txt")
 	write(t, root, map[string]string{"staged.txt": "staged 3\n", "dirty.txt": "dirty 2\n", "big.txt": "big 2 big 2\n"})
 	tr := NewTracker(root, Options{})
 	defer tr.Close()
@@ -35,9 +35,12 @@ func TestKeeperKeepsItsIndex(t *testing.T) {
 	if k.index == nil {
 		t.Fatal("git was not used")
 	}
+	if _, read := k.texts[filepath.Join(root, "added.txt")]; read {
+		t.Error("added.txt was read at once although the index holds its text")
+	}
 	// A command changes every file and commits: git writes a new index.
 	write(t, root, map[string]string{"clean.txt": "clean 2\n", "staged.txt": "staged 4\n", "dirty.txt": "dirty 3\n",
-		"big.txt": "big 3\n", "1:odd.txt": "odd 2\n", "large.txt": "l\n"})
+		"big.txt": "big 3\n", "1:odd.txt": "odd 2\n", "large.txt": "l\n", "added.txt": "added 2\n"})
 	sh(t, root, commit)
 	for _, c := range []struct {
 		name  string
@@ -46,6 +49,7 @@ func TestKeeperKeepsItsIndex(t *testing.T) {
 	}{
 		{"clean.txt", "clean 1\n", true},
 		{"1:odd.txt", "odd 1\n", true},
+		{"added.txt", "added 1\n", true}, // staged, not committed: the index's
 		{"staged.txt", "staged 3\n", true},
 		{"dirty.txt", "dirty 2\n", true},
 		{"big.txt", "", false},   // differs from the index, past the budget
