@@ -169,6 +169,11 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 			return nil, fmt.Errorf("planner_model %q: %w", ref, err)
 		}
 	}
+	if _, ok := reg.Get("bash"); ok && env.Root != "" {
+		// The workspace is listed while the user writes the first
+		// prompt and the model answers it.
+		a.shells.warm(env)
+	}
 	return a, nil
 }
 

@@ -234,16 +234,25 @@ func (t *turn) changes() []FileChange {
 }
 
 // shellTracking holds the Tracker of the files shell commands change,
-// made on the first command and kept for the agent's life: the workspace
-// is listed once, and each command then costs what it changed
-// (snapshot.Tracker). Copies of an agent (a task's, another model's)
-// share it.
+// kept for the agent's life: the workspace is listed once, and each
+// command then costs what it changed (snapshot.Tracker). Copies of an
+// agent (a task's, another model's) share it.
+//
+// The listing, and the Keeper base the Tracker reads once, cost as much
+// as the tree is large, so an agent that will run commands starts them
+// in the background when it is built (warm); its first command then
+// waits only for what is not done yet. An agent that did not start
+// them makes the Tracker on its first command.
 type shellTracking struct {
 	// maxFiles bounds the files tracked; zero is the Tracker's default.
 	maxFiles int
 
-	mu sync.Mutex // guards tr
+	mu sync.Mutex // guards the fields below
 	tr *shellsnap.Tracker
+	// stopWarm ends the warm-up early; warmed is closed when it has
+	// ended. Both are nil when no warm-up was started.
+	stopWarm context.CancelFunc
+	warmed   chan struct{}
 }
 
 // tracker returns the Tracker of env's workspace, making it on first use.
@@ -256,13 +265,53 @@ func (s *shellTracking) tracker(env *tools.Env) *shellsnap.Tracker {
 	return s.tr
 }
 
+// warm makes the Tracker of env's workspace and, in the background,
+// takes its baseline and reads its Keeper base, as the first command
+// would. A command that comes first waits for them, through the
+// Tracker's own locks: it never finds "nothing changed" against a
+// baseline not yet taken.
+func (s *shellTracking) warm(env *tools.Env) {
+	tr := s.tracker(env)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.stopWarm, s.warmed = cancel, done
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		if _, err := tr.Sync(ctx); err != nil {
+			// The first command says so.
+			return
+		}
+		tr.Keeper(ctx, shellsnap.KeepOptions{})
+	}()
+}
+
+// waitWarm waits for the warm-up, if one was started, to end.
+func (s *shellTracking) waitWarm() {
+	s.mu.Lock()
+	done := s.warmed
+	s.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// close ends the warm-up, waiting for it, and stops the Tracker's
+// watch.
 func (s *shellTracking) close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.tr == nil {
+	stop, tr := s.stopWarm, s.tr
+	s.stopWarm = nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+		s.waitWarm()
+	}
+	if tr == nil {
 		return nil
 	}
-	return s.tr.Close()
+	return tr.Close()
 }
 
 // shellWatch finds the files shell commands change in a turn

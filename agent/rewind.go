@@ -16,6 +16,7 @@ import (
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/agent/store"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/linediff"
 )
 
 // A rewind to before turn N puts back what the session's live turns N…
@@ -290,13 +291,16 @@ func (a *Agent) planFile(st checkpointStore, n int, first, last CheckpointFile, 
 	// Whether it still holds what the turns left is told by the hash of
 	// that text.
 	if nowExists != last.Exists || (nowExists && store.BlobID(now) != last.AfterBlob) {
-		// merge: here the three-way merge takes the turns' changes out
-		// and keeps the others': base the turns' last text
-		// (st.blob(last.AfterBlob), absent for a large one or when
-		// !last.Exists), ours step.target, theirs now. Without overlap
-		// the action becomes RewindMerge with step.target the merged
-		// text and step.file.Before its preview; with overlap, or no
-		// base, it stays a conflict.
+		// Someone else changed it since. Where their changes keep clear
+		// of the turns', the turns' are taken out and theirs kept: a
+		// three-way merge of the turns' last text (the base), the text
+		// now and the text before the turns. It needs all three texts.
+		if merged, ok := mergeBack(st, last, now, nowExists, step.target, step.exists); ok {
+			step.target = merged
+			step.file.Action, step.file.Before = RewindMerge, previewText(merged, true)
+			step.file.Note = fmt.Sprintf("changed since turn %d ended; those changes are kept", lastTurn)
+			return step, nil
+		}
 		step.file.Action, step.file.Note = RewindConflict, fmt.Sprintf("changed since turn %d ended", lastTurn)
 		return step, nil
 	}
@@ -507,4 +511,25 @@ func (a *Agent) RewindSummary(p RewindPlan) string {
 		line += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return line
+}
+
+// mergeBack takes the changes of the rewound turns out of a file someone
+// else changed since, keeping theirs: the text now with the changes from
+// the turns' last text to the text before them applied. ok is false when
+// the changes overlap or touch, or when a text is missing (the file did
+// not exist at one of the three points, or its last text was too large to
+// keep).
+func mergeBack(st checkpointStore, last CheckpointFile, now []byte, nowExists bool, target []byte, targetExists bool) ([]byte, bool) {
+	if !nowExists || !targetExists || !last.Exists || last.AfterBlob == "" {
+		return nil, false
+	}
+	base, err := st.blob(last.AfterBlob)
+	if err != nil {
+		return nil, false
+	}
+	merged, ok := linediff.Merge(string(base), string(now), string(target))
+	if !ok {
+		return nil, false
+	}
+	return []byte(merged), true
 }

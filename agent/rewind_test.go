@@ -417,3 +417,42 @@ text done
 		t.Error("x.txt is still there")
 	}
 }
+
+// TestRewindMergesAroundOthersChanges: a file someone else changed after
+// the turn, away from the turn's own change, gets the turn's change taken
+// out and keeps theirs; where the changes touch, it is left alone.
+func TestRewindMergesAroundOthersChanges(t *testing.T) {
+	a, _ := newScriptedAgent(t, `match first
+call edit_file {"path": "apart.txt", "old_string": "b\n", "new_string": "B\n"}
+call edit_file {"path": "touch.txt", "old_string": "b\n", "new_string": "B\n"}
+---
+match first
+text done
+`)
+	defer a.Close()
+	root := a.Env.Root
+	seed(t, root, map[string]string{"apart.txt": "a\nb\nc\nd\ne\n", "touch.txt": "a\nb\nc\nd\ne\n"})
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := a.Run(ctx, s, "first"); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, root, map[string]string{"apart.txt": "a\nB\nc\nd\nE\n", "touch.txt": "a\nB\nC\nd\ne\n"})
+	plan, err := a.Rewind(ctx, s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actions(root, plan), []string{"apart.txt merge", "touch.txt conflict"}; !slices.Equal(got, want) {
+		t.Fatalf("rewind %q, want %q", got, want)
+	}
+	if got := read(t, filepath.Join(root, "apart.txt")); got != "a\nb\nc\nd\nE\n" {
+		t.Errorf("apart.txt after the rewind: %q, want the turn's change out and the other kept", got)
+	}
+	if got := read(t, filepath.Join(root, "touch.txt")); got != "a\nB\nC\nd\ne\n" {
+		t.Errorf("touch.txt after the rewind: %q, want it left as it was", got)
+	}
+}

@@ -96,3 +96,52 @@ text done
 		t.Errorf("the model was told %d times, the user %d; want once each", model, user)
 	}
 }
+
+// warmToml is the configuration of TestShellTrackingWarmStart's agents.
+const warmToml = `default_model = "scripted"
+[permissions]
+allow = ["Bash"]
+`
+
+// TestShellTrackingWarmStart: an agent Build makes starts tracking
+// before its first command, and that command's changes deep in the
+// tree are reported with their texts before, whatever the warm-up had
+// done when it came; Close ends a warm-up still under way.
+func TestShellTrackingWarmStart(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "a", "b", "c")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deep, "old.txt"), []byte("before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := builtAgent(t, `call bash {"command": "echo after > a/b/c/old.txt && echo new > a/b/c/new.txt"}
+---
+text done
+`, warmToml, dir)
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := a.Run(context.Background(), s, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := changeNames(res), []string{"a/b/c/new.txt created", "a/b/c/old.txt modified"}; !slices.Equal(got, want) {
+		t.Fatalf("changes %q, want %q", got, want)
+	}
+	for _, c := range res.Changes {
+		if c.Status == agent.FileModified && (!c.BeforeKnown || string(c.BeforeData) != "before\n") {
+			t.Errorf("%s: before %q (known %v), want %q", c.Path, c.BeforeData, c.BeforeKnown, "before\n")
+		}
+	}
+
+	// Closed at once: the warm-up ends with it.
+	b, _ := builtAgent(t, "text done\n", warmToml, dir)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	agent.WaitShellsWarm(b)
+}

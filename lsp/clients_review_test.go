@@ -69,8 +69,9 @@ func playReview(t *testing.T, bin string, argv ...string) {
 	playReviewArchive(t, bin, "review.txtar", "calc.go", argv...)
 }
 
-// playReviewArchive plays a review archive whose client reviews file.
-func playReviewArchive(t *testing.T, bin, archive, file string, argv ...string) {
+// playReviewArchive plays a review archive whose client reviews file,
+// and returns the run for further checks.
+func playReviewArchive(t *testing.T, bin, archive, file string, argv ...string) *clientRun {
 	script, files, want := loadArchive(t, archive)
 	run := startClientRun(t, bin, script, files)
 	run.play(t, []string{"REASONIX_TEST_FILE=" + filepath.Join(run.root, file)}, argv...)
@@ -86,4 +87,5 @@ func playReviewArchive(t *testing.T, bin, archive, file string, argv ...string) 
 	if n := run.srv.Remaining(); n != 0 {
 		t.Errorf("%d scripted model steps were never asked for", n)
 	}
+	return run
 }

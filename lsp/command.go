@@ -26,7 +26,9 @@ const cmdStart = "reasonix.start"
 // docs/PROTOCOL.md (a test keeps them, and the editors' tables, in step).
 // reasonix.ask's turn calls back into the client (dialogs, edits), and
 // reasonix.start may build the workspace's agent, starting its MCP
-// servers: both release the read loop.
+// servers: both release the read loop, as reasonix.rewind (whose edit the
+// client answers) and reasonix.checkpoints (which may resume a session,
+// building its workspace's agent) do.
 var commands = []endpoint{
 	{name: "reasonix.ask", async: true, serve: handler((*Server).ask)},
 	{name: cmdStart, async: true, serve: handler((*Server).start)},
@@ -36,6 +38,8 @@ var commands = []endpoint{
 	{name: cmdReviewReject, async: true, serve: handler((*Server).rejectChange)},
 	{name: cmdReviewDiff, async: true, serve: handler((*Server).showDiff)},
 	{name: cmdTrust, async: true, serve: handler((*Server).trust)},
+	{name: cmdRewind, async: true, serve: handler((*Server).rewind)},
+	{name: cmdCheckpoints, async: true, serve: handler((*Server).checkpoints)},
 }
 
 func commandNames() []string { return names(commands) }

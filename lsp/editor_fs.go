@@ -229,9 +229,10 @@ func (f *editorFS) Proposes() bool {
 var _ tools.Proposer = (*editorFS)(nil)
 
 // Apply makes the agent's changes: proposals in propose mode, else edits
-// in the editor at once.
+// in the editor at once. A rewind the user asked for (reasonix.rewind) is
+// made at once in either mode: it is the user's decision already.
 func (f *editorFS) Apply(ctx context.Context, changes []tools.Change) error {
-	if f.Proposes() {
+	if f.Proposes() && !rewinding(ctx) {
 		return f.propose(ctx, changes)
 	}
 	if tools.ProposalOnly(ctx) {

@@ -170,6 +170,8 @@ func (s *Server) event(e agent.Event) {
 	case agent.EventTurnDone:
 		// Before the client hears of it, which may start the next turn.
 		s.sessions.closing(e)
+	case agent.EventRewind:
+		s.rewound(e)
 	}
 	s.mu.Lock()
 	stream := s.caps.events

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/uri"
@@ -45,19 +46,9 @@ func (s *Server) saveBeforeShell(ctx context.Context, w *workspace) (string, err
 
 	var unsaved []string
 	if saveDocs {
-		params := saveDocumentsParams{}
-		for _, p := range paths {
-			params.URIs = append(params.URIs, string(uri.File(p)))
-		}
-		res, err := saveDocuments.call(ctx, s, params)
-		if err != nil {
+		var err error
+		if unsaved, err = s.saveThroughClient(ctx, paths); err != nil {
 			return "", fmt.Errorf("saving the edited files before the command: %w", err)
-		}
-		for _, u := range res.Saved {
-			s.edits.saved(pathOf(uri.URI(u)))
-		}
-		for _, fail := range res.Failed {
-			unsaved = append(unsaved, s.relPath(pathOf(uri.URI(fail.URI)))+" ("+fail.Reason+")")
 		}
 	} else {
 		for _, p := range paths {
@@ -86,4 +77,48 @@ func (s *Server) saveBeforeShell(ctx context.Context, w *workspace) (string, err
 	}
 	return "Note: the editor holds unsaved edits to " + strings.Join(unsaved, ", ") +
 		"; this command sees the versions on disk.", nil
+}
+
+// saveThroughClient asks a client that declared saveDocuments to save
+// paths, and returns those it did not save, with its reasons.
+func (s *Server) saveThroughClient(ctx context.Context, paths []string) (unsaved []string, err error) {
+	params := saveDocumentsParams{}
+	for _, p := range paths {
+		params.URIs = append(params.URIs, string(uri.File(p)))
+	}
+	res, err := saveDocuments.call(ctx, s, params)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range res.Saved {
+		s.edits.saved(pathOf(uri.URI(u)))
+	}
+	for _, fail := range res.Failed {
+		unsaved = append(unsaved, s.relPath(pathOf(uri.URI(fail.URI)))+" ("+fail.Reason+")")
+	}
+	return unsaved, nil
+}
+
+// saveRewound saves, through a client that declared saveDocuments, the
+// files of closed that a rewind changed in the editor: they were closed
+// when it began, so the user expects them on disk, not in buffers the
+// editor opened to take the edit. Open documents stay unsaved, as after
+// any edit of the agent's. It returns those the client did not save.
+func (s *Server) saveRewound(ctx context.Context, root string, closed []string) ([]string, error) {
+	s.mu.Lock()
+	saveDocs := s.caps.saveDocuments
+	s.mu.Unlock()
+	if !saveDocs {
+		return nil, nil // the server wrote them itself (editorFS.apply)
+	}
+	var paths []string
+	for _, p := range s.edits.dirtyUnder(root) {
+		if slices.Contains(closed, p) {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	return s.saveThroughClient(ctx, paths)
 }

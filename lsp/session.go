@@ -178,6 +178,11 @@ func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, in 
 	if note, ok := m.s.rejectionNote(rejected); ok {
 		in.Attachments = append(in.Attachments, note)
 	}
+	if rewindPrompt(in.Text) {
+		// The built-in /rewind N asks the model nothing: what it changes
+		// is the rewind, made at once in propose mode too.
+		ctx = context.WithValue(ctx, rewindingKey{}, true)
+	}
 	res, err := ls.ws.agent.RunInput(ctx, ls.sess, in)
 	if res.Action != nil || (err != nil && res.Steps == 0) {
 		m.s.review.ReturnRejections(ls.id, rejected)

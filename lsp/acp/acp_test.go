@@ -27,9 +27,17 @@ const calcGo = "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, 
 // model server playing script.
 func workspace(t testing.TB, script string) string {
 	t.Helper()
+	root, _ := workspaceServer(t, script)
+	return root
+}
+
+// workspaceServer is workspace, with the model server, whose requests a
+// test may read.
+func workspaceServer(t testing.TB, script string) (string, *scripted.Server) {
+	t.Helper()
 	t.Setenv("REASONIX_HOME", t.TempDir())
 	t.Setenv("DEEPSEEK_API_KEY", "")
-	_, url := agenttest.Serve(t, script, scripted.Options{})
+	srv, url := agenttest.Serve(t, script, scripted.Options{})
 	root := t.TempDir()
 	cfg := fmt.Sprintf("default_model = \"scripted\"\n[[providers]]\nname = \"scripted\"\nbase_url = %q\nmodel = \"deepseek-flash\"\noptions = { retry_base_ms = 10 }\n", url)
 	for name, body := range map[string]string{"calc.go": calcGo, "reasonix.toml": cfg} {
@@ -38,7 +46,7 @@ func workspace(t testing.TB, script string) string {
 		}
 	}
 	agenttest.Trust(t, root)
-	return root
+	return root, srv
 }
 
 // editor is a fake ACP client: it holds unsaved buffers, records what the

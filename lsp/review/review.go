@@ -714,6 +714,39 @@ func (s *Store) ReturnRejections(session string, rs []Rejection) {
 	s.rejected[session] = append(slices.Clone(rs), s.rejected[session]...)
 }
 
+// Withdraw drops what session has pending on paths, and its rejections
+// on them not yet told, without telling anyone: the changes they were
+// made against are being taken back (a rewind). Applied hunks go with the
+// rest; what they changed stays in the file for the caller to put back.
+// It returns the paths whose proposal was dropped, sorted.
+func (s *Store) Withdraw(session string, paths []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, p := range paths {
+		if f, ok := s.files[p]; ok && f.Session == session && !slices.Contains(out, p) {
+			delete(s.files, p)
+			out = append(out, p)
+		}
+	}
+	if len(out) > 0 {
+		s.gen++
+	}
+	kept := s.rejected[session][:0]
+	for _, r := range s.rejected[session] {
+		if !slices.Contains(paths, r.Path) {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == 0 {
+		delete(s.rejected, session)
+	} else {
+		s.rejected[session] = kept
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Line returns the 0-based line of byte offset off in text.
 func Line(text string, off int) int {
 	return strings.Count(text[:min(off, len(text))], "\n")

@@ -419,3 +419,36 @@ func TestRecordCreatedAndDeleted(t *testing.T) {
 		t.Fatalf("deleted then written again: %+v", f)
 	}
 }
+
+// TestWithdraw drops one session's proposals on the files named, and its
+// untold rejections there, and leaves everything else pending.
+func TestWithdraw(t *testing.T) {
+	s := NewStore()
+	want := fixed
+	s.Propose("a", "/w/calc.go", calc, true, &want)
+	s.Propose("a", "/w/rejected.go", calc, true, &want)
+	s.Propose("a", "/w/other.go", calc, true, &want)
+	s.Propose("b", "/w/theirs.go", calc, true, &want)
+	f, _ := s.Pending("/w/rejected.go", calc)
+	if _, err := s.Reject("/w/rejected.go", calc, f.Hunks[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	gen := s.Generation()
+
+	got := s.Withdraw("a", []string{"/w/theirs.go", "/w/calc.go", "/w/rejected.go", "/w/calc.go", "/w/none.go"})
+	if strings.Join(got, ",") != "/w/calc.go,/w/rejected.go" {
+		t.Errorf("withdrawn %v, want calc.go and rejected.go", got)
+	}
+	if strings.Join(s.Paths(), ",") != "/w/other.go,/w/theirs.go" {
+		t.Errorf("pending after: %v", s.Paths())
+	}
+	if rs := s.TakeRejections("a"); len(rs) != 0 {
+		t.Errorf("rejections on a withdrawn file are still to be told: %+v", rs)
+	}
+	if s.Generation() == gen {
+		t.Error("the generation did not change")
+	}
+	if got := s.Withdraw("a", []string{"/w/none.go"}); len(got) != 0 {
+		t.Errorf("withdrew %v from a file with nothing pending", got)
+	}
+}

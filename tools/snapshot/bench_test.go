@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
@@ -199,4 +200,57 @@ func peakHeap(stop <-chan struct{}) uint64 {
 		case <-tick.C:
 		}
 	}
+}
+
+// BenchmarkKeeperBase is the reading of a Tracker's Keeper base in a
+// git repository of n files, all committed, 100 of them changed since
+// and 100 more untracked, and the heap the base holds (MB).
+// REASONIX_BENCH_KEEPER_FILES sets n (100,000 unless set).
+func BenchmarkKeeperBase(b *testing.B) {
+	n := 100_000
+	if v := os.Getenv("REASONIX_BENCH_KEEPER_FILES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			b.Fatalf("REASONIX_BENCH_KEEPER_FILES=%q: %v", v, err)
+		}
+	}
+	root, _ := benchTree(b, n)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=r", "-c", "user.email=r@r", "commit", "-qm", "c"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for i := range 100 {
+		write := func(name string) {
+			if err := os.WriteFile(filepath.Join(root, name), []byte(name), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		write(fmt.Sprintf("d000/e00/f%d", i))
+		write(fmt.Sprintf("untracked%d", i))
+	}
+	b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			tr := NewTracker(root, Options{Control: isControl, MaxFiles: 2 * n})
+			if _, err := tr.Sync(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+			var m0, m1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m0)
+			b.StartTimer()
+			k := tr.Keeper(b.Context(), KeepOptions{})
+			b.StopTimer()
+			runtime.GC()
+			runtime.ReadMemStats(&m1)
+			b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/(1<<20), "MB")
+			b.ReportMetric(float64(len(k.texts)), "read")
+			runtime.KeepAlive(k)
+			tr.Close()
+			b.StartTimer()
+		}
+	})
 }

@@ -144,9 +144,29 @@ func safeEnv(settings [][2]string) []string {
 // (GIT_OPTIONAL_LOCKS=0): a status here must not get in the way of the
 // user's own git commands.
 func (g *gitRunner) run(ctx context.Context, args ...string) ([]byte, error) {
+	return g.output(g.command(ctx, nil, args...))
+}
+
+// command returns the command that runs git with args. With index, git
+// reads that open file as its index (GIT_INDEX_FILE naming the
+// descriptor the child inherits) rather than the one at the index's
+// path, which git may have replaced since.
+func (g *gitRunner) command(ctx context.Context, index *os.File, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager"}, args...)...)
 	cmd.Dir = g.dir
 	cmd.Env = g.env
+	if index != nil {
+		// The first of ExtraFiles is descriptor 3 in the child; a later
+		// GIT_INDEX_FILE replaces the user's (exec keeps the last).
+		cmd.ExtraFiles = []*os.File{index}
+		cmd.Env = append(slices.Clip(g.env), "GIT_INDEX_FILE=/dev/fd/3")
+	}
+	return cmd
+}
+
+// output runs cmd and returns its standard output, its standard error
+// in the error.
+func (g *gitRunner) output(cmd *exec.Cmd) ([]byte, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

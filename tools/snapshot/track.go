@@ -86,10 +86,12 @@ type Tracker struct {
 
 	// kept is the base of later Keepers (see Keeper), read with
 	// keptOpts; stale holds the paths Syncs reported since its files
-	// were listed, nil before.
+	// were listed, nil before; rebasing is the base's reading anew
+	// under way in the background, if any.
 	kept     *Keeper
 	keptOpts KeepOptions
 	stale    map[string]bool
+	rebasing *rebase
 }
 
 // A dirState is what a Tracker knows of one listed directory: its files

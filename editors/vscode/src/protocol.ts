@@ -450,7 +450,7 @@ export interface CheckpointFile {
   existed: boolean;
   known: boolean;
   exists: boolean;
-  source: string;
+  source: 'tool' | 'shell';
 }
 
 /** What one turn changed, recorded when it ended. */
