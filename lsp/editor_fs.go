@@ -279,9 +279,12 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 	var (
 		docChanges []protocol.DocumentChange
 		plain      = map[uri.URI][]protocol.TextEdit{}
-		direct     []tools.Change
-		after      []func()
-		label      []string
+		// plainVersion is the version of the document each plain edit
+		// was computed against, for when they join documentChanges.
+		plainVersion = map[uri.URI]*int32{}
+		direct       []tools.Change
+		after        []func()
+		label        []string
 		// movedIn holds the files an earlier change of this edit renames
 		// an open document to: the editor holds them from then on.
 		movedIn = map[string]bool{}
@@ -332,6 +335,7 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 				})
 			case exists:
 				plain[u] = append(plain[u], wire.TextEdits(old, newText, enc)...)
+				plainVersion[u] = cur.version
 			case caps.resourceOps[protocol.ResourceOperationKindCreate]:
 				docChanges = append(docChanges,
 					&protocol.CreateFile{Kind: "create", URI: u},
@@ -379,6 +383,16 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 		}
 	}
 
+	if len(docChanges) > 0 && len(plain) > 0 {
+		// A client reads changes only when there are no documentChanges
+		// (LSP: "documentChanges are preferred"), and one that takes
+		// resource operations without declaring documentChanges (Neovim)
+		// reads them: the plain edits join them, versioned as they were
+		// computed, before the resource operations, since they are edits
+		// of files as they are.
+		docChanges = append(documentEdits(plain, plainVersion), docChanges...)
+		plain = nil
+	}
 	if len(docChanges) > 0 || len(plain) > 0 {
 		edit := protocol.WorkspaceEdit{DocumentChanges: docChanges}
 		if len(plain) > 0 {
@@ -414,6 +428,24 @@ func (f *editorFS) apply(ctx context.Context, changes []tools.Change) error {
 
 // textEditsAny converts edits for a TextDocumentEdit, whose edits are a
 // union of plain and annotated edits.
+// documentEdits turns plain edits into TextDocumentEdits of the
+// documents' versions (nil: the file as on disk), in the order of their
+// URIs.
+func documentEdits(plain map[uri.URI][]protocol.TextEdit, versions map[uri.URI]*int32) []protocol.DocumentChange {
+	uris := slices.Sorted(maps.Keys(plain))
+	out := make([]protocol.DocumentChange, 0, len(uris))
+	for _, u := range uris {
+		out = append(out, &protocol.TextDocumentEdit{
+			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u},
+				Version:                versions[u],
+			},
+			Edits: textEditsAny(plain[u]),
+		})
+	}
+	return out
+}
+
 func textEditsAny(edits []protocol.TextEdit) []protocol.TextDocumentEditElement {
 	out := make([]protocol.TextDocumentEditElement, len(edits))
 	for i := range edits {

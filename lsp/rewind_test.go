@@ -107,6 +107,8 @@ func TestRewind(t *testing.T) {
 	}{
 		{"plain", lsptest.Options{NoResourceOps: true}},
 		{"saveDocuments", lsptest.Options{SaveDocuments: true}},
+		// Neovim: resource operations, text edits without documentChanges.
+		{"noDocumentChanges", lsptest.Options{SaveDocuments: true, NoDocumentChanges: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) { playRewindInProcess(t, c.opts) })
 	}

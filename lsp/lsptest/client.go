@@ -272,6 +272,11 @@ func (e *Editor) applyWorkspaceEdit(we protocol.WorkspaceEdit) (changed []string
 			})
 		}
 	}
+	// An editor reads changes only when there are no documentChanges, as
+	// the LSP specification has it and VS Code and Neovim do.
+	if len(we.DocumentChanges) > 0 {
+		we.Changes = nil
+	}
 	for u, edits := range we.Changes {
 		path := filepath.Clean(u.FsPath())
 		b, err := get(path)

@@ -48,18 +48,21 @@ type Options struct {
 	// Settings are sent as initializationOptions.
 	Settings map[string]any
 	// The client capabilities to declare.
-	NoResourceOps    bool // no CreateFile/RenameFile/DeleteFile
-	NoProgress       bool // no window.workDoneProgress
-	NoShowDocument   bool // no window.showDocument
-	Events           bool // reasonix/event notifications
-	Approvals        bool // answers reasonix/approve instead of dialogs
-	Questions        bool // answers reasonix/ask instead of dialogs
-	SaveDocuments    bool // implements reasonix/saveDocuments
-	UTF8             bool // offer the utf-8 position encoding
-	NoLiteralActions bool // no codeActionLiteralSupport
-	NoApplyEdit      bool // workspace.applyEdit false: the server writes to disk
-	NoWindow         bool // no window capabilities at all
-	ShowMessage      bool // window.showMessage, window/showMessageRequest's capability
+	NoResourceOps bool // no CreateFile/RenameFile/DeleteFile
+	// NoDocumentChanges declares resource operations without
+	// documentChanges, as Neovim does.
+	NoDocumentChanges bool
+	NoProgress        bool // no window.workDoneProgress
+	NoShowDocument    bool // no window.showDocument
+	Events            bool // reasonix/event notifications
+	Approvals         bool // answers reasonix/approve instead of dialogs
+	Questions         bool // answers reasonix/ask instead of dialogs
+	SaveDocuments     bool // implements reasonix/saveDocuments
+	UTF8              bool // offer the utf-8 position encoding
+	NoLiteralActions  bool // no codeActionLiteralSupport
+	NoApplyEdit       bool // workspace.applyEdit false: the server writes to disk
+	NoWindow          bool // no window capabilities at all
+	ShowMessage       bool // window.showMessage, window/showMessageRequest's capability
 	// Unanswering leaves window/showMessageRequest, reasonix/approve and
 	// reasonix/ask unanswered (recorded all the same) until the server
 	// cancels them or the editor closes, as ALE does.
@@ -220,6 +223,9 @@ func (e *Editor) capabilities() protocol.ClientCapabilities {
 			WorkspaceEdit:    &protocol.WorkspaceEditClientCapabilities{DocumentChanges: &yes, ResourceOperations: ops},
 		},
 		Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes, ShowDocument: &protocol.ShowDocumentClientCapabilities{Support: true}},
+	}
+	if e.opts.NoDocumentChanges {
+		caps.Workspace.WorkspaceEdit.DocumentChanges = nil
 	}
 	if e.opts.NoProgress {
 		caps.Window.WorkDoneProgress = nil
