@@ -20,9 +20,11 @@ local M = {}
 --- M.told_by_plugin).
 M.summary_prefix = 'Rewound to before turn '
 
---- Clients with a rewind request in flight.
----@type table<integer, boolean>
-local in_flight = {}
+--- The server's summaries still to come of rewinds the plugin told
+--- itself, by client: the summary's start ("Rewound to before turn 3").
+--- It may come before or after the command's answer.
+---@type table<integer, table<string, boolean>>
+local expected = {}
 
 ---@param n integer
 ---@param one string
@@ -86,7 +88,15 @@ end
 ---@param message string
 ---@return boolean
 function M.told_by_plugin(client_id, message)
-  return in_flight[client_id] == true and vim.startswith(message or '', M.summary_prefix)
+  -- The server's messages start with its name.
+  message = (message or ''):gsub('^Reasonix: ', '')
+  for start in pairs(expected[client_id] or {}) do
+    if vim.startswith(message, start) and not (message:sub(#start + 1, #start + 1)):match('%d') then
+      expected[client_id][start] = nil
+      return true
+    end
+  end
+  return false
 end
 
 --- The chat's client and session, or nil after saying why there is none.
@@ -107,10 +117,12 @@ end
 ---@param turn integer
 local function rewind(client, session, turn)
   local params = { command = protocol.commands.rewind, arguments = { { sessionId = session, turn = turn } } }
-  in_flight[client.id] = true
+  -- Only this rewind's summary is awaited: one of an earlier rewind that
+  -- never came is not.
+  expected[client.id] = { [M.summary_prefix .. turn] = true }
   lsp.request(client, 'workspace/executeCommand', params, function(err, plan)
-    in_flight[client.id] = nil
     if err or type(plan) ~= 'table' then
+      expected[client.id] = nil
       commands.notify('cannot rewind to before turn ' .. turn .. ': ' .. commands.error_text(err), vim.log.levels.ERROR)
       return
     end
