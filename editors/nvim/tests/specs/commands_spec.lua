@@ -22,7 +22,7 @@ describe('commands', function()
     local state = require('reasonix.state')
     local commands = require('reasonix.commands')
 
-    H.eq({ '/review' }, vim.fn.getcompletion('Reasonix ask /re', 'cmdline'), 'completions of :Reasonix ask')
+    H.eq({ '/rewind', '/review' }, vim.fn.getcompletion('Reasonix ask /re', 'cmdline'), 'completions of :Reasonix ask')
     H.eq({ '/help' }, commands.complete_prompt('/he', '/he'), 'completions of the prompt')
     H.eq({}, commands.complete_prompt('why /he', 'why /he'), 'only the first word')
 
