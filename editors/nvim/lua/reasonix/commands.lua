@@ -540,7 +540,7 @@ function M.run(o)
   elseif sub == 'trust' then
     M.trust(vim.trim(rest))
   elseif sub == 'rewind' then
-    require('reasonix.rewind').run(rest)
+    require('reasonix.rewinding').run(rest)
   elseif sub == 'accept' or sub == 'reject' then
     local scope = vim.trim(rest) == 'file' and 'file' or 'hunk'
     require('reasonix.review').decide(sub, scope)
@@ -637,7 +637,7 @@ function M.complete(arglead, cmdline, cursorpos)
     return matching({ 'file' })
   end
   if #words == 1 and words[1] == 'rewind' then
-    return matching(require('reasonix.rewind').turns())
+    return matching(require('reasonix.rewinding').turns())
   end
   if #words == 1 and words[1] == 'trust' then
     return matching({ 'review', 'revoke' })

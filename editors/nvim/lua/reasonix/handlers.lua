@@ -249,7 +249,7 @@ function M.show_message(err, result, ctx, cfg)
   if type(result) == 'table' and result.type == 1 then
     state.errors[ctx.client_id] = result.message
   end
-  if type(result) == 'table' and package.loaded['reasonix.rewind'] and require('reasonix.rewind').told_by_plugin(ctx.client_id, result.message) then
+  if type(result) == 'table' and package.loaded['reasonix.rewinding'] and require('reasonix.rewinding').told_by_plugin(ctx.client_id, result.message) then
     return result
   end
   local global = vim.lsp.handlers['window/showMessage']

@@ -190,7 +190,7 @@ end
 --- without one, picks it with vim.ui.select.
 ---@param turn integer|nil
 function M.rewind(turn)
-  require('reasonix.rewind').run(turn and tostring(turn) or nil)
+  require('reasonix.rewinding').run(turn and tostring(turn) or nil)
 end
 
 return M

@@ -29,7 +29,7 @@ local function two_turns(pick)
   local root = H.workspace(script)
   H.setup()
   local calls = H.stub_select(function(items, opts)
-    if opts.kind == 'reasonix.rewind' then
+    if opts.kind == 'reasonix.turn' then
       return pick(items)
     end
     return 'Allow once'
@@ -111,7 +111,7 @@ describe('rewind', function()
       return H.notified('Rewound to before turn 2') ~= nil
     end)
     local picker = calls[#calls]
-    H.eq('reasonix.rewind', picker.opts.kind, 'the picker')
+    H.eq('reasonix.turn', picker.opts.kind, 'the picker')
     local shown = vim.tbl_map(picker.opts.format_item, picker.items)
     H.eq({ '2  write notes  (1 file)', '1  fix Add  (1 file)' }, shown, 'the turns offered')
     H.eq(nil, H.read(root .. '/notes.txt'), 'notes.txt is gone')
@@ -143,7 +143,7 @@ describe('rewind', function()
   end)
 
   it('summarises conflicts with where the earlier text was saved', function()
-    local rewind = require('reasonix.rewind')
+    local rewind = require('reasonix.rewinding')
     local text = rewind.summary({
       sessionId = 's',
       turn = 3,

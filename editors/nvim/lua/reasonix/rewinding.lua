@@ -166,7 +166,7 @@ local function pick(client, session)
     end
     vim.ui.select(turns, {
       prompt = 'Rewind to before which turn?',
-      kind = 'reasonix.rewind',
+      kind = 'reasonix.turn',
       format_item = M.format_checkpoint,
     }, function(c)
       if c then
