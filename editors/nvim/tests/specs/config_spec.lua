@@ -85,7 +85,7 @@ describe('config', function()
   end)
 
   it('completes subcommands, and rejects unknown ones', function()
-    H.eq({ 'accept', 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'reject', 'resume', 'review', 'sessions', 'trust' }, vim.fn.getcompletion('Reasonix ', 'cmdline'), 'all')
+    H.eq({ 'accept', 'ask', 'cancel', 'chat', 'fix', 'mcp', 'memory', 'new', 'reject', 'resume', 'review', 'rewind', 'sessions', 'trust' }, vim.fn.getcompletion('Reasonix ', 'cmdline'), 'all')
     H.eq({ 'cancel', 'chat' }, vim.fn.getcompletion('Reasonix c', 'cmdline'), 'prefix')
     vim.cmd('Reasonix frobnicate')
     H.truthy(H.notifications[1].msg:find("unknown subcommand 'frobnicate'", 1, true), 'notification')
