@@ -146,10 +146,21 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		shells:     &shellTracking{},
 		ownsShells: true,
 	}
-	// An editor drops the agent it rebuilds without closing it: the
-	// watch is let go with the agent (and its copies, which a running
-	// turn may still hold, then list the workspace in full).
-	runtime.AddCleanup(a, func(s *shellTracking) { s.close() }, a.shells)
+	if opts.Services != nil {
+		// An editor rebuilds its agent when its settings change: the
+		// tracking is the workspace's, kept across rebuilds, as its
+		// language servers are. Other sandbox settings skip other
+		// files, and get tracking of their own.
+		if st, ok := opts.Services.shellTracking(root, cfg.Sandbox); ok {
+			a.shells, a.ownsShells = st, false
+		}
+	}
+	if a.ownsShells {
+		// An agent dropped without being closed lets the watch go with
+		// it (and its copies, which a running turn may still hold, then
+		// list the workspace in full).
+		runtime.AddCleanup(a, func(s *shellTracking) { s.close() }, a.shells)
+	}
 	if p, ok := res.Provider.PriceOf(res.Model); ok {
 		a.Price = &p
 	}

@@ -275,6 +275,12 @@ func (s *shellTracking) warm(env *tools.Env) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	s.mu.Lock()
+	if s.warmed != nil {
+		// Shared by an agent built before (Services): warmed once.
+		s.mu.Unlock()
+		cancel()
+		return
+	}
 	s.stopWarm, s.warmed = cancel, done
 	s.mu.Unlock()
 	go func() {
@@ -296,6 +302,9 @@ func (s *shellTracking) waitWarm() {
 		<-done
 	}
 }
+
+// Close is close, for the pool of Services.
+func (s *shellTracking) Close() error { return s.close() }
 
 // close ends the warm-up, waiting for it, and stops the Tracker's
 // watch.

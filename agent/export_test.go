@@ -12,3 +12,7 @@ func TrackShellsForLife(a *Agent, maxFiles int) {
 func WaitShellsWarm(a *Agent) {
 	a.shells.waitWarm()
 }
+
+// SharesShells reports whether a and b track shell commands' changes
+// with the same tracking.
+func SharesShells(a, b *Agent) bool { return a.shells == b.shells }

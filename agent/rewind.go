@@ -470,9 +470,27 @@ func (a *Agent) rewindList(s *Session) (string, error) {
 	var b strings.Builder
 	b.WriteString("Turns (/rewind N puts the files and the conversation back to before turn N):")
 	for _, c := range live {
-		fmt.Fprintf(&b, "\n  %d  %s  (%s)", c.Turn, c.Prompt, countOf(len(c.Files), "file"))
+		fmt.Fprintf(&b, "\n  %d  %s  (%s)", c.Turn, c.Prompt, a.filesNamed(c.Files))
 	}
 	return b.String(), nil
+}
+
+// filesNamed says which files a turn changed: their count, and the
+// first few by their paths in the workspace.
+func (a *Agent) filesNamed(files []CheckpointFile) string {
+	const shown = 3
+	if len(files) == 0 {
+		return "no files"
+	}
+	var names []string
+	for i, f := range files {
+		if i == shown {
+			names = append(names, fmt.Sprintf("+%d more", len(files)-shown))
+			break
+		}
+		names = append(names, a.Env.Rel(f.Path))
+	}
+	return countOf(len(files), "file") + ": " + strings.Join(names, ", ")
 }
 
 // RewindSummary is a rewind in one line, as front ends show it: "Rewound

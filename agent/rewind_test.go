@@ -396,7 +396,7 @@ text done
 		t.Fatal(err)
 	}
 	res, err = a.Run(ctx, s, "/rewind")
-	if err != nil || !strings.Contains(res.Text, "\n  1  first  (1 file)") {
+	if err != nil || !strings.Contains(res.Text, "\n  1  first  (1 file: x.txt)") {
 		t.Fatalf("/rewind lists %q, %v", res.Text, err)
 	}
 	if _, err := a.Run(ctx, s, "/rewind 7"); err == nil || !strings.Contains(err.Error(), "no turn 7") {

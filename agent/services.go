@@ -27,6 +27,7 @@ type Services struct {
 	graphs  map[string]pooled[tools.ProjectGraph]
 	plugins map[string]pooled[*mcp.Manager]
 	procs   map[string]pooled[*sandbox.Host]
+	shells  map[string]pooled[*shellTracking]
 	closed  bool
 	// ctx bounds the start of services; Close cancels it, so servers
 	// still starting then are stopped rather than waited for.
@@ -120,17 +121,24 @@ func (p *Services) pluginManager(root string, plugins []config.PluginConfig, mak
 	return m
 }
 
+// shellTracking returns the tracking of root's shell commands for the
+// sandbox settings given (which decide the files it skips); ok is false
+// once the pool is closed.
+func (p *Services) shellTracking(root string, settings any) (*shellTracking, bool) {
+	return share(p, &p.shells, root, settings, func() *shellTracking { return &shellTracking{} })
+}
+
 // Close shuts every service down. Agents built afterwards get none.
 func (p *Services) Close() error {
 	p.mu.Lock()
-	graphs, plugins, procs := p.graphs, p.plugins, p.procs
-	p.graphs, p.plugins, p.procs, p.closed = nil, nil, nil, true
+	graphs, plugins, procs, shells := p.graphs, p.plugins, p.procs, p.shells
+	p.graphs, p.plugins, p.procs, p.shells, p.closed = nil, nil, nil, nil, true
 	if p.cancel != nil {
 		p.cancel()
 	}
 	p.mu.Unlock()
 	var wg sync.WaitGroup
-	errs := make(chan error, len(graphs)+len(plugins)+len(procs))
+	errs := make(chan error, len(graphs)+len(plugins)+len(procs)+len(shells))
 	for _, g := range graphs {
 		wg.Go(func() { errs <- g.v.Close() })
 	}
@@ -139,6 +147,9 @@ func (p *Services) Close() error {
 	}
 	for _, h := range procs {
 		wg.Go(func() { errs <- h.v.Close() })
+	}
+	for _, t := range shells {
+		wg.Go(func() { errs <- t.v.Close() })
 	}
 	wg.Wait()
 	close(errs)

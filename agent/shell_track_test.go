@@ -145,3 +145,24 @@ text done
 	}
 	agent.WaitShellsWarm(b)
 }
+
+// TestShellTrackingShared: agents an editor builds for one workspace
+// with the same Services (it rebuilds one whenever its settings change)
+// share one tracking, warmed once; other sandbox settings get their own.
+func TestShellTrackingShared(t *testing.T) {
+	dir := t.TempDir()
+	svc := &agent.Services{}
+	a, _ := builtAgentWith(t, "text done\n", warmToml, agent.Options{Dir: dir, Services: svc})
+	b, _ := builtAgentWith(t, "text done\n", warmToml, agent.Options{Dir: dir, Services: svc})
+	if !agent.SharesShells(a, b) {
+		t.Error("two agents of one workspace and Services track shell commands apart")
+	}
+	c, _ := builtAgentWith(t, "text done\n", warmToml+"\n[sandbox]\nforbid_read = [\"secret/**\"]\n", agent.Options{Dir: dir, Services: svc})
+	if agent.SharesShells(a, c) {
+		t.Error("an agent with other sandbox settings shares the tracking, which skips other files")
+	}
+	agent.WaitShellsWarm(a)
+	if err := svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

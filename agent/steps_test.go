@@ -146,6 +146,12 @@ escalation_model = "scripted/deepseek-pro"
 // fresh directory.
 func builtAgent(t *testing.T, script, toml, dir string) (*agent.Agent, *scripted.Server) {
 	t.Helper()
+	return builtAgentWith(t, script, toml, agent.Options{Dir: dir})
+}
+
+// builtAgentWith is builtAgent with the options Build gets.
+func builtAgentWith(t *testing.T, script, toml string, opts agent.Options) (*agent.Agent, *scripted.Server) {
+	t.Helper()
 	t.Setenv("REASONIX_HOME", t.TempDir())
 	srv, url := agenttest.Serve(t, script, scripted.Options{})
 	cfg, err := config.Load(config.Options{SkipUser: true})
@@ -167,7 +173,7 @@ options = { retry_base_ms = 10, retry_max_ms = 20 }
 	if err := cfg.OverlayTOML("test", src); err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.Build(cfg, agent.Options{Dir: dir})
+	a, err := agent.Build(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ text made
 		t.Fatalf("the command made nothing: %v", err)
 	}
 	r = runReasonix(t, work, home, nil, "run", "--config", cfg, "--resume", m[1], "/rewind")
-	if r.exit != 0 || !strings.Contains(r.stdout, "1  make it  (1 file)") {
+	if r.exit != 0 || !strings.Contains(r.stdout, "1  make it  (1 file: made.txt)") {
 		t.Fatalf("/rewind: %+v", r)
 	}
 	r = runReasonix(t, work, home, nil, "run", "--config", cfg, "--resume", m[1], "/rewind 1")
