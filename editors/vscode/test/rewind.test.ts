@@ -22,6 +22,9 @@ call bash {"command": "printf 'remember the sign\\\\n' > notes.txt"}
 ---
 match write notes
 text Wrote notes.txt.
+---
+match start over
+text Starting over.
 `;
 
 test('rewind: the preview, then the files and the document back to before turn 1', async () => {
@@ -74,6 +77,22 @@ test('rewind: the preview, then the files and the document back to before turn 1
     const failed = await panel.next('rewindFailed', () => true, from);
     assert.equal(failed.turn, 2);
     assert.ok(failed.message.length > 0);
+
+    // Turn numbers are not reused: the next turn is 3, and a resumed
+    // session's prompts carry the server's numbers for the panel.
+    from = panel.posted().length;
+    panel.send({ type: 'ask', prompt: 'start over' });
+    const next = await panel.next('event', (m) => m.event.kind === 'turn_done', from);
+    assert.equal(next.event.turn, 3);
+    await panel.next('state', (m) => !m.running, panel.posted().indexOf(next));
+    from = panel.posted().length;
+    panel.send({ type: 'resumeSession', sessionId: next.event.sessionId });
+    const resumed = await panel.next('resumed', () => true, from);
+    assert.deepEqual(resumed.turns, [3]);
+    assert.deepEqual(
+      resumed.messages.filter((m) => m.role === 'user').map((m) => m.content),
+      ['start over'],
+    );
   } finally {
     await env.close();
   }
