@@ -15,9 +15,9 @@ local state = require('reasonix.state')
 local M = {}
 
 --- The start of the summary the server shows (window/showMessage) after a
---- rewind; the plugin tells the outcome itself, so that one is not shown
---- while a rewind of the plugin runs (handlers.show_message asks
---- M.told_by_plugin).
+--- rewind. The plugin tells the outcome of a rewind it asked for itself,
+--- so the server's summary of that one is not shown
+--- (handlers.show_message asks M.told_by_plugin).
 M.summary_prefix = 'Rewound to before turn '
 
 --- The server's summaries still to come of rewinds the plugin told
@@ -55,7 +55,8 @@ function M.summary(plan)
       end
       table.insert(notes, line)
     elseif f.action == 'unknown' then
-      table.insert(notes, '  ' .. rel .. ': left as it is (' .. (f.note ~= '' and f.note or 'its earlier text was not kept') .. ')')
+      local why = (f.note and f.note ~= '') and f.note or 'its earlier text was not kept'
+      table.insert(notes, '  ' .. rel .. ': left as it is (' .. why .. ')')
     end
   end
   local parts = {}
