@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -49,7 +50,9 @@ func (m *Manager) calls(ctx context.Context, src *source, q tools.GraphQuery) (s
 		item = items[0]
 		if incoming {
 			in = nil
-			err = s.call(ctx, "callHierarchy/incomingCalls", &protocol.CallHierarchyIncomingCallsParams{Item: item}, &in)
+			if err = s.call(ctx, "callHierarchy/incomingCalls", &protocol.CallHierarchyIncomingCallsParams{Item: item}, &in); err == nil {
+				err = s.qualifyCallers(ctx, src, in)
+			}
 		} else {
 			out = nil
 			err = s.call(ctx, "callHierarchy/outgoingCalls", &protocol.CallHierarchyOutgoingCallsParams{Item: item}, &out)
@@ -116,4 +119,51 @@ func (m *Manager) itemPlace(src *source, enc wire.Encoding, path string, pos pro
 		p.Name = name
 	}
 	return p
+}
+
+// qualifyCallers names each caller with what encloses it in its file's
+// outline ("Calc.add" rather than "add", gopls's "(*Calc).Add"), so that
+// a method is told from a function of the same name. Callers the outline
+// does not hold (a Python module's top level) keep the server's name; at
+// most maxOutlines files are read.
+func (s *server) qualifyCallers(ctx context.Context, src *source, calls []protocol.CallHierarchyIncomingCall) error {
+	var files []string
+	for _, c := range calls {
+		if f := filepath.Clean(c.From.URI.FsPath()); !slices.Contains(files, f) && len(files) < maxOutlines {
+			files = append(files, f)
+		}
+	}
+	if err := s.sync(ctx, src, files); err != nil {
+		return err
+	}
+	outlines := map[string][]protocol.DocumentSymbol{}
+	for _, f := range files {
+		outline, err := s.outline(ctx, f)
+		if err != nil {
+			return err
+		}
+		outlines[f] = outline
+	}
+	for i, c := range calls {
+		if chain := outlinePath(outlines[filepath.Clean(c.From.URI.FsPath())], c.From.SelectionRange.Start); len(chain) > 0 {
+			calls[i].From.Name = strings.Join(chain, ".")
+		}
+	}
+	return nil
+}
+
+// outlinePath returns the names from the outermost symbol of an outline
+// down to the one whose name starts at pos, or nil when none does.
+func outlinePath(outline []protocol.DocumentSymbol, pos protocol.Position) []string {
+	for _, d := range outline {
+		if d.SelectionRange.Start == pos {
+			return []string{d.Name}
+		}
+		if inRange(d.Range, pos) {
+			if rest := outlinePath(d.Children, pos); rest != nil {
+				return append([]string{d.Name}, rest...)
+			}
+		}
+	}
+	return nil
 }
