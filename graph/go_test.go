@@ -434,3 +434,31 @@ func TestGoCallsFromAUse(t *testing.T) {
 		t.Errorf("hover at a use of Add: %v", h)
 	}
 }
+
+// TestGoNavigationWithheld: with calc.go withheld by the rules about
+// reading, a call site in it keeps its place and loses its snippet and
+// caller, and the hover of a calc function asked from another file is
+// withheld, since its doc is calc.go's text.
+func TestGoNavigationWithheld(t *testing.T) {
+	t.Parallel()
+	gopls := requireServer(t, "gopls")
+	mc := loadMarkerCase(t, filepath.Join("testdata", "go", "nav.txtar"))
+	m := newManager(t, mc.root, nil, nil, gopls)
+	withhold := func(p string) bool { return filepath.Base(p) == "calc.go" }
+
+	out, err := m.Query(t.Context(), tools.GraphQuery{Action: "incoming_calls", Symbol: "Twice", Withhold: withhold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "Quad") || strings.Contains(out, "return Twice") || !strings.Contains(out, `"path":"calc/calc.go","line":11,"column":9,"withheld":true`) || !strings.Contains(out, `"caller":"(Square).Sides"`) {
+		t.Errorf("incoming_calls of Twice with calc.go withheld: %s", out)
+	}
+	// calc.Twice(2) in shape.go.
+	out, err = m.Query(t.Context(), tools.GraphQuery{Action: "hover", Path: mc.abs("shape/shape.go"), Line: 23, Column: 43, Withhold: withhold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "doubled") || !strings.Contains(out, `"withheld":true`) {
+		t.Errorf("hover of calc.Twice with calc.go withheld: %s", out)
+	}
+}
