@@ -397,3 +397,68 @@ func TestConcurrentQuestions(t *testing.T) {
 		t.Errorf("Verify = %q", got)
 	}
 }
+
+func TestGoNavigationMarkers(t *testing.T) {
+	t.Parallel()
+	gopls := requireServer(t, "gopls")
+	mc := loadMarkerCase(t, filepath.Join("testdata", "go", "nav.txtar"))
+	m := newManager(t, mc.root, nil, nil, gopls)
+	mc.checkGoldens(t, m)
+}
+
+// TestGoCallsFromAUse asks about calls from a use of a function rather
+// than its name: incoming_calls at the call of Add in Twice finds Twice
+// as Add's caller, outgoing_calls there finds none, as Add calls
+// nothing, and hover gives Add's signature and doc.
+func TestGoCallsFromAUse(t *testing.T) {
+	t.Parallel()
+	gopls := requireServer(t, "gopls")
+	mc := loadMarkerCase(t, filepath.Join("testdata", "go", "nav.txtar"))
+	m := newManager(t, mc.root, nil, nil, gopls)
+	use := tools.GraphQuery{Path: mc.abs("calc/calc.go"), Line: 7, Column: 32} // Add in Twice's body
+
+	use.Action = "incoming_calls"
+	in := graph(t, m, use)
+	if call := first(t, in, "calls"); total(in) != 1 || call["caller"] != "Twice" || call["path"] != "calc/calc.go" || call["line"] != 7.0 {
+		t.Errorf("incoming_calls of Add: %v, want Twice at calc/calc.go:7", in)
+	}
+	if def := in["definition"].(map[string]any); def["name"] != "Add" || def["line"] != 4.0 {
+		t.Errorf("incoming_calls of Add: definition %v, want Add at line 4", def)
+	}
+	use.Action = "outgoing_calls"
+	if out := graph(t, m, use); total(out) != 0 {
+		t.Errorf("outgoing_calls of Add: %v, want none", out)
+	}
+	use.Action = "hover"
+	if h := graph(t, m, use); h["hover"] != "func Add(a int, b int) int\nAdd returns the sum of a and b." {
+		t.Errorf("hover at a use of Add: %v", h)
+	}
+}
+
+// TestGoNavigationWithheld: with calc.go withheld by the rules about
+// reading, a call site in it keeps its place and loses its snippet and
+// caller, and the hover of a calc function asked from another file is
+// withheld, since its doc is calc.go's text.
+func TestGoNavigationWithheld(t *testing.T) {
+	t.Parallel()
+	gopls := requireServer(t, "gopls")
+	mc := loadMarkerCase(t, filepath.Join("testdata", "go", "nav.txtar"))
+	m := newManager(t, mc.root, nil, nil, gopls)
+	withhold := func(p string) bool { return filepath.Base(p) == "calc.go" }
+
+	out, err := m.Query(t.Context(), tools.GraphQuery{Action: "incoming_calls", Symbol: "Twice", Withhold: withhold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "Quad") || strings.Contains(out, "return Twice") || !strings.Contains(out, `"path":"calc/calc.go","line":11,"column":9,"withheld":true`) || !strings.Contains(out, `"caller":"(Square).Sides"`) {
+		t.Errorf("incoming_calls of Twice with calc.go withheld: %s", out)
+	}
+	// calc.Twice(2) in shape.go.
+	out, err = m.Query(t.Context(), tools.GraphQuery{Action: "hover", Path: mc.abs("shape/shape.go"), Line: 23, Column: 43, Withhold: withhold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "doubled") || !strings.Contains(out, `"withheld":true`) {
+		t.Errorf("hover of calc.Twice with calc.go withheld: %s", out)
+	}
+}

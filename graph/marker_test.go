@@ -32,7 +32,10 @@ var update = flag.Bool("update", false, "rewrite the golden sections of testdata
 //   - Sections named "@<action> <args>" hold golden output:
 //     "@find_symbol <query>", "@rename_check <name> <new>" and
 //     "@rename <name> <new>" (at the declaration of name),
-//     "@diagnostics <path>". Run with -update to rewrite them.
+//     "@diagnostics <path>", and "@<action> <name>" for the actions
+//     that take a symbol name alone (incoming_calls, outgoing_calls,
+//     implementations, type_hierarchy, hover). Run with -update to
+//     rewrite them.
 type markerCase struct {
 	file    string // the archive
 	ar      *txtar.Archive
@@ -234,6 +237,9 @@ func (mc *markerCase) run(t *testing.T, m *Manager, section string) []byte {
 	case "diagnostics":
 		need(1)
 		out, err = m.Query(ctx, tools.GraphQuery{Action: "diagnostics", Path: mc.abs(f[1])})
+	case "incoming_calls", "outgoing_calls", "implementations", "type_hierarchy", "hover":
+		need(1)
+		out, err = m.Query(ctx, tools.GraphQuery{Action: f[0], Symbol: f[1]})
 	case "rename":
 		need(2)
 		d := at(f[1])

@@ -66,7 +66,7 @@ func clientCapabilities() map[string]any {
 				"resourceOperations": []string{"create", "rename", "delete"},
 			},
 		},
-		"textDocument": map[string]any{
+		"textDocument": withNav(map[string]any{
 			"synchronization":    map[string]any{"didSave": false},
 			"publishDiagnostics": map[string]any{"versionSupport": true},
 			// Static only: pyright then pushes versioned diagnostics
@@ -77,7 +77,7 @@ func clientCapabilities() map[string]any {
 			"references":     map[string]any{},
 			"rename":         map[string]any{"prepareSupport": true},
 			"documentSymbol": map[string]any{"hierarchicalDocumentSymbolSupport": true},
-		},
+		}),
 		"window": map[string]any{"workDoneProgress": false},
 	}
 }
@@ -102,6 +102,7 @@ func (s *server) readCapabilities(raw []byte) error {
 		s.enc = enc
 	}
 	s.caps.pullDiagnostics = present(c.DiagnosticProvider)
+	s.caps.nav = readNavCaps(raw)
 	var rename struct {
 		PrepareProvider bool `json:"prepareProvider"`
 	}

@@ -34,8 +34,16 @@ func (m *Manager) Query(ctx context.Context, q tools.GraphQuery) (string, error)
 		return m.renameCheck(ctx, src, q)
 	case "diagnostics":
 		return m.diagnostics(ctx, src, q)
+	case "incoming_calls", "outgoing_calls":
+		return m.calls(ctx, src, q)
+	case "implementations":
+		return m.implementations(ctx, src, q)
+	case "type_hierarchy":
+		return m.typeHierarchy(ctx, src, q)
+	case "hover":
+		return m.hover(ctx, src, q)
 	}
-	return "", fmt.Errorf("unknown action %q; use find_symbol, find_references, definition, rename_check or diagnostics", q.Action)
+	return "", fmt.Errorf("unknown action %q", q.Action)
 }
 
 // symbolSupervisors returns the servers to ask about a symbol: the one for

@@ -86,10 +86,16 @@ func (m *Manager) references(ctx context.Context, src *source, q tools.GraphQuer
 
 // definition runs textDocument/definition and flattens its three shapes.
 func (s *server) definition(ctx context.Context, pos protocol.TextDocumentPositionParams) ([]protocol.Location, error) {
+	return s.locations(ctx, "textDocument/definition", pos)
+}
+
+// locations runs a request answered by locations (definition,
+// implementation) and flattens the answer's three shapes.
+func (s *server) locations(ctx context.Context, method string, pos protocol.TextDocumentPositionParams) ([]protocol.Location, error) {
 	var res protocol.DefinitionResult
-	err := s.call(ctx, "textDocument/definition", &protocol.DefinitionParams{TextDocumentPositionParams: pos}, &res)
+	err := s.call(ctx, method, &protocol.DefinitionParams{TextDocumentPositionParams: pos}, &res)
 	if err != nil {
-		return nil, fmt.Errorf("%s: definition: %w", s.name, err)
+		return nil, fmt.Errorf("%s: %s: %w", s.name, strings.TrimPrefix(method, "textDocument/"), err)
 	}
 	switch r := res.(type) {
 	case *protocol.Location:

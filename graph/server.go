@@ -85,6 +85,7 @@ type capabilities struct {
 	pullDiagnostics bool // textDocument/diagnostic
 	prepareRename   bool // textDocument/prepareRename
 	syncNone        bool // the server takes no document content
+	nav             navCaps
 }
 
 // startServer starts the server cfg describes for root and initializes it.

@@ -421,19 +421,9 @@ func (s *server) fillContainers(ctx context.Context, src *source, syms []*symbol
 		return err
 	}
 	for _, f := range files {
-		var res protocol.DocumentSymbolResult
-		err := s.call(ctx, "textDocument/documentSymbol", &protocol.DocumentSymbolParams{
-			TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(f)},
-		}, &res)
+		outline, err := s.outline(ctx, f)
 		if err != nil {
-			if refusal(err) {
-				continue
-			}
 			return err
-		}
-		outline, ok := res.(protocol.DocumentSymbolSlice)
-		if !ok {
-			continue
 		}
 		for _, sym := range syms {
 			if sym.path == f && sym.container == "" && member(sym.kind) {
@@ -442,6 +432,23 @@ func (s *server) fillContainers(ctx context.Context, src *source, syms []*symbol
 		}
 	}
 	return nil
+}
+
+// outline returns a file's symbols as a tree: nil when the server
+// refuses, or gives a flat list, which has no parents to tell.
+func (s *server) outline(ctx context.Context, path string) ([]protocol.DocumentSymbol, error) {
+	var res protocol.DocumentSymbolResult
+	err := s.call(ctx, "textDocument/documentSymbol", &protocol.DocumentSymbolParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(path)},
+	}, &res)
+	if err != nil {
+		if refusal(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	tree, _ := res.(protocol.DocumentSymbolSlice)
+	return tree, nil
 }
 
 // parentOf returns the name of the symbol enclosing the declaration whose

@@ -35,7 +35,7 @@ type ProjectGraph interface {
 // GraphQuery is a project_graph call. Paths are absolute; Line and Column
 // are 1-based, in characters (Unicode code points) of the line.
 type GraphQuery struct {
-	Action  string // find_symbol, find_references, definition, rename_check, diagnostics
+	Action  string // find_symbol, find_references, definition, incoming_calls, outgoing_calls, implementations, type_hierarchy, hover, rename_check, diagnostics
 	Symbol  string
 	Path    string
 	Line    int

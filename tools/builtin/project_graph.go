@@ -5,6 +5,9 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/permission"
@@ -33,7 +36,7 @@ func (projectGraph) ReadOnly() bool      { return true }
 var projectGraphSchema = schema(`{
 	"type": "object",
 	"properties": {
-		"action": {"type": "string", "enum": ["find_symbol", "find_references", "definition", "rename_check", "diagnostics"], "description": "What to ask."},
+		"action": {"type": "string", "enum": ["find_symbol", "find_references", "definition", "incoming_calls", "outgoing_calls", "implementations", "type_hierarchy", "hover", "rename_check", "diagnostics"], "description": "What to ask."},
 		"symbol": {"type": "string", "description": "A symbol name: Name, pkg.Name or Type.Method."},
 		"path": {"type": "string", "description": "A file."},
 		"line": {"type": "integer", "minimum": 1, "description": "1-based line of an occurrence in path."},
@@ -51,6 +54,11 @@ var graphActions = map[string]string{
 	"find_symbol":     "symbol",
 	"find_references": "symbol, or path + line + column",
 	"definition":      "path + line + column, or symbol",
+	"incoming_calls":  "symbol, or path + line + column",
+	"outgoing_calls":  "symbol, or path + line + column",
+	"implementations": "symbol, or path + line + column",
+	"type_hierarchy":  "symbol, or path + line + column",
+	"hover":           "symbol, or path + line + column",
 	"rename_check":    "path + line + column, and new_name",
 	"diagnostics":     "path, or nothing for the files changed in this turn",
 }
@@ -62,7 +70,7 @@ func (projectGraph) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 	}
 	needs, ok := graphActions[args.Action]
 	if !ok {
-		return tools.Errorf("unknown action %q; use find_symbol, find_references, definition, rename_check or diagnostics", args.Action), nil
+		return tools.Errorf("unknown action %q; use one of %s", args.Action, strings.Join(slices.Sorted(maps.Keys(graphActions)), ", ")), nil
 	}
 	if env.Graph == nil {
 		return tools.Errorf("the project graph is turned off ([graph] enabled = false); use grep and read_file instead"), nil
@@ -104,7 +112,7 @@ func checkGraphQuery(q tools.GraphQuery) error {
 		if q.Symbol == "" {
 			return fmt.Errorf("symbol is empty")
 		}
-	case "find_references", "definition":
+	case "find_references", "definition", "incoming_calls", "outgoing_calls", "implementations", "type_hierarchy", "hover":
 		if q.Symbol == "" && !pos {
 			return fmt.Errorf("give symbol, or path, line and column")
 		}
