@@ -153,3 +153,45 @@ func TestGoFormat(t *testing.T) {
 		t.Errorf("range formatting: %v", err)
 	}
 }
+
+// TestGoCodeActionWays: gopls gives its actions' edits in each of the
+// ways the protocol allows, and each is applied: Fill P through
+// codeAction/resolve, Add struct tags by running its command and taking
+// the edit it sends back. A command that is not an edit is not run.
+func TestGoCodeActionWays(t *testing.T) {
+	t.Parallel()
+	gopls := requireServer(t, "gopls")
+	const calc = "package calc\n\ntype P struct {\n\tX, Y int\n\tName string\n}\n\nvar p = P{}\n"
+	root := writeModule(t, map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": calc})
+	fsys := tools.DiskFS{}
+	m := newManager(t, root, fsys, nil, gopls)
+	ctx := t.Context()
+	tests := []struct {
+		line  int
+		title string
+		want  string
+	}{
+		{8, "Fill P", "X:    0,"},
+		{4, "Add struct tags", "`json:\"x\"`"},
+	}
+	for _, tt := range tests {
+		changes, _, err := m.ApplyCodeAction(ctx, tools.CodeActionQuery{Path: "calc.go", Line: tt.line}, tt.title)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.title, err)
+		}
+		if err := fsys.Apply(ctx, changes); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(root, "calc.go")); !strings.Contains(string(got), tt.want) {
+			t.Errorf("after %s, calc.go lacks %q:\n%s", tt.title, tt.want, got)
+		}
+	}
+	before, _ := os.ReadFile(filepath.Join(root, "calc.go"))
+	_, _, err := m.ApplyCodeAction(ctx, tools.CodeActionQuery{Path: "calc.go", Line: 4}, "Browse documentation for type P")
+	if err == nil || !strings.Contains(err.Error(), "is not an edit") {
+		t.Errorf("browsing documentation: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, "calc.go")); string(after) != string(before) {
+		t.Errorf("calc.go changed:\n%s", after)
+	}
+}

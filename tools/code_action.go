@@ -44,3 +44,11 @@ type CodeAction struct {
 	// Disabled is the server's reason the action cannot apply now.
 	Disabled string `json:"disabled,omitempty"`
 }
+
+// A GraphUser is a tool that works only through the project graph though
+// its family is another (code_action and format change files, and are
+// judged as writes): like the graph family's tools, it is not offered
+// when the graph is turned off.
+type GraphUser interface {
+	UsesGraph() bool
+}

@@ -39,6 +39,7 @@ func init() { tools.RegisterBuiltin(codeAction{}) }
 func (codeAction) Name() string        { return "code_action" }
 func (codeAction) Description() string { return codeActionDescription }
 func (codeAction) ReadOnly() bool      { return false }
+func (codeAction) UsesGraph() bool     { return true }
 
 var codeActionSchema = schema(`{
 	"type": "object",

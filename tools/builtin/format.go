@@ -40,6 +40,7 @@ func init() { tools.RegisterBuiltin(format{}) }
 func (format) Name() string        { return "format" }
 func (format) Description() string { return formatDescription }
 func (format) ReadOnly() bool      { return false }
+func (format) UsesGraph() bool     { return true }
 
 var formatSchema = schema(`{
 	"type": "object",
