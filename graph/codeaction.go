@@ -153,16 +153,8 @@ func (m *Manager) codeActions(ctx context.Context, src *source, s *server, q too
 	if err != nil {
 		return nil, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, actionDiagWait)
-	got, err := s.freshOrDiagnose(wctx, src, q.Path, time.Now().Add(actionDiagWait))
-	cancel()
-	switch {
-	case err == nil:
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case errors.Is(err, context.DeadlineExceeded):
-		got = s.latest([]string{q.Path})
-	default:
+	got, err := m.actionDiagnostics(ctx, src, s, q)
+	if err != nil {
 		return nil, err
 	}
 	params := protocol.CodeActionParams{
@@ -205,6 +197,32 @@ func (m *Manager) codeActions(ctx context.Context, src *source, s *server, q too
 		}
 	}
 	return out, nil
+}
+
+// actionDiagnostics returns the server's diagnostics of the file at
+// q.Path, synced, when q asks for quick fixes, which answer them; other
+// kinds need none, and are not kept waiting for a check of the file.
+func (m *Manager) actionDiagnostics(ctx context.Context, src *source, s *server, q tools.CodeActionQuery) (map[string][]protocol.Diagnostic, error) {
+	fixes := len(q.Only) == 0 || slices.ContainsFunc(q.Only, func(k string) bool {
+		return k == "" || k == "quickfix" || strings.HasPrefix(k, "quickfix.")
+	})
+	if !fixes {
+		return nil, s.sync(ctx, src, []string{q.Path})
+	}
+	wctx, cancel := context.WithTimeout(ctx, actionDiagWait)
+	defer cancel()
+	got, err := s.freshOrDiagnose(wctx, src, q.Path, time.Now().Add(actionDiagWait))
+	switch {
+	case err == nil:
+		return got, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		// What the server has said so far: its fixes for the rest come
+		// with its next report.
+		return s.latest([]string{q.Path}), nil
+	}
+	return nil, err
 }
 
 // actionServer returns the supervisor of the file's server, or the

@@ -195,3 +195,37 @@ func TestGoCodeActionWays(t *testing.T) {
 		t.Errorf("calc.go changed:\n%s", after)
 	}
 }
+
+// TestGoQuickFix: the request carries gopls's diagnostics at the lines,
+// and its quick fix for one is listed with what it fixes, then applied.
+func TestGoQuickFix(t *testing.T) {
+	t.Parallel()
+	gopls := requireServer(t, "gopls")
+	const calc = "package calc\n\nfunc F() string {\n\treturn strings.ToUpper(\"x\")\n}\n"
+	root := writeModule(t, map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": calc})
+	fsys := tools.DiskFS{}
+	m := newManager(t, root, fsys, nil, gopls)
+	ctx := t.Context()
+	q := tools.CodeActionQuery{Path: "calc.go", Line: 4, Only: []string{"quickfix"}}
+	acts, err := m.CodeActions(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(acts, func(a tools.CodeAction) bool { return slices.Contains(a.Fixes, "undefined: strings") })
+	if i < 0 {
+		t.Fatalf("no fix for the undefined strings among %+v", acts)
+	}
+	if a := acts[i]; a.Kind != "quickfix" || !strings.Contains(a.Title, `"strings"`) {
+		t.Errorf("the fix is %+v", a)
+	}
+	changes, _, err := m.ApplyCodeAction(ctx, q, acts[i].Title)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Apply(ctx, changes); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "calc.go")); !strings.Contains(string(got), `import "strings"`) {
+		t.Errorf("after %q:\n%s", acts[i].Title, got)
+	}
+}
