@@ -347,8 +347,12 @@ func OpenMemory(cfg *config.Config, dir string) (*memory.Store, error) {
 }
 
 // needsGraph reports whether t works on the project graph (its family
-// is graph): such tools are not offered when [graph] is turned off.
+// is graph, or it says so): such tools are not offered when [graph] is
+// turned off.
 func needsGraph(t tools.Tool) bool {
+	if g, ok := t.(tools.GraphUser); ok && g.UsesGraph() {
+		return true
+	}
 	d, ok := t.(tools.Describer)
 	return ok && d.Traits().Family == permission.FamilyGraph
 }

@@ -494,7 +494,8 @@ func TestShellChangesToNestedControlFilesAreUndone(t *testing.T) {
 }
 
 // TestGraphToolsNeedTheGraph: with [graph] turned off, the tools of the
-// graph family are not offered; the others are.
+// graph family, and the tools that use it though they are writes, are
+// not offered; the others are.
 func TestGraphToolsNeedTheGraph(t *testing.T) {
 	off := false
 	for _, tc := range []struct {
@@ -506,7 +507,7 @@ func TestGraphToolsNeedTheGraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{"project_graph", "rename_symbol"} {
+		for _, name := range []string{"project_graph", "rename_symbol", "code_action", "format"} {
 			if _, ok := reg.Get(name); ok != tc.want {
 				t.Errorf("graph enabled %v: %s offered = %v", tc.enabled != nil, name, ok)
 			}

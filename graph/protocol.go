@@ -58,7 +58,10 @@ func clientCapabilities() map[string]any {
 	return map[string]any{
 		"general": map[string]any{"positionEncodings": []protocol.PositionEncodingKind{wire.UTF8.Kind(), wire.UTF16.Kind()}},
 		"workspace": map[string]any{
-			"workspaceFolders":      true,
+			"workspaceFolders": true,
+			// Only while a code action's command runs (codeaction.go).
+			"applyEdit":             true,
+			"executeCommand":        map[string]any{},
 			"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true},
 			"symbol":                map[string]any{"symbolKind": map[string]any{"valueSet": kinds}},
 			"workspaceEdit": map[string]any{
@@ -72,11 +75,14 @@ func clientCapabilities() map[string]any {
 			// Static only: pyright then pushes versioned diagnostics
 			// from the start, instead of registering pulls some time
 			// after initialized.
-			"diagnostic":     map[string]any{"dynamicRegistration": false},
-			"definition":     map[string]any{"linkSupport": true},
-			"references":     map[string]any{},
-			"rename":         map[string]any{"prepareSupport": true},
-			"documentSymbol": map[string]any{"hierarchicalDocumentSymbolSupport": true},
+			"diagnostic":      map[string]any{"dynamicRegistration": false},
+			"definition":      map[string]any{"linkSupport": true},
+			"references":      map[string]any{},
+			"rename":          map[string]any{"prepareSupport": true},
+			"documentSymbol":  map[string]any{"hierarchicalDocumentSymbolSupport": true},
+			"codeAction":      codeActionCapabilities(),
+			"formatting":      map[string]any{},
+			"rangeFormatting": map[string]any{},
 		}),
 		"window": map[string]any{"workDoneProgress": false},
 	}
@@ -92,6 +98,9 @@ func (s *server) readCapabilities(raw []byte) error {
 			TextDocumentSync   json.RawMessage `json:"textDocumentSync"`
 			DiagnosticProvider json.RawMessage `json:"diagnosticProvider"`
 			RenameProvider     json.RawMessage `json:"renameProvider"`
+			CodeActionProvider json.RawMessage `json:"codeActionProvider"`
+			Formatting         json.RawMessage `json:"documentFormattingProvider"`
+			RangeFormatting    json.RawMessage `json:"documentRangeFormattingProvider"`
 		} `json:"capabilities"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
@@ -109,6 +118,7 @@ func (s *server) readCapabilities(raw []byte) error {
 	if json.Unmarshal(c.RenameProvider, &rename) == nil {
 		s.caps.prepareRename = rename.PrepareProvider
 	}
+	s.caps.readActions(c.CodeActionProvider, c.Formatting, c.RangeFormatting)
 	var kind int
 	if json.Unmarshal(c.TextDocumentSync, &kind) != nil {
 		var opts struct {
@@ -175,6 +185,12 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		}
 		return nil, nil
 	case "workspace/applyEdit":
+		// Taken while a code action's command runs, to be applied
+		// through the FS once it ends; refused otherwise.
+		var p protocol.ApplyWorkspaceEditParams
+		if protocol.Unmarshal(req.Params(), &p) == nil && s.commands.take(p.Edit) {
+			return map[string]any{"applied": true}, nil
+		}
 		return map[string]any{"applied": false, "failureReason": "Reasonix applies edits itself"}, nil
 	}
 	if req.IsCall() {

@@ -51,6 +51,9 @@ type server struct {
 	enc  wire.Encoding // how the server counts characters
 	caps capabilities
 
+	// commands takes the edits a code action's command sends back.
+	commands commandCapture
+
 	// warm is set once the server has answered a request that needed its
 	// workspace loaded.
 	warm atomic.Bool
@@ -86,6 +89,9 @@ type capabilities struct {
 	prepareRename   bool // textDocument/prepareRename
 	syncNone        bool // the server takes no document content
 	nav             navCaps
+	resolveActions  bool // codeAction/resolve
+	formatting      bool // textDocument/formatting
+	rangeFormatting bool // textDocument/rangeFormatting
 }
 
 // startServer starts the server cfg describes for root and initializes it.

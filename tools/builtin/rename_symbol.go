@@ -66,26 +66,9 @@ func (renameSymbol) Execute(ctx context.Context, env *tools.Env, raw json.RawMes
 	if len(changes) == 0 {
 		return tools.Errorf("the language server proposed no changes"), nil
 	}
-	// Every file the rename touches must be writable, as for any edit.
-	var changed []string
-	for i := range changes {
-		p, err := env.WritePath(changes[i].Path)
-		if err != nil {
-			return tools.Errorf("%v", err), nil
-		}
-		changes[i].Path = p
-		if changes[i].NewPath != "" {
-			np, err := env.WritePath(changes[i].NewPath)
-			if err != nil {
-				return tools.Errorf("%v", err), nil
-			}
-			changes[i].NewPath = np
-			changed = append(changed, np)
-		}
-		changed = append(changed, p)
-	}
-	if err := env.FS.Apply(ctx, changes); err != nil {
-		return tools.Errorf("applying the rename: %v", err), nil
+	changed, err := applyServerChanges(ctx, env, changes, "the rename")
+	if err != nil {
+		return tools.Errorf("%v", err), nil
 	}
 	return tools.Result{Content: summary + ".", Summary: summary, Changed: changed}, nil
 }

@@ -33,6 +33,10 @@ var writeCalls = []writeCall{
 	}},
 	{"move_file from", "move_file", func(p string) any { return map[string]string{"source": p, "destination": "docs/moved"} }},
 	{"move_file to", "move_file", func(p string) any { return map[string]string{"source": "docs/a.md", "destination": p} }},
+	{"code_action", "code_action", func(p string) any {
+		return map[string]any{"path": p, "line": 1, "apply": "Organize Imports"}
+	}},
+	{"format", "format", func(p string) any { return map[string]string{"path": p} }},
 	{"apply_patch modify", "apply_patch", func(p string) any {
 		return patchArgs(fmt.Sprintf("--- %s\n+++ %s\n@@ -1 +1 @@\n-a\n+b\n", p, p))
 	}},
