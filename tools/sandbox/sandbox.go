@@ -267,6 +267,8 @@ var DefaultForbidRead = []string{
 	".cargo/credentials.toml", ".cargo/credentials",
 	".terraform.d/credentials.tfrc.json", ".vault-token", ".pgpass",
 	".s3cfg", ".config/rclone/rclone.conf", ".claude/.credentials.json",
+	// sops's age keys, read only to decrypt a project's secrets.
+	".config/sops/age",
 	// Histories.
 	".bash_history", ".zsh_history", ".zhistory", ".histfile",
 	".local/share/fish/fish_history", ".python_history", ".node_repl_history",
