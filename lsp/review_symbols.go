@@ -103,12 +103,13 @@ func impactKey(cur string, f review.File) (string, []tools.LineSpan) {
 // the answer publishes path's proposals again.
 func (s *Server) impactsOf(path, cur string, f review.File, ask bool) []tools.SymbolImpact {
 	key, spans := impactKey(cur, f)
-	if len(spans) == 0 {
-		return nil
-	}
 	st := &s.review.impact
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if len(spans) == 0 {
+		delete(st.byPath, path) // nothing of it left to group
+		return nil
+	}
 	if fi, ok := st.byPath[path]; ok && fi.key == key {
 		return fi.impacts
 	}
@@ -209,6 +210,10 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// maxRelated bounds the call sites a proposal's diagnostic points to; the
+// summary counts them all.
+const maxRelated = 20
+
 // addImpact adds to the diagnostics of f's hunks (diags[i] is hunk i's)
 // what the declaration each changes reaches, where the graph has said.
 func (s *Server) addImpact(path, cur string, f review.File, diags []protocol.Diagnostic, enc wire.Encoding) {
@@ -217,7 +222,6 @@ func (s *Server) addImpact(path, cur string, f review.File, diags []protocol.Dia
 		return
 	}
 	texts := map[string]string{path: cur}
-	verb := "calls "
 	for i, h := range f.Hunks {
 		if !proposedHunk(f, h) {
 			continue
@@ -226,12 +230,13 @@ func (s *Server) addImpact(path, cur string, f review.File, diags []protocol.Dia
 		if !ok {
 			continue
 		}
+		verb := "calls "
 		if imp.References {
 			verb = "refers to "
 		}
 		d := &diags[i]
 		d.Message = protocol.String(messageText(d.Message) + "\n" + impactSummary(imp))
-		for _, c := range imp.Callers {
+		for _, c := range imp.Callers[:min(len(imp.Callers), maxRelated)] {
 			r, ok := s.placeRange(texts, c, enc)
 			if !ok {
 				continue

@@ -2,11 +2,17 @@ package lsp
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
 	"github.com/reasonix/reasonix/lsp/review"
+	"github.com/reasonix/reasonix/lsp/wire"
 	"github.com/reasonix/reasonix/tools"
 )
 
@@ -133,5 +139,51 @@ func TestImpactOfHunk(t *testing.T) {
 		if got.Symbol != c.want {
 			t.Errorf("impactOfHunk(%v) = %q, want %q", c.span, got.Symbol, c.want)
 		}
+	}
+}
+
+// TestAddImpact: once the graph has answered for a file's text, the
+// diagnostic of a hunk inside a declaration says what it reaches and
+// points to each call site, in the editor's encoding; a hunk outside any
+// declaration is left as it was.
+func TestAddImpact(t *testing.T) {
+	root := t.TempDir()
+	calcPath, mainPath := filepath.Join(root, "calc.go"), filepath.Join(root, "main.go")
+	// "é" is one character, two bytes and one UTF-16 unit.
+	main := strings.Replace(mainText, "\tx := calc.Add", "\té := calc.Add", 1)
+	for p, text := range map[string]string{calcPath: calcText, mainPath: main} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New(Options{})
+	want := strings.Replace(strings.Replace(calcText, "return a + b", "return b + a", 1), "package calc\n", "package calc // adds\n", 1)
+	s.review.Propose("s", calcPath, calcText, true, &want)
+	f, ok := s.review.Pending(calcPath, calcText)
+	if !ok || len(f.Hunks) != 2 {
+		t.Fatalf("pending: %+v, want two hunks", f)
+	}
+	key, _ := impactKey(calcText, f)
+	s.review.impact.byPath = map[string]fileImpact{calcPath: {key: key, impacts: []tools.SymbolImpact{{
+		Symbol: "func Add", Path: calcPath, Lines: tools.LineSpan{Start: 4, End: 6},
+		Callers: []tools.Place{{Path: mainPath, Line: 4, Column: 7}},
+	}}}}
+	var diags []protocol.Diagnostic
+	for _, h := range f.Hunks {
+		diags = append(diags, hunkDiagnostic(calcText, f, h, wire.UTF16, false))
+	}
+	s.addImpact(calcPath, calcText, f, diags, wire.UTF16)
+	if got := messageText(diags[0].Message); strings.Contains(got, "changes") || len(diags[0].RelatedInformation) != 0 {
+		t.Errorf("the package clause's hunk: %q, %+v; want no impact", got, diags[0].RelatedInformation)
+	}
+	if got := messageText(diags[1].Message); !strings.HasSuffix(got, "\nchanges func Add — 1 caller in 1 file") {
+		t.Errorf("Add's hunk says %q", got)
+	}
+	wantRel := []protocol.DiagnosticRelatedInformation{{
+		Location: protocol.Location{URI: uri.File(mainPath), Range: protocol.Range{Start: protocol.Position{Line: 3, Character: 6}, End: protocol.Position{Line: 3, Character: 6}}},
+		Message:  "calls func Add",
+	}}
+	if !slices.Equal(diags[1].RelatedInformation, wantRel) {
+		t.Errorf("related information %+v, want %+v", diags[1].RelatedInformation, wantRel)
 	}
 }
