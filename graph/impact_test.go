@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,8 +56,7 @@ func TestEnclosingLabel(t *testing.T) {
 func TestGoImpacts(t *testing.T) {
 	t.Parallel()
 	gopls := requireServer(t, "gopls")
-	root := t.TempDir()
-	files := map[string]string{
+	root := writeModule(t, map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.22\n",
 		"calc/calc.go": `package calc
 
@@ -81,16 +79,7 @@ func (c *Calc) Double() int {
 }
 `,
 		"main.go": "package main\n\nimport \"example.com/m/calc\"\n\nfunc main() {\n\tprintln(calc.Add(1, 2))\n}\n",
-	}
-	for name, text := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	m := newManager(t, root, nil, nil, gopls)
 	mainPath := filepath.Join(root, "main.go")
 	texts := map[string]string{mainPath: "package main\n\nimport \"example.com/m/calc\"\n\nfunc main() {\n\tc := calc.Calc{Sum: calc.Add(1, 2)}\n\tprintln(calc.Add(3, 4), c.Double())\n}\n"}
