@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -33,60 +34,112 @@ func (m *Manager) Impacts(ctx context.Context, texts map[string]string, path str
 	for p, t := range texts {
 		src.overlay[m.abs(p)] = t
 	}
+	held := []string{path}
+	for p := range texts {
+		if p = m.abs(p); p != path {
+			held = append(held, p)
+		}
+	}
 	var out []tools.SymbolImpact
 	err = m.withServer(ctx, sv, func(s *server) error {
-		if err := s.sync(ctx, src, []string{path}); err != nil {
-			return err
-		}
-		outline, err := s.outline(ctx, path)
-		if err != nil {
-			return fmt.Errorf("%s: documentSymbol: %w", s.name, err)
-		}
-		out = nil
-		var seen []*protocol.DocumentSymbol
-		for _, sp := range spans {
-			chain := enclosing(outline, sp)
-			if len(chain) == 0 || slices.Contains(seen, chain[len(chain)-1]) {
-				continue
-			}
-			d := chain[len(chain)-1]
-			seen = append(seen, d)
-			imp := tools.SymbolImpact{
-				Symbol: symbolLabel(chain),
-				Path:   path,
-				Lines:  tools.LineSpan{Start: int(d.Range.Start.Line) + 1, End: int(d.Range.End.Line) + 1},
-			}
-			locs, refs, err := s.dependents(ctx, path, d)
-			if err != nil {
+		// The agent's questions sync the server to its own text of these
+		// files; one that runs meanwhile would leave the answer about
+		// that text, so the question is asked again.
+		for range impactTries {
+			if err := s.sync(ctx, src, []string{path}); err != nil {
 				return err
 			}
-			imp.References = refs
-			for _, l := range locs {
-				p := m.local(l.URI.FsPath())
-				if p == path && l.Range.Start.Line >= d.Range.Start.Line && l.Range.Start.Line <= d.Range.End.Line {
-					continue // a recursive call, or the declaration itself
-				}
-				line, col := int(l.Range.Start.Line)+1, int(l.Range.Start.Character)+1
-				if t := src.text(p); t != nil {
-					line, col = fromServer(t, l.Range.Start, s.enc)
-				}
-				imp.Callers = append(imp.Callers, tools.Place{Path: p, Line: line, Column: col})
+			before, ok := s.holding(src, held)
+			if !ok {
+				continue
 			}
-			slices.SortFunc(imp.Callers, func(a, b tools.Place) int {
-				if c := strings.Compare(a.Path, b.Path); c != 0 {
-					return c
-				}
-				if a.Line != b.Line {
-					return a.Line - b.Line
-				}
-				return a.Column - b.Column
-			})
-			out = append(out, imp)
+			var err error
+			if out, err = m.impacts(ctx, s, src, path, spans); err != nil {
+				return err
+			}
+			if after, _ := s.holding(src, held); maps.Equal(before, after) {
+				s.warm.Store(true)
+				return nil
+			}
 		}
-		s.warm.Store(true)
-		return nil
+		return fmt.Errorf("%s: the files changed while asked about %s", s.name, m.rel(path))
 	})
 	return out, err
+}
+
+// impactTries bounds how often Impacts asks again when the server's view
+// of the files changed while it asked.
+const impactTries = 3
+
+// holding returns the version of each of paths the server holds, and
+// whether it holds the text src has for them (a file the server does not
+// handle is left out).
+func (s *server) holding(src *source, paths []string) (map[string]int32, bool) {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	out := map[string]int32{}
+	for _, p := range paths {
+		if !handles(s.cfg, p) || !within(s.root, p) {
+			continue
+		}
+		d, ok := s.docs[p]
+		if want, err := src.read(p); !ok || err != nil || d.text != want {
+			return nil, false
+		}
+		out[p] = d.version
+	}
+	return out, true
+}
+
+// impacts asks s about the declarations of path enclosing spans, as the
+// server holds path now.
+func (m *Manager) impacts(ctx context.Context, s *server, src *source, path string, spans []tools.LineSpan) ([]tools.SymbolImpact, error) {
+	outline, err := s.outline(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: documentSymbol: %w", s.name, err)
+	}
+	var out []tools.SymbolImpact
+	var seen []*protocol.DocumentSymbol
+	for _, sp := range spans {
+		chain := enclosing(outline, sp)
+		if len(chain) == 0 || slices.Contains(seen, chain[len(chain)-1]) {
+			continue
+		}
+		d := chain[len(chain)-1]
+		seen = append(seen, d)
+		imp := tools.SymbolImpact{
+			Symbol: symbolLabel(chain),
+			Path:   path,
+			Lines:  tools.LineSpan{Start: int(d.Range.Start.Line) + 1, End: int(d.Range.End.Line) + 1},
+		}
+		locs, refs, err := s.dependents(ctx, path, d)
+		if err != nil {
+			return nil, err
+		}
+		imp.References = refs
+		for _, l := range locs {
+			p := m.local(l.URI.FsPath())
+			if p == path && l.Range.Start.Line >= d.Range.Start.Line && l.Range.Start.Line <= d.Range.End.Line {
+				continue // a recursive call, or the declaration itself
+			}
+			line, col := int(l.Range.Start.Line)+1, int(l.Range.Start.Character)+1
+			if t := src.text(p); t != nil {
+				line, col = fromServer(t, l.Range.Start, s.enc)
+			}
+			imp.Callers = append(imp.Callers, tools.Place{Path: p, Line: line, Column: col})
+		}
+		slices.SortFunc(imp.Callers, func(a, b tools.Place) int {
+			if c := strings.Compare(a.Path, b.Path); c != 0 {
+				return c
+			}
+			if a.Line != b.Line {
+				return a.Line - b.Line
+			}
+			return a.Column - b.Column
+		})
+		out = append(out, imp)
+	}
+	return out, nil
 }
 
 // dependents returns the places that use declaration d of path: its
