@@ -37,6 +37,7 @@ func (s *Server) reviewActions(params *protocol.CodeActionParams) []protocol.Com
 		out = append(out, commandAction(literals, title, kindReview, command, args, diags))
 	}
 	lo, hi := params.Range.Start.Line, params.Range.End.Line
+	groups, offered := s.symbolGroups(), map[string]bool{}
 	for _, h := range f.Hunks {
 		r := hunkRange(cur, h, enc)
 		last := r.End.Line
@@ -51,6 +52,7 @@ func (s *Server) reviewActions(params *protocol.CodeActionParams) []protocol.Com
 			add("Accept this change", cmdReviewAccept, hunkData{URI: u, Hunk: h.ID}, diags)
 		}
 		add("Reject this change", cmdReviewReject, hunkData{URI: u, Hunk: h.ID}, diags)
+		symbolActions(groups, u, h.ID, offered, func(title, command string, args hunkData) { add(title, command, args, diags) })
 	}
 	n := len(f.Hunks)
 	add(fileTitle("Accept", n), cmdReviewAccept, hunkData{URI: u}, nil)

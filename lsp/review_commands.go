@@ -42,6 +42,9 @@ func (s *Server) commandFile(args hunkData) (path, cur string, err error) {
 // proposal as a versioned workspace edit. An edit the editor refuses
 // leaves the proposal as it was.
 func (s *Server) acceptChange(ctx context.Context, args hunkData) (reviewResult, error) {
+	if len(args.Hunks) > 0 {
+		return s.acceptHunks(ctx, args.Hunks)
+	}
 	path, cur, err := s.commandFile(args)
 	if err != nil {
 		return reviewResult{}, err
@@ -84,6 +87,9 @@ func (s *Server) acceptChange(ctx context.Context, args hunkData) (reviewResult,
 // undone first, like an accepted proposal is applied: a versioned edit of
 // an open document, the disk for a closed file.
 func (s *Server) rejectChange(ctx context.Context, args hunkData) (reviewResult, error) {
+	if len(args.Hunks) > 0 {
+		return s.rejectHunks(ctx, args.Hunks)
+	}
 	path, cur, err := s.commandFile(args)
 	if err != nil {
 		return reviewResult{}, err

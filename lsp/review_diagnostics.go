@@ -35,6 +35,7 @@ func (s *Server) publishProposals(_ context.Context, path string) {
 		for _, h := range f.Hunks {
 			diags = append(diags, hunkDiagnostic(cur, f, h, enc, tag))
 		}
+		s.addImpact(path, cur, f, diags, enc)
 		if s.review.Proposes(path) {
 			for _, e := range s.review.newErrorsOf(path) {
 				diags = append(diags, newErrorDiagnostic(cur, f, e, enc))
@@ -65,6 +66,9 @@ func hunkRange(cur string, h *review.Hunk, enc wire.Encoding) protocol.Range {
 type hunkData struct {
 	URI  string `json:"uri"`
 	Hunk int    `json:"hunk,omitempty"`
+	// Hunks, when given, names hunks of any files to accept or reject
+	// together (uri and hunk are then those of the action's document).
+	Hunks []hunkData `json:"hunks,omitempty"`
 }
 
 func hunkDiagnostic(cur string, f review.File, h *review.Hunk, enc wire.Encoding, tag bool) protocol.Diagnostic {

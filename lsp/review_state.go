@@ -78,6 +78,10 @@ type reviewState struct {
 	// the proposed text of files with pending proposals: they are shown
 	// with the proposals (publishProposals).
 	newErrors map[string][]tools.Diagnostic
+
+	// impact is what the project graph said about the declarations the
+	// proposals change (review_symbols.go).
+	impact impactState
 }
 
 func newReviewState() *reviewState {

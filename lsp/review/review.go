@@ -561,7 +561,16 @@ func (t *Taken) Reverted() {
 // taken.
 // Accepting an applied hunk takes it too, and changes nothing in Text.
 func (s *Store) Take(path, current string, id int) (*Taken, error) {
-	return s.take(path, current, id, false)
+	return s.take(path, current, id, nil, false)
+}
+
+// TakeHunks is Take of the hunks ids of path's proposal together: one
+// Text with all of them applied. Any of them stale or gone takes none.
+func (s *Store) TakeHunks(path, current string, ids []int) (*Taken, error) {
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w for %s", ErrNoProposal, path)
+	}
+	return s.take(path, current, -1, ids, false)
 }
 
 // Revert removes applied hunk id of path (id 0: every applied hunk that
@@ -569,13 +578,14 @@ func (s *Store) Take(path, current string, id int) (*Taken, error) {
 // with their old text put back. The caller writes it, then calls Reverted,
 // or Restore if it could not.
 func (s *Store) Revert(path, current string, id int) (*Taken, error) {
-	return s.take(path, current, id, true)
+	return s.take(path, current, id, nil, true)
 }
 
 // ErrNotApplied: Revert was asked for a hunk that is only proposed.
 var ErrNotApplied = errors.New("the change is proposed, not made: reject it instead")
 
-func (s *Store) take(path, current string, id int, revert bool) (*Taken, error) {
+// take takes hunk id (0: every one that is not stale, -1: those of ids).
+func (s *Store) take(path, current string, id int, ids []int, revert bool) (*Taken, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, ok := s.files[path]
@@ -585,7 +595,7 @@ func (s *Store) take(path, current string, id int, revert bool) (*Taken, error) 
 	f.relocate(current)
 	chosen := map[int]bool{}
 	for _, h := range f.Hunks {
-		if id == 0 && !h.Stale && (!revert || h.Applied) || h.ID == id {
+		if id == 0 && !h.Stale && (!revert || h.Applied) || h.ID == id || slices.Contains(ids, h.ID) {
 			if h.Stale {
 				return nil, ErrStale
 			}
@@ -594,6 +604,9 @@ func (s *Store) take(path, current string, id int, revert bool) (*Taken, error) 
 			}
 			chosen[h.ID] = true
 		}
+	}
+	if len(chosen) != len(ids) && id == -1 {
+		return nil, fmt.Errorf("%w: %v in %s", ErrNoProposal, ids, path)
 	}
 	if len(chosen) == 0 {
 		if id == 0 {

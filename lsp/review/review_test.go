@@ -452,3 +452,28 @@ func TestWithdraw(t *testing.T) {
 		t.Errorf("withdrew %v from a file with nothing pending", got)
 	}
 }
+
+// TestTakeHunks: hunks taken together make one text with all of them,
+// adjacent ones included; a set naming a hunk that is not pending takes
+// none.
+func TestTakeHunks(t *testing.T) {
+	s, f := propose(t, calc, fixed)
+	if _, err := s.TakeHunks("/w/calc.go", calc, []int{f.Hunks[1].ID, 999}); !errors.Is(err, ErrNoProposal) {
+		t.Fatalf("TakeHunks with an unknown hunk: %v, want ErrNoProposal", err)
+	}
+	if got, _ := s.Pending("/w/calc.go", calc); len(got.Hunks) != 3 {
+		t.Fatalf("%d hunks pending after a refused TakeHunks, want 3", len(got.Hunks))
+	}
+	tk, err := s.TakeHunks("/w/calc.go", calc, []int{f.Hunks[1].ID, f.Hunks[2].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(fixed, "\treturn a + b\n}\n\n// Sub", "\treturn a - b\n}\n\n// Sub", 1)
+	if tk.Text != want || len(tk.Hunks) != 2 {
+		t.Fatalf("TakeHunks took %d hunks, text:\n%s", len(tk.Hunks), tk.Text)
+	}
+	rest, _ := s.Pending("/w/calc.go", tk.Text)
+	if len(rest.Hunks) != 1 || rest.Hunks[0].ID != f.Hunks[0].ID || rest.Hunks[0].Stale {
+		t.Errorf("left pending: %+v, want Add's hunk alone", rest.Hunks)
+	}
+}
