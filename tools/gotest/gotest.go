@@ -89,6 +89,9 @@ type Report struct {
 	Failure string `json:"failure,omitempty"`
 	// Left says how many reaching tests the cap left out.
 	Left int `json:"left,omitempty"`
+	// Proposed says the texts tested are proposals not accepted yet,
+	// which Summary says; the caller sets it.
+	Proposed bool `json:"proposed,omitempty"`
 }
 
 // Failed reports whether any test failed or the run itself did.
@@ -96,16 +99,17 @@ func (r Report) Failed() bool {
 	return r.Failure != "" || slices.ContainsFunc(r.Outcomes, func(o Outcome) bool { return !o.Passed })
 }
 
-// Summary says the outcome in one line per test. With proposed, it is
-// said of accepting a proposal: "TestAdd passes if accepted", "TestTwice
-// fails if accepted: calc_test.go:12: Twice(2) = 5, want 4", "no tests
-// reach func Add". Empty when nothing changed that a test could reach.
-func (r Report) Summary(proposed bool) string {
+// Summary says the outcome in one line per test, of accepting the
+// proposal when the texts are Proposed: "TestAdd passes if accepted",
+// "TestTwice fails if accepted: calc_test.go:12: Twice(2) = 5, want 4",
+// "no tests reach func Add". Empty when nothing changed that a test
+// could reach.
+func (r Report) Summary() string {
 	if len(r.Symbols) == 0 {
 		return ""
 	}
 	cond := ""
-	if proposed {
+	if r.Proposed {
 		cond = " if accepted"
 	}
 	if r.Failure != "" {

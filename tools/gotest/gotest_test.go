@@ -25,14 +25,12 @@ func calcModule(t *testing.T) string {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	for _, f := range ar.Files {
-		p := filepath.Join(root, f.Name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	fsys, err := txtar.FS(ar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(root, fsys); err != nil {
+		t.Fatal(err)
 	}
 	return root
 }
@@ -84,7 +82,8 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := rep.Summary(tc.proposed); got != tc.want {
+			rep.Proposed = tc.proposed
+			if got := rep.Summary(); got != tc.want {
 				t.Errorf("summary:\n%s\nwant:\n%s", got, tc.want)
 			}
 			if rep.Failed() != tc.failed {
@@ -104,8 +103,8 @@ func TestRunCapsTheTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "TestAdd passes\n2 more reaching tests not run"; rep.Summary(false) != want {
-		t.Errorf("summary %q, want %q", rep.Summary(false), want)
+	if want := "TestAdd passes\n2 more reaching tests not run"; rep.Summary() != want {
+		t.Errorf("summary %q, want %q", rep.Summary(), want)
 	}
 }
 
@@ -123,7 +122,7 @@ func TestRunLeavesOutWhatIsNotGo(t *testing.T) {
 	root := calcModule(t)
 	rep, err := gotest.Run(context.Background(), gotest.Options{Root: root},
 		[]gotest.Change{{Path: filepath.Join(root, "notes.txt"), After: "x"}})
-	if err != nil || rep.Summary(false) != "" {
+	if err != nil || rep.Summary() != "" {
 		t.Errorf("Run = %+v, %v; want nothing", rep, err)
 	}
 }
