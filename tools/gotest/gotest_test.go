@@ -15,38 +15,38 @@ import (
 
 // calcModule writes testdata/gotest/calc.txtar under a temporary
 // directory and returns it.
-func calcModule(t *testing.T) string {
-	t.Helper()
+func calcModule(tb testing.TB) string {
+	tb.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip(err)
+		tb.Skip(err)
 	}
 	ar, err := txtar.ParseFile("../../testdata/gotest/calc.txtar")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	root := t.TempDir()
+	root := tb.TempDir()
 	fsys, err := txtar.FS(ar)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := os.CopyFS(root, fsys); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return root
 }
 
 // change is the change of root's calc/calc.go from its text to one with
 // old replaced by new.
-func change(t *testing.T, root, old, new string) gotest.Change {
-	t.Helper()
+func change(tb testing.TB, root, old, new string) gotest.Change {
+	tb.Helper()
 	p := filepath.Join(root, "calc", "calc.go")
 	data, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	after := strings.Replace(string(data), old, new, 1)
 	if after == string(data) {
-		t.Fatalf("%q not in calc.go", old)
+		tb.Fatalf("%q not in calc.go", old)
 	}
 	return gotest.Change{Path: p, Before: string(data), BeforeExisted: true, After: after}
 }
@@ -124,5 +124,18 @@ func TestRunLeavesOutWhatIsNotGo(t *testing.T) {
 		[]gotest.Change{{Path: filepath.Join(root, "notes.txt"), After: "x"}})
 	if err != nil || rep.Summary() != "" {
 		t.Errorf("Run = %+v, %v; want nothing", rep, err)
+	}
+}
+
+// BenchmarkRun measures one run on the calc module with the build cache
+// warm: listing, parsing, and `go test` of the three tests that reach Add.
+func BenchmarkRun(b *testing.B) {
+	root := calcModule(b)
+	c := change(b, root, "a - b", "a + b")
+	for b.Loop() {
+		rep, err := gotest.Run(context.Background(), gotest.Options{Root: root}, []gotest.Change{c})
+		if err != nil || len(rep.Outcomes) != 3 {
+			b.Fatalf("Run = %+v, %v", rep, err)
+		}
 	}
 }
