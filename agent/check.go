@@ -245,6 +245,8 @@ func (t *turn) checkBeforeDone(ctx context.Context) (again bool, remaining []too
 		// Tests run on text that compiles: new errors come first.
 		return t.testBeforeDone(ctx)
 	}
+	// An earlier run's outcome was of other text.
+	t.check.tests = nil
 	if t.check.repairUntil > 0 || ctx.Err() != nil {
 		t.event(Event{Kind: EventCheck, Text: "checked: still " + NewErrorsSummary(errs), Check: errs})
 		return false, errs, nil
