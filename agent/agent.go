@@ -106,6 +106,12 @@ type Agent struct {
 	CheckEdits       bool
 	CheckTimeout     time.Duration
 	CheckRepairSteps int
+	// TestEdits runs the Go tests that reach a turn's changes on their
+	// text before the turn ends, and gives failures to the model for a
+	// repair round (check_tests.go); TestTimeout bounds the run (0 means
+	// gotest.DefaultTimeout).
+	TestEdits   bool
+	TestTimeout time.Duration
 
 	// Plugins are the MCP servers; nil when none is configured.
 	Plugins     *mcp.Manager

@@ -541,6 +541,7 @@ func (a *Agent) attachGraph(cfg *config.Config, opts Options, root string, fsys 
 	}
 	a.VerifyAfterEdit = a.Env.Graph != nil && config.On(cfg.Graph.VerifyAfterEdit, true)
 	a.CheckEdits = a.Env.Graph != nil && config.On(cfg.Agent.CheckEdits, true)
+	a.TestEdits = a.Env.Graph != nil && config.On(cfg.Graph.TestProposals, true)
 }
 
 // attachPlugins starts, or takes from opts.Services, the MCP servers of

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/gotest"
 )
 
 // Checked before shown: when the model ends a turn that changed files, the
@@ -43,6 +44,11 @@ type checkState struct {
 	repairUntil int
 	// answer is the model's answer that the check held back.
 	answer string
+	// repairTests says the repair round was held for failing tests
+	// rather than new errors.
+	repairTests bool
+	// tests is the last run of the tests that reach the turn's changes.
+	tests *gotest.Report
 }
 
 // lastAnswer returns the answer the model gave before the repair round,
@@ -233,11 +239,14 @@ func repairMessage(errs []tools.Diagnostic) string {
 func (t *turn) checkBeforeDone(ctx context.Context) (again bool, remaining []tools.Diagnostic, err error) {
 	errs := t.checkEdits(ctx)
 	if len(errs) == 0 {
-		if t.check.repairUntil > 0 {
+		if t.check.repairUntil > 0 && !t.check.repairTests {
 			t.event(Event{Kind: EventCheck, Text: "checked: the repair fixed the new errors"})
 		}
-		return false, nil, nil
+		// Tests run on text that compiles: new errors come first.
+		return t.testBeforeDone(ctx)
 	}
+	// An earlier run's outcome was of other text.
+	t.check.tests = nil
 	if t.check.repairUntil > 0 || ctx.Err() != nil {
 		t.event(Event{Kind: EventCheck, Text: "checked: still " + NewErrorsSummary(errs), Check: errs})
 		return false, errs, nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/gotest"
 )
 
 // EventKind names what an Event reports.
@@ -79,6 +80,9 @@ type Event struct {
 	Rewind *RewindPlan `json:"rewind,omitempty"`
 	// Check is set on EventCheck: the new errors the check found.
 	Check []tools.Diagnostic `json:"check,omitempty"`
+	// Tests is set on the EventCheck of a run of the tests that reach
+	// the turn's changes (check_tests.go).
+	Tests *gotest.Report `json:"tests,omitempty"`
 	// Parent is set on the events of a sub-task's child session: the id
 	// of the task call that runs it (task.go).
 	Parent string `json:"parent,omitempty"`
@@ -153,6 +157,9 @@ type TurnResult struct {
 	// the changed files that were not there before the turn, and that
 	// its repair round did not fix (check.go).
 	NewErrors []tools.Diagnostic `json:"newErrors,omitempty"`
+	// Tests is the last run of the tests that reach the turn's changes,
+	// on their text (check_tests.go); nil when none ran.
+	Tests *gotest.Report `json:"tests,omitempty"`
 	// Action is set when the prompt was a built-in command, which ran
 	// no turn (builtin.go).
 	Action *Action `json:"action,omitempty"`

@@ -234,7 +234,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	for {
 		if t.repairOver() {
 			remaining, err := t.endRepair(ctx)
-			return TurnResult{Text: t.lastAnswer(), Stop: StopDone, NewErrors: remaining}, err
+			return TurnResult{Text: t.lastAnswer(), Stop: StopDone, NewErrors: remaining, Tests: t.check.tests}, err
 		}
 		if a.MaxSteps > 0 && t.steps >= a.MaxSteps {
 			msg := fmt.Sprintf("stopped after %d model requests (max_steps = %d); the task may be unfinished — continue the session to go on", t.steps, a.MaxSteps)
@@ -322,7 +322,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 				t.check.answer = msg.Content
 				continue
 			}
-			return TurnResult{Text: msg.Content, Stop: StopDone, NewErrors: remaining}, err
+			return TurnResult{Text: msg.Content, Stop: StopDone, NewErrors: remaining, Tests: t.check.tests}, err
 		}
 		results := t.dispatch(ctx, msg.ToolCalls)
 		if err := s.append(results...); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/gotest"
 )
 
 // cmdStart starts a turn and answers at once; code actions use it so no
@@ -76,6 +77,8 @@ type askResult struct {
 	// check of its edits found that it brought in and did not repair.
 	Changes   []agent.FileChange `json:"changes,omitempty"`
 	NewErrors []tools.Diagnostic `json:"newErrors,omitempty"`
+	// Tests is the run of the tests that reach the turn's changes.
+	Tests *gotest.Report `json:"tests,omitempty"`
 	// Action is set when the prompt was a built-in command (slash.go);
 	// SessionID is then the session the client shows from now on.
 	Action *agent.Action `json:"action,omitempty"`
@@ -178,7 +181,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (askResult, error) {
 		SessionID: cmp.Or(res.SessionID, ls.id), Turn: res.Turn, Text: res.Text, Stop: string(res.Stop),
 		Steps: res.Steps, ToolCalls: res.ToolCalls, Usage: res.Usage,
 		CacheHit: res.Usage.HitRatio(), Cost: res.Cost, Priced: res.Priced,
-		Model: res.Model, Action: res.Action, Changes: res.Changes, NewErrors: res.NewErrors,
+		Model: res.Model, Action: res.Action, Changes: res.Changes, NewErrors: res.NewErrors, Tests: res.Tests,
 	}
 	if err != nil && res.Stop != agent.StopCancelled {
 		out.Error = err.Error()

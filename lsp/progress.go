@@ -130,6 +130,9 @@ func outcome(res agent.TurnResult, err error) string {
 	if n := agent.NewErrorsSummary(res.NewErrors); n != "" {
 		s += "; " + n
 	}
+	if ts := agent.TestsSummary(res.Tests); ts != "" {
+		s += "; " + ts
+	}
 	return s
 }
 

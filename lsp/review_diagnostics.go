@@ -32,8 +32,14 @@ func (s *Server) publishProposals(_ context.Context, path string) {
 	s.mu.Unlock()
 	diags := []protocol.Diagnostic{}
 	if f, ok := s.review.Pending(path, cur); ok {
+		tests := s.review.testsOf(path)
 		for _, h := range f.Hunks {
-			diags = append(diags, hunkDiagnostic(cur, f, h, enc, tag))
+			d := hunkDiagnostic(cur, f, h, enc, tag)
+			if tests != "" && !h.Applied && !h.Stale {
+				// Where every editor shows it: beside the change it judges.
+				d.Message = protocol.String(strings.TrimRight(hunkMessage(f, h), "\n") + "\nTests: " + tests)
+			}
+			diags = append(diags, d)
 		}
 		s.addImpact(path, cur, f, diags, enc)
 		if s.review.Proposes(path) {

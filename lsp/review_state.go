@@ -60,7 +60,7 @@ type reviewState struct {
 	// settles a proposal, and the editor's report of that edit).
 	publishMu sync.Mutex
 
-	// mu guards modes, declinedGen, shellBases and newErrors. It is a
+	// mu guards modes, declinedGen, shellBases, newErrors and tests. It is a
 	// leaf: nothing is called while it is held, so it may be taken under
 	// Server.mu.
 	mu sync.Mutex
@@ -78,6 +78,10 @@ type reviewState struct {
 	// the proposed text of files with pending proposals: they are shown
 	// with the proposals (publishProposals).
 	newErrors map[string][]tools.Diagnostic
+	// tests holds, by file, what the last turn's run of the tests that
+	// reach its changes said of accepting them ("TestAdd passes if
+	// accepted"), for the files with pending proposals.
+	tests map[string]string
 
 	// impact is what the project graph said about the declarations the
 	// proposals change (review_symbols.go).
@@ -187,12 +191,21 @@ func (r *reviewState) newErrorsOf(path string) []tools.Diagnostic {
 	return r.newErrors[path]
 }
 
-// forgetNewErrors drops path's errors: they were found in text with what
-// the user rejected now, and no longer hold.
+// testsOf returns what the last run of tests said of accepting path's
+// proposals.
+func (r *reviewState) testsOf(path string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tests[path]
+}
+
+// forgetNewErrors drops path's errors and test outcome: they were found
+// in text with what the user rejected now, and no longer hold.
 func (r *reviewState) forgetNewErrors(path string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.newErrors, path)
+	delete(r.tests, path)
 }
 
 // replaceNewErrors makes byPath the errors of the files under root, the
@@ -201,22 +214,38 @@ func (r *reviewState) forgetNewErrors(path string) {
 // with errors.
 func (r *reviewState) replaceNewErrors(root string, byPath map[string][]tools.Diagnostic) []string {
 	r.mu.Lock()
-	old := r.newErrors
-	for p, errs := range old {
+	defer r.mu.Unlock()
+	var publish []string
+	r.newErrors, publish = replaceUnder(r.newErrors, root, byPath)
+	return publish
+}
+
+// replaceTests makes byPath the test outcomes of the files under root, as
+// replaceNewErrors does for errors.
+func (r *reviewState) replaceTests(root string, byPath map[string]string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var publish []string
+	r.tests, publish = replaceUnder(r.tests, root, byPath)
+	return publish
+}
+
+// replaceUnder returns next with old's entries of files outside root
+// added, and the files whose entry went or is in next.
+func replaceUnder[V any](old map[string]V, root string, next map[string]V) (map[string]V, []string) {
+	for p, v := range old {
 		if !under(p, root) {
-			byPath[p] = errs
+			next[p] = v
 		}
 	}
-	r.newErrors = byPath
-	r.mu.Unlock()
 	var publish []string
 	for p := range old {
-		if _, ok := byPath[p]; !ok {
+		if _, ok := next[p]; !ok {
 			publish = append(publish, p)
 		}
 	}
-	for p := range byPath {
+	for p := range next {
 		publish = append(publish, p)
 	}
-	return publish
+	return next, publish
 }

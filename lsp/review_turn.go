@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reasonix/reasonix/agent"
@@ -45,10 +46,11 @@ func fence(t string) string {
 	return "```\n" + strings.TrimRight(t, "\n") + "\n```\n"
 }
 
-// showNewErrors puts the errors a turn's check left where the user sees
-// them. In propose mode they are kept with the proposals of their files
-// (each turn's check replaces the last's) and the message says they come
-// with accepting them. Every client gets the summary as a message: the
+// showNewErrors puts the errors a turn's check left, and the outcome of
+// the tests that reach its changes, where the user sees them. In propose
+// mode they are kept with the proposals of their files (each turn's check
+// replaces the last's) and the message says they come with accepting
+// them; failing tests get a message of their own. Every client gets the summary as a message: the
 // progress end, which has it too, is not shown by every editor.
 func (s *Server) showNewErrors(ws *workspace, res agent.TurnResult) {
 	proposing := ws != nil && s.review.proposing(ws.root)
@@ -59,9 +61,26 @@ func (s *Server) showNewErrors(ws *workspace, res agent.TurnResult) {
 				byPath[e.Path] = append(byPath[e.Path], e)
 			}
 		}
-		for _, p := range s.review.replaceNewErrors(ws.root, byPath) {
+		publish := s.review.replaceNewErrors(ws.root, byPath)
+		tests := map[string]string{}
+		if line := agent.TestsSummary(res.Tests); line != "" {
+			for _, c := range res.Changes {
+				if c.Abs != "" && s.review.Proposes(c.Abs) {
+					tests[c.Abs] = line
+				}
+			}
+		}
+		for _, p := range s.review.replaceTests(ws.root, tests) {
+			if !slices.Contains(publish, p) {
+				publish = append(publish, p)
+			}
+		}
+		for _, p := range publish {
 			s.publishProposals(s.ctx, p)
 		}
+	}
+	if res.Tests != nil && res.Tests.Failed() {
+		s.showWarning(s.ctx, "Reasonix: "+agent.TestsSummary(res.Tests))
 	}
 	n := agent.NewErrorsSummary(res.NewErrors)
 	if n == "" {

@@ -263,6 +263,9 @@ func (r *renderer) finish(res agent.TurnResult) {
 	if n := agent.NewErrorsSummary(res.NewErrors); n != "" {
 		parts = append(parts, n)
 	}
+	if ts := agent.TestsSummary(res.Tests); ts != "" {
+		parts = append(parts, ts)
+	}
 	switch {
 	case res.EscalatedFrom != "":
 		parts = append(parts, res.Model+" (escalated from "+res.EscalatedFrom+")")

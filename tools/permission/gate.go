@@ -213,6 +213,25 @@ func (c *Checker) Check(ctx context.Context, r Request) Verdict {
 	return c.ask(ctx, r, rule, true)
 }
 
+// AllowsUnasked reports whether r would be allowed with no one asked: by
+// the rules, a grant of its session or the posture, as Check decides. It
+// asks no one and records nothing. The agent asks it before running code
+// on its own account (the tests of a change), which it does only where a
+// call of the same command would run without a question.
+func (c *Checker) AllowsUnasked(r Request) bool {
+	c.mu.Lock()
+	policy := c.Policy
+	c.mu.Unlock()
+	d, rule := policy.Judge(r)
+	switch {
+	case d == Deny, r.AlwaysAsk, rule != nil && rule.strict:
+		return false
+	case d == Allow, c.grantedFor(r):
+		return true
+	}
+	return c.Posture == PostureYolo || c.Posture == PostureAuto && rule == nil
+}
+
 // refuse turns down a call that no one could be asked about, and reports
 // it.
 func (c *Checker) refuse(f Refusal) Verdict {

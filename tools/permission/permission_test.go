@@ -389,3 +389,44 @@ func TestCommandPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowsUnasked: a call is allowed unasked exactly where Check would
+// allow it without asking, and asking it asks no one.
+func TestAllowsUnasked(t *testing.T) {
+	goTest := Request{SessionID: "s1", Tool: "bash", Args: args("command", "go test -count=1 ./...")}
+	for _, tc := range []struct {
+		name             string
+		mode             string
+		allow, ask, deny []string
+		posture          Posture
+		grant            bool
+		want             bool
+	}{
+		{name: "an allow rule", mode: "ask", allow: []string{"Bash(go test:*)"}, want: true},
+		{name: "the mode asks", mode: "ask"},
+		{name: "the mode allows", mode: "allow", want: true},
+		{name: "auto allows what the mode asks", mode: "ask", posture: PostureAuto, want: true},
+		{name: "auto keeps an ask rule", mode: "ask", ask: []string{"Bash(go:*)"}, posture: PostureAuto},
+		{name: "yolo keeps a deny rule", mode: "allow", deny: []string{"Bash(go test:*)"}, posture: PostureYolo},
+		{name: "a session grant", mode: "ask", grant: true, want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			policy, err := NewPolicy(tc.mode, tc.allow, tc.ask, tc.deny)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ap := &fakeApprover{answers: []Answer{AnswerSession}}
+			c := &Checker{Policy: policy, Posture: tc.posture, Approver: ap}
+			if tc.grant {
+				c.Check(context.Background(), Request{SessionID: "s1", Tool: "bash", Args: args("command", "go test ./x")})
+			}
+			asked := len(ap.prompts)
+			if got := c.AllowsUnasked(goTest); got != tc.want {
+				t.Errorf("AllowsUnasked = %v, want %v", got, tc.want)
+			}
+			if len(ap.prompts) != asked {
+				t.Error("AllowsUnasked asked the user")
+			}
+		})
+	}
+}

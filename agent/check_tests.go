@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/reasonix/reasonix/agent/provider"
+	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/gotest"
+	"github.com/reasonix/reasonix/tools/permission"
+	"github.com/reasonix/reasonix/tools/sandbox"
+)
+
+// Tested before shown: once the check finds no new errors, the Go tests
+// that reach the turn's changes (tools/gotest) run on the changed text,
+// laid over the files with `go test -overlay`, so nothing is written and
+// proposed text counts as it would once accepted. Running them runs the
+// project's code, so it happens only where the bash tool would run `go
+// test` without asking, and in the same sandbox. A failing test gets the
+// model the same one repair round as a new error; the outcome is the
+// turn's (TurnResult.Tests) and an EventCheck.
+
+// testCommand is the command whose permission decides whether the
+// tests may run: what a person would type to run them.
+const testCommand = "go test ./..."
+
+// testEdits runs the tests that reach the turn's Go changes. It returns
+// nil when the run is off, no Go file changed, running them is not
+// allowed unasked (with an event saying so), or the run failed to start.
+func (t *turn) testEdits(ctx context.Context) *gotest.Report {
+	a := t.a
+	if !a.TestEdits || t.nested || a.Env == nil {
+		return nil
+	}
+	var changes []gotest.Change
+	for _, c := range t.changes() {
+		if !strings.HasSuffix(c.Abs, ".go") || (c.BeforeExisted && !c.BeforeKnown) || a.Env.CheckReadUnasked(c.Abs) != nil {
+			// A test's output may quote the file: not of one the model
+			// may not read unasked.
+			continue
+		}
+		changes = append(changes, gotest.Change{
+			Path: c.Abs, Before: string(c.BeforeData), BeforeExisted: c.BeforeExisted,
+			After: string(c.After), Deleted: c.Status == FileDeleted,
+		})
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	if !t.mayRunTests() {
+		t.event(Event{Kind: EventCheck, Text: "tests not run: running `" + testCommand + "` needs a person's approval here; allow Bash(go test:*) to have them run"})
+		return nil
+	}
+	procs := a.Env.Procs
+	if j, ok := a.Env.Jail.(*sandbox.Jail); procs == nil && ok && j != nil {
+		h := sandbox.NewHost(j)
+		defer h.Close()
+		procs = h
+	}
+	opts := gotest.Options{
+		Root:    a.Env.Root,
+		Env:     tools.WithoutVars(os.Environ(), a.Env.HideEnv),
+		Timeout: a.TestTimeout,
+	}
+	if procs != nil {
+		confine := a.Env.Jail != nil
+		opts.Run = func(ctx context.Context, cmd *exec.Cmd) error { return runUnit(ctx, procs, cmd, confine) }
+	}
+	rep, err := gotest.Run(ctx, opts, changes)
+	if err != nil {
+		slog.Info("the tests of the turn's edits were skipped", "session", t.s.ID, "err", err)
+		if ctx.Err() == nil {
+			t.event(Event{Kind: EventCheck, Text: "tests not run: " + err.Error()})
+		}
+		return nil
+	}
+	if len(rep.Symbols) == 0 {
+		return nil
+	}
+	rep.Proposed = a.Env.Proposes()
+	slog.Info("tested the turn's edits", "session", t.s.ID, "tests", len(rep.Outcomes), "failed", rep.Failed())
+	return &rep
+}
+
+// mayRunTests reports whether the tests may run with no one asked: where
+// the bash tool would run testCommand without a question. A gate that
+// cannot say is taken as no.
+func (t *turn) mayRunTests() bool {
+	g, ok := t.a.Gate.(interface {
+		AllowsUnasked(permission.Request) bool
+	})
+	if !ok {
+		return false
+	}
+	args, _ := json.Marshal(map[string]string{"command": testCommand})
+	return g.AllowsUnasked(permission.Request{SessionID: t.s.ID, Tool: "bash", Args: args})
+}
+
+// runUnit runs cmd as a unit of procs, stopped when ctx ends.
+func runUnit(ctx context.Context, procs tools.ProcessHost, cmd *exec.Cmd, confine bool) error {
+	proc, err := procs.Start(cmd, confine)
+	if err != nil {
+		return err
+	}
+	done := make(chan tools.ExitStatus, 1)
+	go func() { done <- proc.Wait() }()
+	select {
+	case st := <-done:
+		if st.Code != 0 {
+			return fmt.Errorf("exit code %d", st.Code)
+		}
+		return nil
+	case <-ctx.Done():
+		proc.Stop()
+		<-done
+		return ctx.Err()
+	}
+}
+
+// TestsSummary says a run's outcome on one line, for a turn's closing
+// line and events: "TestAdd passes; TestTwice fails: calc_test.go:12:
+// Twice(2) = 5, want 4".
+func TestsSummary(rep *gotest.Report) string {
+	if rep == nil {
+		return ""
+	}
+	return strings.ReplaceAll(rep.Summary(), "\n", "; ")
+}
+
+// testBeforeDone runs the tests that reach the turn's changes when the
+// model answers. When one fails and no repair round was held yet, it
+// gives the failures to the model and returns true: the loop goes on.
+func (t *turn) testBeforeDone(ctx context.Context) (again bool, remaining []tools.Diagnostic, err error) {
+	rep := t.testEdits(ctx)
+	t.check.tests = rep
+	if rep == nil {
+		return false, nil, nil
+	}
+	line := "tested: " + TestsSummary(rep)
+	if !rep.Failed() || t.check.repairUntil > 0 || ctx.Err() != nil {
+		t.event(Event{Kind: EventCheck, Text: line, Tests: rep})
+		return false, nil, nil
+	}
+	steps := t.a.CheckRepairSteps
+	if steps <= 0 {
+		steps = DefaultCheckRepairSteps
+	}
+	t.check.repairUntil, t.check.repairTests = t.steps+steps, true
+	t.event(Event{Kind: EventCheck, Text: line + "; asking the model to fix them", Tests: rep})
+	msg := "Tests that reach your changes fail with them:\n" + rep.Summary() +
+		"\nFix the code (or the test, if the test is what is wrong), keeping the rest of your changes, then finish your answer."
+	if err := t.s.append(provider.Message{Role: provider.RoleUser, Content: msg}); err != nil {
+		return false, nil, err
+	}
+	return true, nil, nil
+}

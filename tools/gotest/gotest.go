@@ -1,0 +1,526 @@
+// Package gotest runs the Go tests that reach a change, on the changed
+// text, without writing it: the texts go to a private directory and `go
+// test -overlay` reads them in place of the files, so the user's files are
+// never touched while the build cache is shared.
+//
+// Which tests reach a change is decided from the syntax alone: the
+// top-level declarations whose text differs are the changed symbols; in
+// their package a function reaches them when its body names one of them
+// or a function that does, by name, transitively; in the packages that
+// import it (directly) the same, with the changed package's reaching
+// functions as the names to find. A name shared by unrelated declarations
+// makes a test run that did not need to, never one left out that a call
+// by that name reaches; calls through interfaces or function values are
+// not followed.
+package gotest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Defaults of a run.
+const (
+	// DefaultMaxTests caps the tests one run selects.
+	DefaultMaxTests = 20
+	// DefaultTimeout bounds one run, listing and building included.
+	DefaultTimeout = 60 * time.Second
+)
+
+// A Change is one file's text before and after.
+type Change struct {
+	// Path is absolute.
+	Path string
+	// Before is the text before; BeforeExisted says whether there was one.
+	Before        string
+	BeforeExisted bool
+	// After is the proposed text; Deleted says the file goes.
+	After   string
+	Deleted bool
+}
+
+// Options say where and how to run.
+type Options struct {
+	// Root is the directory `go` runs in: the workspace root, in a module.
+	Root string
+	// Run starts cmd (built, with its output set) and waits for it; it
+	// must stop it when ctx ends. Nil runs it with os/exec.
+	Run func(ctx context.Context, cmd *exec.Cmd) error
+	// Env is the environment of the go commands; nil is os.Environ().
+	Env []string
+	// MaxTests caps the selected tests; 0 means DefaultMaxTests.
+	MaxTests int
+	// Timeout bounds the run; 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// An Outcome is one test's result.
+type Outcome struct {
+	Package string `json:"package"`
+	Test    string `json:"test"`
+	// Passed, or else Why holds the first line of its failure output
+	// ("calc_test.go:12: Twice(2) = 5, want 4").
+	Passed bool   `json:"passed"`
+	Why    string `json:"why,omitempty"`
+}
+
+// A Report is what a run found.
+type Report struct {
+	// Symbols are the changed declarations ("func Add", "func T.M").
+	Symbols []string `json:"symbols,omitempty"`
+	// Outcomes are the tests run, in the order they were selected.
+	Outcomes []Outcome `json:"outcomes,omitempty"`
+	// Failure is set when the tests could not run to an outcome: the
+	// package does not build, or the run timed out.
+	Failure string `json:"failure,omitempty"`
+	// Left says how many reaching tests the cap left out.
+	Left int `json:"left,omitempty"`
+	// Proposed says the texts tested are proposals not accepted yet,
+	// which Summary says; the caller sets it.
+	Proposed bool `json:"proposed,omitempty"`
+}
+
+// Failed reports whether any test failed or the run itself did.
+func (r Report) Failed() bool {
+	return r.Failure != "" || slices.ContainsFunc(r.Outcomes, func(o Outcome) bool { return !o.Passed })
+}
+
+// Summary says the outcome in one line per test, of accepting the
+// proposal when the texts are Proposed: "TestAdd passes if accepted",
+// "TestTwice fails if accepted: calc_test.go:12: Twice(2) = 5, want 4",
+// "no tests reach func Add". Empty when nothing changed that a test
+// could reach.
+func (r Report) Summary() string {
+	if len(r.Symbols) == 0 {
+		return ""
+	}
+	cond := ""
+	if r.Proposed {
+		cond = " if accepted"
+	}
+	if r.Failure != "" {
+		return "tests of " + strings.Join(r.Symbols, ", ") + " cannot run" + cond + ": " + r.Failure
+	}
+	if len(r.Outcomes) == 0 {
+		return "no tests reach " + strings.Join(r.Symbols, ", ")
+	}
+	var lines []string
+	for _, o := range r.Outcomes {
+		if o.Passed {
+			lines = append(lines, o.Test+" passes"+cond)
+			continue
+		}
+		l := o.Test + " fails" + cond
+		if o.Why != "" {
+			l += ": " + o.Why
+		}
+		lines = append(lines, l)
+	}
+	if r.Left > 0 {
+		lines = append(lines, fmt.Sprintf("%d more reaching tests not run", r.Left))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Run finds the tests that reach changes and runs them on the changed
+// texts. Files that are not Go, or not under opts.Root, are left out; a
+// report with no Symbols means nothing to test.
+func Run(ctx context.Context, opts Options, changes []Change) (Report, error) {
+	var rep Report
+	var goChanges []Change
+	for _, c := range changes {
+		if strings.HasSuffix(c.Path, ".go") && within(opts.Root, c.Path) {
+			goChanges = append(goChanges, c)
+		}
+	}
+	if len(goChanges) == 0 {
+		return rep, nil
+	}
+	if _, err := os.Stat(filepath.Join(opts.Root, "go.mod")); err != nil {
+		return rep, nil // not the root of a module: nothing this runs
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	changed := map[string][]string{} // directory → changed names
+	for _, c := range goChanges {
+		names, descs := changedDecls(c)
+		dir := filepath.Dir(c.Path)
+		changed[dir] = append(changed[dir], names...)
+		for _, d := range descs {
+			if !slices.Contains(rep.Symbols, d) {
+				rep.Symbols = append(rep.Symbols, d)
+			}
+		}
+	}
+	if len(rep.Symbols) == 0 {
+		return rep, nil
+	}
+
+	tmp, err := os.MkdirTemp("", "reasonix-gotest-")
+	if err != nil {
+		return rep, fmt.Errorf("gotest: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	overlay, texts, names, err := writeOverlay(tmp, opts.Root, goChanges)
+	if err != nil {
+		return rep, err
+	}
+	pkgs, err := list(ctx, opts, overlay)
+	if err != nil {
+		return rep, err
+	}
+	tests := selectTests(pkgs, changed, texts)
+	limit := opts.MaxTests
+	if limit <= 0 {
+		limit = DefaultMaxTests
+	}
+	if len(tests) > limit {
+		rep.Left = len(tests) - limit
+		tests = tests[:limit]
+	}
+	if len(tests) == 0 {
+		return rep, nil
+	}
+	rep.Outcomes, rep.Failure, err = runTests(ctx, opts, overlay, tests)
+	rep.Failure = names.Replace(rep.Failure)
+	return rep, err
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// changedDecls returns the names of the top-level declarations whose
+// text differs between c's texts, and their descriptions ("func Add").
+// A text that does not parse counts as far as it does.
+func changedDecls(c Change) (names, descs []string) {
+	before := map[string]string{}
+	if c.BeforeExisted {
+		before = decls(c.Before)
+	}
+	after := map[string]string{}
+	if !c.Deleted {
+		after = decls(c.After)
+	}
+	var keys []string
+	for k, v := range after {
+		if b, ok := before[k]; !ok || b != v {
+			keys = append(keys, k)
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		kind, name, _ := strings.Cut(k, " ")
+		descs = append(descs, k)
+		if kind == "func" {
+			if _, m, ok := strings.Cut(name, "."); ok {
+				name = m
+			}
+		}
+		names = append(names, name)
+	}
+	return names, descs
+}
+
+// decls maps each top-level declaration of src ("func Add", "func
+// T.M", "type T", "var x") to its text.
+func decls(src string) map[string]string {
+	fset := token.NewFileSet()
+	f, _ := parser.ParseFile(fset, "x.go", src, parser.SkipObjectResolution)
+	out := map[string]string{}
+	if f == nil {
+		return out
+	}
+	text := func(n ast.Node) string {
+		s, e := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
+		if s < 0 || e > len(src) || s > e {
+			return ""
+		}
+		return src[s:e]
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			out["func "+funcKey(d)] = text(d)
+		case *ast.GenDecl:
+			kind := d.Tok.String()
+			if kind == "import" {
+				continue
+			}
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					out["type "+s.Name.Name] = text(s)
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.Name != "_" {
+							out[kind+" "+n.Name] = text(s)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// funcKey names a function "Add", a method "T.M".
+func funcKey(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return d.Name.Name
+	}
+	t := d.Recv.List[0].Type
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+			continue
+		case *ast.IndexExpr:
+			t = x.X
+			continue
+		case *ast.IndexListExpr:
+			t = x.X
+			continue
+		}
+		break
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name + "." + d.Name.Name
+	}
+	return d.Name.Name
+}
+
+// writeOverlay writes the changed texts under dir and returns the
+// overlay file for `go -overlay`, the texts by path for parsing, and a
+// replacer that gives a compiler's message the files' own names back.
+func writeOverlay(dir, root string, changes []Change) (string, map[string]string, *strings.Replacer, error) {
+	replace := map[string]string{}
+	var back []string
+	texts := map[string]string{}
+	for i, c := range changes {
+		if c.Deleted {
+			replace[c.Path] = "" // the overlay's way to say the file is gone
+			texts[c.Path] = ""
+			continue
+		}
+		p := filepath.Join(dir, fmt.Sprintf("%d_%s", i, filepath.Base(c.Path)))
+		if err := os.WriteFile(p, []byte(c.After), 0o600); err != nil {
+			return "", nil, nil, fmt.Errorf("gotest: writing the proposed text: %w", err)
+		}
+		replace[c.Path] = p
+		rel, err := filepath.Rel(root, c.Path)
+		if err != nil {
+			rel = c.Path
+		}
+		back = append(back, p, rel)
+		texts[c.Path] = c.After
+	}
+	data, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("gotest: %w", err)
+	}
+	overlay := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(overlay, data, 0o600); err != nil {
+		return "", nil, nil, fmt.Errorf("gotest: writing the overlay: %w", err)
+	}
+	return overlay, texts, strings.NewReplacer(back...), nil
+}
+
+// A pkg is what `go list` says of one package.
+type pkg struct {
+	ImportPath   string
+	Dir          string
+	GoFiles      []string
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// list lists the module's packages as the overlay makes them.
+func list(ctx context.Context, opts Options, overlay string) ([]pkg, error) {
+	var out, errb bytes.Buffer
+	cmd := goCommand(opts, "list", "-e", "-overlay="+overlay,
+		"-json=ImportPath,Dir,GoFiles,TestGoFiles,XTestGoFiles,Imports,TestImports,XTestImports", "./...")
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := run(ctx, opts, cmd); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("gotest: listing packages: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("gotest: go list: %w: %s", err, firstLine(errb.String()))
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(&out)
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("gotest: reading go list: %w", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs, nil
+}
+
+// A test is one selected test function.
+type test struct {
+	pkg  string // import path
+	name string
+}
+
+// selectTests returns the tests of the changed packages and of their
+// direct importers that reach the changed names, by package, then name.
+func selectTests(pkgs []pkg, changed map[string][]string, texts map[string]string) []test {
+	var out []test
+	reachingOf := map[string][]string{} // import path of a changed package → its reaching names
+	var changedPaths []string
+	for _, p := range pkgs {
+		names, ok := changed[p.Dir]
+		if !ok {
+			continue
+		}
+		g := nameGraph(p, texts)
+		reach := g.reaching(names)
+		reachingOf[p.ImportPath] = reach
+		changedPaths = append(changedPaths, p.ImportPath)
+		out = append(out, g.testsReaching(reach, p.ImportPath)...)
+	}
+	for _, p := range pkgs {
+		if _, ok := changed[p.Dir]; ok {
+			continue
+		}
+		var targets []string
+		for _, cp := range changedPaths {
+			if slices.Contains(p.Imports, cp) || slices.Contains(p.TestImports, cp) || slices.Contains(p.XTestImports, cp) {
+				targets = append(targets, reachingOf[cp]...)
+			}
+		}
+		if len(targets) == 0 {
+			continue
+		}
+		g := nameGraph(p, texts)
+		out = append(out, g.testsReaching(g.reaching(targets), p.ImportPath)...)
+	}
+	return out
+}
+
+// A graph maps each top-level function of a package (with its tests) to
+// the names its body uses.
+type graph struct {
+	uses  map[string][]string
+	tests []string // Test functions, in file order
+}
+
+func nameGraph(p pkg, texts map[string]string) graph {
+	g := graph{uses: map[string][]string{}}
+	files := slices.Concat(p.GoFiles, p.TestGoFiles, p.XTestGoFiles)
+	fset := token.NewFileSet()
+	for _, name := range files {
+		path := filepath.Join(p.Dir, name)
+		var src any
+		if t, ok := texts[path]; ok {
+			src = t
+		}
+		f, _ := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if f == nil {
+			continue
+		}
+		isTest := strings.HasSuffix(name, "_test.go")
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			key := fd.Name.Name
+			if fd.Recv == nil && isTest && isTestFunc(fd) {
+				g.tests = append(g.tests, key)
+			}
+			var used []string
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					used = append(used, id.Name)
+				}
+				return true
+			})
+			g.uses[key] = append(g.uses[key], used...)
+		}
+	}
+	return g
+}
+
+// isTestFunc reports whether d is func TestXxx(t *testing.T).
+func isTestFunc(d *ast.FuncDecl) bool {
+	n := d.Name.Name
+	if !strings.HasPrefix(n, "Test") || n == "TestMain" {
+		return false
+	}
+	if len(n) > 4 {
+		if r := n[4]; r >= 'a' && r <= 'z' {
+			return false
+		}
+	}
+	return d.Type.Params != nil && len(d.Type.Params.List) == 1
+}
+
+// reaching returns targets and every function that names one of them or
+// one that does, transitively.
+func (g graph) reaching(targets []string) []string {
+	in := map[string]bool{}
+	for _, t := range targets {
+		in[t] = true
+	}
+	for grew := true; grew; {
+		grew = false
+		for fn, used := range g.uses {
+			if in[fn] {
+				continue
+			}
+			if slices.ContainsFunc(used, func(u string) bool { return in[u] }) {
+				in[fn], grew = true, true
+			}
+		}
+	}
+	out := make([]string, 0, len(in))
+	for n := range in {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (g graph) testsReaching(reach []string, importPath string) []test {
+	var out []test
+	for _, t := range g.tests {
+		if slices.Contains(reach, t) && !slices.ContainsFunc(out, func(x test) bool { return x.name == t }) {
+			out = append(out, test{pkg: importPath, name: t})
+		}
+	}
+	return out
+}
