@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
@@ -103,23 +106,64 @@ func (t *turn) mayRunTests() bool {
 
 // runUnit runs cmd as a unit of procs, stopped when ctx ends.
 func runUnit(ctx context.Context, procs tools.ProcessHost, cmd *exec.Cmd, confine bool) error {
+	// The host's Wait ends with the process, not with exec's copying of
+	// its output into cmd's writers: the output comes through pipes of
+	// our own, read to their end before the caller reads the writers.
+	var copies sync.WaitGroup
+	var readers, writers []*os.File
+	defer func() {
+		for _, f := range slices.Concat(readers, writers) {
+			f.Close()
+		}
+	}()
+	for _, out := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
+		if *out == nil {
+			continue
+		}
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		readers, writers = append(readers, pr), append(writers, pw)
+		w := *out
+		*out = pw
+		copies.Go(func() { _, _ = io.Copy(w, pr) })
+	}
 	proc, err := procs.Start(cmd, confine)
+	for _, pw := range writers {
+		pw.Close() // the child holds its own copies
+	}
+	writers = nil
 	if err != nil {
 		return err
 	}
 	done := make(chan tools.ExitStatus, 1)
 	go func() { done <- proc.Wait() }()
+	var st tools.ExitStatus
 	select {
-	case st := <-done:
-		if st.Code != 0 {
-			return fmt.Errorf("exit code %d", st.Code)
-		}
-		return nil
+	case st = <-done:
 	case <-ctx.Done():
 		proc.Stop()
 		<-done
-		return ctx.Err()
 	}
+	copied := make(chan struct{})
+	go func() { copies.Wait(); close(copied) }()
+	select {
+	case <-copied:
+	case <-ctx.Done():
+		// A process left behind still holds the output: stop reading.
+		for _, pr := range readers {
+			pr.Close()
+		}
+		<-copied
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if st.Code != 0 {
+		return fmt.Errorf("exit code %d", st.Code)
+	}
+	return nil
 }
 
 // TestsSummary says a run's outcome on one line, for a turn's closing
