@@ -199,7 +199,14 @@ func (r *renderer) event(e agent.Event) {
 			s += r.color(dim, fmt.Sprintf(" (%.1fs)", float64(t.DurationMs)/1000))
 		}
 		r.line(s)
-	case agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck:
+	case agent.EventCheck:
+		if e.Tests != nil && e.Text == "tested: "+agent.TestsSummary(e.Tests) {
+			// The tests' last word: the closing line says it.
+			return
+		}
+		r.line(r.color(dim, "note: "+shown(e.Text)))
+		r.lastNotice = e.Text
+	case agent.EventNotice, agent.EventCompaction, agent.EventRepair:
 		r.line(r.color(dim, "note: "+shown(e.Text)))
 		r.lastNotice = e.Text
 	case agent.EventFileChanged:
