@@ -52,6 +52,11 @@ type ServerConfig struct {
 	Env     map[string]string // added to the inherited environment
 	URL     string            // http and sse
 	Headers map[string]string // sent with every HTTP request
+	// ClientID and ClientSecret are the OAuth client an HTTP server's
+	// authorization server knows Reasonix as, for a server that signs in
+	// and does not let clients register themselves. Empty: register.
+	ClientID     string
+	ClientSecret string
 
 	// StartTimeoutSeconds bounds connecting and the first listings;
 	// CallTimeoutSeconds a request; ToolTimeoutSeconds a call of the
@@ -93,6 +98,13 @@ type Options struct {
 	// ClientVersion is reported in initialize's clientInfo, whose name is
 	// "reasonix".
 	ClientVersion string
+	// Opener shows the user the authorization page of a server that
+	// wants a sign-in (signin.go). Nil: such a server is left in state
+	// "sign-in" until the user signs in another way (reasonix mcp login).
+	Opener Opener
+	// AuthDir keeps the sign-ins, one file each, readable by the user
+	// alone; empty keeps them in memory for the Manager's life.
+	AuthDir string
 }
 
 // A Manager holds the sessions with the configured MCP servers. Its
@@ -114,6 +126,8 @@ type Manager struct {
 	onToolsChanged func(server string)
 	closed         bool // set by Close; no background work starts after it
 
+	tokens *tokenStore // the servers' sign-ins
+
 	progressTokens atomic.Int64 // numbers the progress tokens of tool calls
 	listenersMu    sync.Mutex
 	listeners      map[string]func(string) // by progress token, for calls under way
@@ -125,7 +139,8 @@ type Status struct {
 	Name      string `json:"name"`
 	Transport string `json:"transport"` // "stdio", "http" or "sse"; as configured when unknown
 	// State is "connected", "failed", "restarting" (stopped, restarted on
-	// next use, or being restarted), "disabled" (enabled = false) or
+	// next use, or being restarted), "disabled" (enabled = false),
+	// "sign-in" (waits for the user to sign in: reasonix mcp login) or
 	// "closed".
 	State string `json:"state"`
 	// Error is the last error, for a failed or restarting server.
@@ -142,6 +157,7 @@ const (
 	stateRestarting = "restarting"
 	stateClosed     = "closed"
 	stateDisabled   = "disabled" // enabled = false: configured, never started
+	stateSignIn     = "sign-in"  // the server wants a sign-in that could not be made
 )
 
 // Start connects to every server in opts.Servers in parallel and returns
@@ -162,7 +178,7 @@ func Start(ctx context.Context, opts Options) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, log: log}
+	m := &Manager{opts: opts, log: log, tokens: &tokenStore{dir: opts.AuthDir}}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 
 	seen := make(map[string]bool)

@@ -28,6 +28,10 @@ type server struct {
 	name      string
 	transport string          // kindStdio, kindHTTP, kindSSE, or "" when the type is unknown
 	trusted   map[string]bool // raw names of tools whose readOnlyHint the user vouches for
+	// auth signs the requests of a streamable-HTTP server that wants a
+	// sign-in; nil for other transports and for a plugin that sets its
+	// own Authorization header.
+	auth *authorizer
 
 	// startErr is why the first start failed; written by start before
 	// Start returns, read-only after.
@@ -66,7 +70,28 @@ func newServer(m *Manager, cfg ServerConfig) *server {
 	for _, t := range cfg.TrustedReadOnlyTools {
 		s.trusted[t] = true
 	}
+	if s.transport == kindHTTP && !hasHeader(cfg.Headers, "Authorization") {
+		s.auth = &authorizer{
+			url:          cfg.URL,
+			clientID:     cfg.ClientID,
+			clientSecret: cfg.ClientSecret,
+			store:        m.tokens,
+			open:         m.opts.Opener,
+			client:       &http.Client{Timeout: 30 * time.Second},
+			log:          m.log.With("server", cfg.Name),
+		}
+	}
 	return s
+}
+
+// hasHeader reports whether headers sets name, in any case.
+func hasHeader(headers map[string]string, name string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // A session is one connection to a server. Sessions are not reused: a
@@ -153,6 +178,15 @@ func (s *server) start(ctx context.Context) {
 		return
 	}
 	sess, l, err := s.connect(ctx)
+	if errors.Is(err, errSignInNeeded) {
+		msg := fmt.Sprintf("waits for you to sign in: reasonix mcp login %s", s.name)
+		s.startErr = msg
+		s.mu.Lock()
+		s.state, s.lastErr = stateSignIn, msg
+		s.mu.Unlock()
+		s.m.log.Info("MCP server waits for a sign-in", "server", s.name)
+		return
+	}
 	if err != nil {
 		s.fail(err.Error())
 		return
@@ -175,9 +209,20 @@ func (s *server) fail(msg string) {
 // its start timeout. On failure everything it started is stopped.
 func (s *server) connect(ctx context.Context) (*session, listing, error) {
 	timeout := s.startTimeout()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	defer context.AfterFunc(s.m.ctx, cancel)() // Close interrupts a start
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// The bound is a timer rather than a deadline so that a sign-in, which
+	// waits for the user, can stop it (pauseKey); it counts again from
+	// the sign-in's end.
+	clock := time.AfterFunc(timeout, func() { cancel(context.DeadlineExceeded) })
+	defer clock.Stop()
+	ctx = context.WithValue(ctx, pauseKey{}, func() (resume func()) {
+		if !clock.Stop() {
+			return func() {}
+		}
+		return func() { clock.Reset(timeout) }
+	})
+	defer context.AfterFunc(s.m.ctx, func() { cancel(nil) })() // Close interrupts a start
 
 	life, endLife := context.WithCancel(s.m.ctx)
 	sess := &session{cancel: endLife, done: make(chan struct{})}
@@ -216,7 +261,9 @@ func (s *server) connect(ctx context.Context) (*session, listing, error) {
 	switch {
 	case s.m.ctx.Err() != nil:
 		err = errShuttingDown
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(err, errSignInNeeded):
+		err = errSignInNeeded
+	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		err = fmt.Errorf("did not finish starting within %s; the server was stopped (start_timeout_seconds raises the bound)", timeout)
 	case ctx.Err() != nil:
 		err = fmt.Errorf("start cancelled: %w", context.Cause(ctx))
@@ -249,7 +296,10 @@ func (s *server) describe(err error, sess *session) error {
 		if len(s.cfg.Headers) > 0 {
 			hint = "check the token in the plugin's headers"
 		}
-		err = fmt.Errorf("%w (HTTP %d: the server wants authorization; %s, e.g. headers = { Authorization = \"Bearer ${TOKEN}\" } — OAuth sign-in is not supported)", err, code, hint)
+		if s.auth != nil {
+			hint = "sign in with reasonix mcp login " + s.name + ", or " + hint
+		}
+		err = fmt.Errorf("%w (HTTP %d: the server wants authorization; %s, e.g. headers = { Authorization = \"Bearer ${TOKEN}\" })", err, code, hint)
 	}
 	return err
 }

@@ -55,7 +55,11 @@ func (s *server) newTransport(life context.Context, sess *session) (mcp.Transpor
 		if s.transport == kindSSE {
 			return lifeTransport{&mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, life}, nil
 		}
-		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, nil
+		t := &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+		if s.auth != nil {
+			t.OAuthHandler = s.auth
+		}
+		return t, nil
 	}
 	return nil, fmt.Errorf("unknown type %q (use \"stdio\", \"http\" or \"sse\")", cfg.Type)
 }
