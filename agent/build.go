@@ -67,6 +67,10 @@ type Options struct {
 	Services *Services
 	// Version is the binary's version, reported to MCP servers.
 	Version string
+	// SignIn shows the user the authorization page of an MCP server that
+	// wants a sign-in: the editor's window/showDocument, a browser. Nil
+	// leaves such a server waiting for reasonix mcp login.
+	SignIn mcp.Opener
 }
 
 // Build assembles an Agent from configuration, step by step: the
@@ -397,8 +401,9 @@ func newSandbox(cfg *config.Config, dir, root, home string) (*sandbox.Policy, *s
 	}
 	userHome, _ := os.UserHomeDir()
 	forbid := append(sandbox.HomeDefaults(userHome), sandbox.SystemSecrets()...)
-	// Reasonix's own key file, where a key may be saved.
-	forbid = append(forbid, filepath.Join(home, ".env"))
+	// Reasonix's own key file, where a key may be saved, and the MCP
+	// servers' sign-ins.
+	forbid = append(forbid, filepath.Join(home, ".env"), mcpAuthDir(home))
 	for _, d := range cfg.Sandbox.ForbidRead {
 		forbid = append(forbid, absUnder(root, cfg.ExpandItem("sandbox", "forbid_read", d)))
 	}
@@ -561,10 +566,10 @@ func (a *Agent) attachPlugins(cfg *config.Config, opts Options, root string) {
 	if opts.Services != nil {
 		ctx := opts.Services.startContext()
 		a.Plugins = opts.Services.pluginManager(root, cfg.Plugins, func() *mcp.Manager {
-			return StartPlugins(ctx, cfg, root, opts.Version, warn)
+			return StartPlugins(ctx, cfg, root, opts.Version, opts.SignIn, warn)
 		})
 	} else {
-		a.Plugins = StartPlugins(cmp.Or(opts.Context, context.Background()), cfg, root, opts.Version, warn)
+		a.Plugins = StartPlugins(cmp.Or(opts.Context, context.Background()), cfg, root, opts.Version, opts.SignIn, warn)
 		a.ownsPlugins = true
 	}
 	if a.Plugins != nil {

@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/reasonix/reasonix/agent"
@@ -39,5 +41,30 @@ func TestBuildWiresTheShellJail(t *testing.T) {
 				t.Errorf("Env.Jail = %#v, want jail=%v network=%v over the Env's Guard", a.Env.Jail, tt.jail, tt.network)
 			}
 		})
+	}
+}
+
+// TestBuildForbidsTheSignIns: the MCP servers' sign-ins, in the user's
+// Reasonix directory, are out of the tools' reach.
+func TestBuildForbidsTheSignIns(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("REASONIX_HOME", home)
+	cfg, err := config.Load(config.Options{SkipUser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.OverlayTOML("test", "default_model = \"local\"\n[[providers]]\nname = \"local\"\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := agent.Build(cfg, agent.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if dir := agent.MCPAuthDir(); dir != filepath.Join(home, "mcp-auth") {
+		t.Errorf("MCPAuthDir() = %q, want under REASONIX_HOME", dir)
+	}
+	if err := a.Env.Guard.CheckRead(filepath.Join(home, "mcp-auth", "grant.json")); !errors.Is(err, sandbox.ErrForbidden) {
+		t.Errorf("reading a sign-in: %v, want forbidden", err)
 	}
 }

@@ -34,6 +34,8 @@ func mcpServer(p config.PluginConfig) mcp.ServerConfig {
 		Env:                  p.Env,
 		URL:                  p.URL,
 		Headers:              p.Headers,
+		ClientID:             p.ClientID,
+		ClientSecret:         p.ClientSecret,
 		StartTimeoutSeconds:  p.StartTimeoutSeconds,
 		CallTimeoutSeconds:   p.CallTimeoutSeconds,
 		ToolTimeoutSeconds:   p.ToolTimeoutSeconds,

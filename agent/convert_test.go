@@ -30,6 +30,8 @@ func TestMCPServersCarryEveryField(t *testing.T) {
 		Env:                  map[string]string{"K": "v"},
 		URL:                  "http://x",
 		Headers:              map[string]string{"H": "v"},
+		ClientID:             "id",
+		ClientSecret:         "secret",
 		StartTimeoutSeconds:  1,
 		CallTimeoutSeconds:   2,
 		ToolTimeoutSeconds:   map[string]int{"t": 3},

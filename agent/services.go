@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -182,8 +183,9 @@ func newProjectGraph(root string, fsys tools.FS, g config.GraphConfig, hideEnv [
 // parallel and each within a bound; cancelling ctx stops those still
 // starting. Servers that cannot start, and problems with their
 // configuration, are warnings, not failures. Stdio servers do not inherit
-// the providers' API keys.
-func StartPlugins(ctx context.Context, cfg *config.Config, root, version string, warn func(string)) *mcp.Manager {
+// the providers' API keys. signIn opens the authorization page of a
+// server that wants a sign-in; nil leaves it waiting (mcp.Options.Opener).
+func StartPlugins(ctx context.Context, cfg *config.Config, root, version string, signIn mcp.Opener, warn func(string)) *mcp.Manager {
 	plugins, warnings := cfg.ExpandedPlugins(root)
 	for _, w := range warnings {
 		warn(w)
@@ -195,12 +197,28 @@ func StartPlugins(ctx context.Context, cfg *config.Config, root, version string,
 		CallTimeout:   time.Duration(cfg.Tools.MCPCallTimeoutSeconds) * time.Second,
 		Logger:        slog.Default().With("component", "mcp"),
 		ClientVersion: version,
+		Opener:        signIn,
+		AuthDir:       MCPAuthDir(),
 	})
 	for _, w := range m.Warnings() {
 		warn(w)
 	}
 	return m
 }
+
+// MCPAuthDir is where the MCP servers' sign-ins are kept: in the user's
+// Reasonix directory, never a workspace's, and out of the tools' reach
+// (forbid_read). Empty when there is no home directory: sign-ins then
+// last for the run.
+func MCPAuthDir() string {
+	home, err := config.Home()
+	if err != nil {
+		return ""
+	}
+	return mcpAuthDir(home)
+}
+
+func mcpAuthDir(home string) string { return filepath.Join(home, "mcp-auth") }
 
 // providerKeys names the environment variables that hold the providers'
 // API keys.

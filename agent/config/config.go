@@ -266,6 +266,11 @@ type PluginConfig struct {
 	Env     map[string]string `toml:"env"`
 	URL     string            `toml:"url"`
 	Headers map[string]string `toml:"headers"`
+	// ClientID and ClientSecret are the OAuth client to sign in to an
+	// HTTP server as, for one whose authorization server does not let
+	// clients register themselves. ${VAR} is expanded in both.
+	ClientID     string `toml:"client_id"`
+	ClientSecret string `toml:"client_secret"`
 
 	StartTimeoutSeconds  int            `toml:"start_timeout_seconds"` // connecting and listing; 0 = 30 s
 	CallTimeoutSeconds   int            `toml:"call_timeout_seconds"`

@@ -12,7 +12,8 @@ import (
 )
 
 // ExpandedPlugins returns the plugins with ${VAR} and ${VAR:-default}
-// expanded in command, args, env, url and headers, ready to start.
+// expanded in command, args, env, url, headers, client_id and
+// client_secret, ready to start.
 // Variables come from the environment, then from the project's .env file
 // in root (so a token can live beside the project without being
 // exported). A provider's API key variable is never expanded into a
@@ -60,6 +61,7 @@ func (c *Config) ExpandedPlugins(root string) ([]PluginConfig, []string) {
 		}
 		q.Env = expandMap(p.Env, x)
 		q.Headers = expandMap(p.Headers, x)
+		q.ClientID, q.ClientSecret = x(p.ClientID), x(p.ClientSecret)
 		for _, name := range slices.Sorted(maps.Keys(refused)) {
 			warnings = append(warnings, fmt.Sprintf("%s: plugin %q: ${%s} is a model provider's API key and is not passed to plugins", p.At, p.Name, name))
 		}

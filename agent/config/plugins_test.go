@@ -148,6 +148,8 @@ args    = ["${RX_FROM_DOTENV}", "${RX_MISSING:-fallback}", "${RX_SINGLE}", "${RX
 env     = { LEAK = "${RX_PROVIDER_KEY}" }
 url     = ""
 headers = { Authorization = "Bearer ${RX_FROM_DOTENV}", X-Token = "${RX_UNNAMED_TOKEN:-none}" }
+client_id     = "${RX_MISSING:-reasonix-client}"
+client_secret = "${RX_FROM_DOTENV}"
 `)
 	c, err := loadTrusted(t, Options{Dir: dir})
 	if err != nil {
@@ -163,6 +165,9 @@ headers = { Authorization = "Bearer ${RX_FROM_DOTENV}", X-Token = "${RX_UNNAMED_
 	}
 	if p.Headers["Authorization"] != "Bearer dot value" || p.Headers["X-Token"] != "none" {
 		t.Errorf("headers %v", p.Headers)
+	}
+	if p.ClientID != "reasonix-client" || p.ClientSecret != "dot value" {
+		t.Errorf("client_id %q, client_secret %q: not expanded", p.ClientID, p.ClientSecret)
 	}
 	if p.Env["LEAK"] != "" || len(warnings) != 2 || !strings.Contains(warnings[0], "${RX_PROVIDER_KEY} is a model provider's API key") ||
 		!strings.Contains(warnings[1], "${RX_UNNAMED_TOKEN} is not expanded in the workspace's configuration") {

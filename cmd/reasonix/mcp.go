@@ -45,7 +45,7 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var warnings []string
-	m := agent.StartPlugins(ctx, cfg, dir, version, func(w string) { warnings = append(warnings, w) })
+	m := agent.StartPlugins(ctx, cfg, dir, version, nil, func(w string) { warnings = append(warnings, w) })
 	defer m.Close()
 	// A server that failed to start is a row of the report, with its
 	// reason; the same failure as a warning would say it twice.
