@@ -12,6 +12,8 @@
 //	reasonix stats [--days N] [--json] [--config FILE]
 //	reasonix memory [--json] [--archived] [--config FILE]
 //	reasonix mcp list [--verbose] [--json] [--config FILE]
+//	reasonix mcp login [--config FILE] NAME
+//	reasonix mcp logout [--config FILE] NAME
 //	reasonix setup [--force]
 //	reasonix trust [--yes] [--revoke] [--list] [--config FILE] [DIR]
 //	reasonix version

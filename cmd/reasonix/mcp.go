@@ -26,8 +26,12 @@ func mcpCmd(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case len(args) == 0:
 		return usageError("mcp list", stderr, "a subcommand is required")
+	case args[0] == "login":
+		return mcpLoginCmd(args[1:], stdout, stderr)
+	case args[0] == "logout":
+		return mcpLogoutCmd(args[1:], stdout, stderr)
 	case args[0] != "list":
-		return usageError("mcp list", stderr, "unknown subcommand %q%s", args[0], didYouMean(args[0], []string{"list"}, "%q"))
+		return usageError("mcp list", stderr, "unknown subcommand %q%s", args[0], didYouMean(args[0], []string{"list", "login", "logout"}, "%q"))
 	}
 	fs := newFlagSet("mcp list")
 	f := mcpListFlags(fs)

@@ -128,6 +128,12 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Warn:    func(msg string) { r.warning(msg) },
 		Version: version,
 	}
+	// An MCP server that wants a sign-in gets one when someone can make
+	// it; otherwise it waits for reasonix mcp login, rather than hold a
+	// script up for the sign-in's minutes.
+	if interactive || os.Getenv("BROWSER") != "" {
+		opts.SignIn = browserOpener(stderr)
+	}
 	refused := newRefusals(r)
 	if interactive {
 		opts.Approver, opts.Plans, opts.Asker = ta, ta, ta

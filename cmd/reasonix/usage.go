@@ -63,6 +63,12 @@ var commands = []command{
 	{"mcp list", "mcp list [--verbose] [--json] [--config FILE]",
 		"start the configured MCP servers and show what each offers",
 		func(fs *flag.FlagSet) { mcpListFlags(fs) }},
+	{"mcp login", "mcp login [--config FILE] NAME",
+		"sign in to the MCP server NAME if it wants it, and keep the sign-in for later runs",
+		func(fs *flag.FlagSet) { fs.String("config", "", configFlagUsage) }},
+	{"mcp logout", "mcp logout [--config FILE] NAME",
+		"forget the sign-in kept for the MCP server NAME",
+		func(fs *flag.FlagSet) { fs.String("config", "", configFlagUsage) }},
 	{"setup", "setup [--force]",
 		"write a commented config to ~/.reasonix/config.toml",
 		func(fs *flag.FlagSet) { setupFlags(fs) }},
@@ -225,7 +231,9 @@ func unknownCommand(w io.Writer, prefix, word string) int {
 func commandWords() []string {
 	var words []string
 	for _, c := range commands {
-		words = append(words, strings.Fields(c.name)[0])
+		if w := strings.Fields(c.name)[0]; !slices.Contains(words, w) {
+			words = append(words, w)
+		}
 	}
 	return append(words, "help")
 }

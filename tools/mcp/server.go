@@ -72,6 +72,7 @@ func newServer(m *Manager, cfg ServerConfig) *server {
 	}
 	if s.transport == kindHTTP && !hasHeader(cfg.Headers, "Authorization") {
 		s.auth = &authorizer{
+			name:         cfg.Name,
 			url:          cfg.URL,
 			clientID:     cfg.ClientID,
 			clientSecret: cfg.ClientSecret,

@@ -35,12 +35,12 @@ import (
 // exchange; this file adds the loopback redirect, the opener, keeping
 // the tokens and refreshing them.
 
-// An Opener shows the user an authorization page: a browser, an editor's
-// window/showDocument. It returns once the page is on its way; the
-// sign-in then waits for the browser's redirect. An opener for an
-// authorization server that needs no user (a test's) may fetch the page
-// itself and follow its redirects.
-type Opener func(ctx context.Context, authURL string) error
+// An Opener shows the user the authorization page of the named server: a
+// browser, an editor's window/showDocument. It returns once the page is
+// on its way; the sign-in then waits for the browser's redirect. An
+// opener for an authorization server that needs no user (a test's) may
+// fetch the page itself and follow its redirects.
+type Opener func(ctx context.Context, server, authURL string) error
 
 // signInTimeout bounds the wait for the user to sign in.
 const signInTimeout = 5 * time.Minute
@@ -53,7 +53,7 @@ var errSignInNeeded = errors.New("the server wants you to sign in")
 // URL and signs in when the server refuses them. It is the
 // auth.OAuthHandler of the server's transports; it outlives sessions.
 type authorizer struct {
-	url                    string
+	name, url              string
 	clientID, clientSecret string // configured; empty: register (RFC 7591)
 	store                  *tokenStore
 	open                   Opener       // nil: no sign-in now, errSignInNeeded
@@ -177,7 +177,7 @@ func (a *authorizer) signIn(ctx context.Context, req *http.Request, resp *http.R
 			if u, err := url.Parse(args.URL); err == nil {
 				resource = u.Query().Get("resource")
 			}
-			return awaitCode(ctx, ln, a.open, args.URL)
+			return awaitCode(ctx, ln, func(ctx context.Context, u string) error { return a.open(ctx, a.name, u) }, args.URL)
 		},
 		Client:              a.client,
 		RequestRefreshToken: true,
@@ -254,7 +254,7 @@ type callback struct {
 // the code for authURL's state, or ctx ends. A redirect with another
 // state is refused and the wait goes on: any page the user visits could
 // send the browser to a loopback port.
-func awaitCode(ctx context.Context, ln net.Listener, open Opener, authURL string) (*auth.AuthorizationResult, error) {
+func awaitCode(ctx context.Context, ln net.Listener, open func(ctx context.Context, authURL string) error, authURL string) (*auth.AuthorizationResult, error) {
 	u, err := url.Parse(authURL)
 	if err != nil {
 		return nil, err

@@ -19,9 +19,9 @@ import (
 // signedInManager starts a Manager with the one server o, signing in
 // through open, keeping sign-ins in authDir, logging at debug level to
 // log.
-func signedInManager(t *testing.T, o *oauthServer, open Opener, authDir string, log *syncBuffer, cfg ServerConfig) *Manager {
+func signedInManager(t *testing.T, o *mcptest.OAuthServer, open Opener, authDir string, log *syncBuffer, cfg ServerConfig) *Manager {
 	t.Helper()
-	cfg.Name, cfg.Type, cfg.URL = "locked", "http", o.url()
+	cfg.Name, cfg.Type, cfg.URL = "locked", "http", o.URL()
 	return start(t, Options{
 		Servers: []ServerConfig{cfg},
 		Opener:  open,
@@ -58,7 +58,7 @@ func TestSignIn(t *testing.T) {
 	for _, method := range []string{"none", "client_secret_basic", "client_secret_post"} {
 		t.Run(method, func(t *testing.T) {
 			t.Parallel()
-			o := newOAuthServer(t, method)
+			o := mcptest.NewOAuthServer(t, method)
 			authDir := t.TempDir()
 			var log syncBuffer
 			m := signedInManager(t, o, mcptest.FollowOpener(nil), authDir, &log, ServerConfig{})
@@ -67,7 +67,8 @@ func TestSignIn(t *testing.T) {
 			}
 			wantContent(t, call(t, t.Context(), m, "mcp__locked__hello", map[string]any{}), "hello from behind the sign-in")
 
-			regs, scopes, grants, methods, issued := o.seen()
+			seen := o.Seen()
+			regs, scopes, grants, methods, issued := seen.Registrations, seen.AuthScopes, seen.Grants, seen.Methods, seen.Issued
 			if regs != 1 {
 				t.Errorf("%d registrations, want 1", regs)
 			}
@@ -116,16 +117,16 @@ func noSecrets(t *testing.T, log string, secrets []string) {
 // goes as the authorization server advertises.
 func TestSignInPreregistered(t *testing.T) {
 	t.Parallel()
-	o := newOAuthServer(t, "client_secret_post")
-	o.preClient, o.preSecret = "configured-client", "configured-secret"
+	o := mcptest.NewOAuthServer(t, "client_secret_post")
+	o.PreClient, o.PreSecret = "configured-client", "configured-secret"
 	var log syncBuffer
 	m := signedInManager(t, o, mcptest.FollowOpener(nil), t.TempDir(), &log, ServerConfig{ClientID: "configured-client", ClientSecret: "configured-secret"})
 	wantContent(t, call(t, t.Context(), m, "mcp__locked__hello", map[string]any{}), "hello")
-	if regs, _, _, methods, _ := o.seen(); regs != 0 || !slices.Equal(methods, []string{"client_secret_post"}) {
-		t.Errorf("%d registrations, token requests authenticated %q; want none and client_secret_post", regs, methods)
+	seen := o.Seen()
+	if seen.Registrations != 0 || !slices.Equal(seen.Methods, []string{"client_secret_post"}) {
+		t.Errorf("%d registrations, token requests authenticated %q; want none and client_secret_post", seen.Registrations, seen.Methods)
 	}
-	_, _, _, _, issued := o.seen()
-	noSecrets(t, log.String(), append(issued, "configured-secret"))
+	noSecrets(t, log.String(), append(seen.Issued, "configured-secret"))
 }
 
 // TestSignInStepUp calls a tool that needs a wider scope: the server's
@@ -133,11 +134,11 @@ func TestSignInPreregistered(t *testing.T) {
 // scope granted before and the new one, and the call goes through.
 func TestSignInStepUp(t *testing.T) {
 	t.Parallel()
-	o := newOAuthServer(t, "none")
+	o := mcptest.NewOAuthServer(t, "none")
 	var log syncBuffer
 	m := signedInManager(t, o, mcptest.FollowOpener(nil), t.TempDir(), &log, ServerConfig{})
 	wantContent(t, call(t, t.Context(), m, "mcp__locked__admin", map[string]any{}), "admin done")
-	_, scopes, _, _, _ := o.seen()
+	scopes := o.Seen().AuthScopes
 	if len(scopes) != 2 || scopes[0] != "mcp:read" || !sameScopes(scopes[1], "mcp:read mcp:admin") {
 		t.Errorf("authorization scopes %q, want mcp:read, then mcp:read mcp:admin", scopes)
 	}
@@ -148,33 +149,34 @@ func TestSignInStepUp(t *testing.T) {
 // next run signs in with no page opened.
 func TestSignInRefresh(t *testing.T) {
 	t.Parallel()
-	o := newOAuthServer(t, "client_secret_basic")
-	o.expiresIn = 1 // within oauth2's expiry margin: expired at each use
+	o := mcptest.NewOAuthServer(t, "client_secret_basic")
+	o.ExpiresIn = 1 // within oauth2's expiry margin: expired at each use
 	authDir := t.TempDir()
 	var log syncBuffer
 	m := signedInManager(t, o, mcptest.FollowOpener(nil), authDir, &log, ServerConfig{})
 	wantContent(t, call(t, t.Context(), m, "mcp__locked__hello", map[string]any{}), "hello")
-	_, _, grants, _, issued := o.seen()
+	seen := o.Seen()
+	grants, issued := seen.Grants, seen.Issued
 	if !slices.Contains(grants, "refresh_token") {
 		t.Fatalf("token requests %q, want a refresh", grants)
 	}
-	g, err := (&tokenStore{dir: authDir}).load(o.url())
+	g, err := (&tokenStore{dir: authDir}).load(o.URL())
 	if err != nil || g == nil || g.Token.AccessToken != issued[len(issued)-2] {
 		t.Errorf("kept grant %+v (%v), want the last refreshed token", g, err)
 	}
 
 	// A new run, which cannot open a page, refreshes the kept token.
-	never := func(context.Context, string) error {
+	never := func(context.Context, string, string) error {
 		t.Error("a page was opened, want the kept sign-in used")
 		return nil
 	}
 	m2 := signedInManager(t, o, never, authDir, &log, ServerConfig{})
 	wantContent(t, call(t, t.Context(), m2, "mcp__locked__hello", map[string]any{}), "hello")
-	_, scopes, _, _, issued := o.seen()
-	if len(scopes) != 1 {
-		t.Errorf("%d authorizations, want the first only", len(scopes))
+	seen = o.Seen()
+	if len(seen.AuthScopes) != 1 {
+		t.Errorf("%d authorizations, want the first only", len(seen.AuthScopes))
 	}
-	noSecrets(t, log.String(), issued)
+	noSecrets(t, log.String(), seen.Issued)
 }
 
 // TestSignInNeeded starts a server that wants a sign-in with no way to
@@ -182,7 +184,7 @@ func TestSignInRefresh(t *testing.T) {
 // SignOut forgets a kept sign-in.
 func TestSignInNeeded(t *testing.T) {
 	t.Parallel()
-	o := newOAuthServer(t, "none")
+	o := mcptest.NewOAuthServer(t, "none")
 	authDir := t.TempDir()
 	var log syncBuffer
 	m := signedInManager(t, o, nil, authDir, &log, ServerConfig{})
@@ -193,18 +195,18 @@ func TestSignInNeeded(t *testing.T) {
 	if w := strings.Join(m.Warnings(), "\n"); !strings.Contains(w, "reasonix mcp login locked") {
 		t.Errorf("warnings %q do not say how to sign in", w)
 	}
-	if SignedIn(authDir, o.url()) {
+	if SignedIn(authDir, o.URL()) {
 		t.Errorf("SignedIn before any sign-in")
 	}
 
 	signedInManager(t, o, mcptest.FollowOpener(nil), authDir, &log, ServerConfig{})
-	if !SignedIn(authDir, o.url()) {
+	if !SignedIn(authDir, o.URL()) {
 		t.Fatalf("not SignedIn after a sign-in")
 	}
-	if had, err := SignOut(authDir, o.url()); !had || err != nil {
+	if had, err := SignOut(authDir, o.URL()); !had || err != nil {
 		t.Errorf("SignOut = %v, %v; want true", had, err)
 	}
-	if SignedIn(authDir, o.url()) {
+	if SignedIn(authDir, o.URL()) {
 		t.Errorf("SignedIn after SignOut")
 	}
 }
@@ -214,10 +216,10 @@ func TestSignInNeeded(t *testing.T) {
 // the real one.
 func TestSignInStateMismatch(t *testing.T) {
 	t.Parallel()
-	o := newOAuthServer(t, "none")
+	o := mcptest.NewOAuthServer(t, "none")
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	var forged int
-	open := func(ctx context.Context, authURL string) error {
+	open := func(ctx context.Context, _, authURL string) error {
 		resp, err := noFollow.Get(authURL)
 		if err != nil {
 			return err

@@ -12,11 +12,11 @@ import (
 // suite's do: it fetches the authorization page and follows its
 // redirects, the last of which reaches the client's loopback redirect.
 // A page that does not end in a success is an error.
-func FollowOpener(client *http.Client) func(ctx context.Context, authURL string) error {
+func FollowOpener(client *http.Client) func(ctx context.Context, server, authURL string) error {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	return func(ctx context.Context, authURL string) error {
+	return func(ctx context.Context, _, authURL string) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 		if err != nil {
 			return err

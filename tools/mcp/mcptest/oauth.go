@@ -1,4 +1,4 @@
-package mcp
+package mcptest
 
 import (
 	"bytes"
@@ -19,23 +19,25 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// oauthServer is an MCP server that wants a sign-in, with its
+// An OAuthServer is an MCP server that wants a sign-in, with its
 // authorization server beside it, both in-process. The MCP endpoint is
-// /mcp; the authorization server's issuer is /tenant, so that its
-// metadata is found by path insertion. It checks each step of the flow
-// as the MCP authorization spec has it, failing t on a wrong one, and
-// records what the client did.
-type oauthServer struct {
-	t   *testing.T
+// /mcp, with the tools "hello" and "admin"; the authorization server's
+// issuer is /tenant, so that its metadata is found by path insertion. It
+// signs the user in at once, without a page: FollowOpener completes its
+// sign-ins. It checks each step of the flow as the MCP authorization
+// spec has it, failing t on a wrong one, and records what the client
+// did (Seen).
+type OAuthServer struct {
+	t   testing.TB
 	srv *httptest.Server
 
 	// Settings, fixed before the client starts.
-	authMethod string   // token_endpoint_auth_method advertised and registered
-	preClient  string   // a client id known without registration; "" allows registration
-	preSecret  string   // its secret
+	AuthMethod string   // token_endpoint_auth_method advertised and registered
+	PreClient  string   // a client id known without registration; "" allows registration
+	PreSecret  string   // its secret
 	scope      []string // the scope tools/list needs, named in the 401's challenge
 	adminScope string   // the scope the "admin" tool needs (step-up)
-	expiresIn  int      // of access tokens; under 10 s makes oauth2 refresh at each use
+	ExpiresIn  int      // of access tokens; under 10 s makes oauth2 refresh at each use
 
 	mu            sync.Mutex // guards the fields below
 	registrations int
@@ -59,9 +61,12 @@ type oauthCode struct {
 	scopes                      []string
 }
 
-func newOAuthServer(t *testing.T, method string) *oauthServer {
-	o := &oauthServer{
-		t: t, authMethod: method, scope: []string{"mcp:read"}, adminScope: "mcp:admin", expiresIn: 3600,
+// NewOAuthServer starts an OAuthServer whose client authentication at
+// the token endpoint is method: "none", "client_secret_basic" or
+// "client_secret_post". The test's end stops it.
+func NewOAuthServer(t testing.TB, method string) *OAuthServer {
+	o := &OAuthServer{
+		t: t, AuthMethod: method, scope: []string{"mcp:read"}, adminScope: "mcp:admin", ExpiresIn: 3600,
 		clients: map[string]oauthClient{}, codes: map[string]oauthCode{}, access: map[string][]string{}, refresh: map[string][]string{},
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "locked", Version: "1"}, nil)
@@ -89,10 +94,10 @@ func newOAuthServer(t *testing.T, method string) *oauthServer {
 			"response_types_supported":              []string{"code"},
 			"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 			"code_challenge_methods_supported":      []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{o.authMethod},
+			"token_endpoint_auth_methods_supported": []string{o.AuthMethod},
 			"scopes_supported":                      []string{"mcp:read", "mcp:admin"},
 		}
-		if o.preClient == "" {
+		if o.PreClient == "" {
 			meta["registration_endpoint"] = o.srv.URL + "/tenant/register"
 		}
 		writeJSON(w, meta)
@@ -105,7 +110,8 @@ func newOAuthServer(t *testing.T, method string) *oauthServer {
 	return o
 }
 
-func (o *oauthServer) url() string { return o.srv.URL + "/mcp" }
+// URL is the MCP endpoint.
+func (o *OAuthServer) URL() string { return o.srv.URL + "/mcp" }
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -122,7 +128,7 @@ func oauthError(w http.ResponseWriter, code int, e string) {
 // insufficient_scope to a call of the admin tool without its scope; that
 // challenge names the admin scope alone, so that a client which forgets
 // the scope granted before loses it.
-func (o *oauthServer) protect(next http.Handler) http.Handler {
+func (o *OAuthServer) protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		o.mu.Lock()
@@ -152,9 +158,9 @@ func (o *oauthServer) protect(next http.Handler) http.Handler {
 	})
 }
 
-func (o *oauthServer) secret() string { return rand.Text() }
+func (o *OAuthServer) secret() string { return rand.Text() }
 
-func (o *oauthServer) register(w http.ResponseWriter, r *http.Request) {
+func (o *OAuthServer) register(w http.ResponseWriter, r *http.Request) {
 	var meta struct {
 		RedirectURIs []string `json:"redirect_uris"`
 		GrantTypes   []string `json:"grant_types"`
@@ -172,7 +178,7 @@ func (o *oauthServer) register(w http.ResponseWriter, r *http.Request) {
 	if !slices.Contains(meta.GrantTypes, "refresh_token") {
 		o.t.Errorf("registration grant types %q lack refresh_token", meta.GrantTypes)
 	}
-	c := oauthClient{method: o.authMethod, redirects: meta.RedirectURIs}
+	c := oauthClient{method: o.AuthMethod, redirects: meta.RedirectURIs}
 	if c.method != "none" {
 		c.secret = o.secret()
 	}
@@ -192,18 +198,18 @@ func (o *oauthServer) register(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, resp)
 }
 
-func (o *oauthServer) client(id string) (oauthClient, bool) {
+func (o *OAuthServer) client(id string) (oauthClient, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.preClient != "" && id == o.preClient {
-		return oauthClient{secret: o.preSecret, method: o.authMethod}, true
+	if o.PreClient != "" && id == o.PreClient {
+		return oauthClient{secret: o.PreSecret, method: o.AuthMethod}, true
 	}
 	c, ok := o.clients[id]
 	return c, ok
 }
 
 // authorize signs the user in at once and sends the browser back.
-func (o *oauthServer) authorize(w http.ResponseWriter, r *http.Request) {
+func (o *OAuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	c, ok := o.client(q.Get("client_id"))
 	redirect := q.Get("redirect_uri")
@@ -214,8 +220,8 @@ func (o *oauthServer) authorize(w http.ResponseWriter, r *http.Request) {
 		o.t.Errorf("redirect_uri %q was not registered (%q)", redirect, c.redirects)
 	case q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "":
 		o.t.Errorf("authorization request without PKCE S256: %s", r.URL.RawQuery)
-	case q.Get("resource") != o.url():
-		o.t.Errorf("authorization resource %q, want %q", q.Get("resource"), o.url())
+	case q.Get("resource") != o.URL():
+		o.t.Errorf("authorization resource %q, want %q", q.Get("resource"), o.URL())
 	case q.Get("state") == "":
 		o.t.Errorf("authorization request without state")
 	default:
@@ -238,7 +244,7 @@ func (o *oauthServer) authorize(w http.ResponseWriter, r *http.Request) {
 
 // authenticate checks the client's credentials as its method says they
 // come, and returns its id and the method it used.
-func (o *oauthServer) authenticate(r *http.Request) (string, bool) {
+func (o *OAuthServer) authenticate(r *http.Request) (string, bool) {
 	id, secret, basic := r.BasicAuth()
 	method := "client_secret_basic"
 	if !basic {
@@ -262,7 +268,7 @@ func (o *oauthServer) authenticate(r *http.Request) (string, bool) {
 	return id, true
 }
 
-func (o *oauthServer) token(w http.ResponseWriter, r *http.Request) {
+func (o *OAuthServer) token(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		oauthError(w, http.StatusBadRequest, "invalid_request")
 		return
@@ -276,8 +282,8 @@ func (o *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusUnauthorized, "invalid_client")
 		return
 	}
-	if f.Get("resource") != o.url() {
-		o.t.Errorf("%s token request resource %q, want %q", f.Get("grant_type"), f.Get("resource"), o.url())
+	if f.Get("resource") != o.URL() {
+		o.t.Errorf("%s token request resource %q, want %q", f.Get("grant_type"), f.Get("resource"), o.URL())
 	}
 	var scopes []string
 	switch f.Get("grant_type") {
@@ -310,12 +316,21 @@ func (o *oauthServer) token(w http.ResponseWriter, r *http.Request) {
 	o.access[access], o.refresh[refresh] = scopes, scopes
 	o.issued = append(o.issued, access, refresh)
 	o.mu.Unlock()
-	writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": o.expiresIn, "refresh_token": refresh, "scope": strings.Join(scopes, " ")})
+	writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": o.ExpiresIn, "refresh_token": refresh, "scope": strings.Join(scopes, " ")})
 }
 
-// seen returns copies of what the server recorded.
-func (o *oauthServer) seen() (registrations int, authScopes, grants, methods, issued []string) {
+// OAuthSeen is what an OAuthServer saw of its clients.
+type OAuthSeen struct {
+	Registrations int
+	AuthScopes    []string // the scope of each authorization request
+	Grants        []string // the grant_type of each token request
+	Methods       []string // the client authentication of each token request
+	Issued        []string // every access token, refresh token and client secret handed out, in order
+}
+
+// Seen returns what the server saw so far.
+func (o *OAuthServer) Seen() OAuthSeen {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.registrations, slices.Clone(o.authScopes), slices.Clone(o.grants), slices.Clone(o.methods), slices.Clone(o.issued)
+	return OAuthSeen{o.registrations, slices.Clone(o.authScopes), slices.Clone(o.grants), slices.Clone(o.methods), slices.Clone(o.issued)}
 }
