@@ -238,6 +238,7 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 		Warn:     func(msg string) { s.showWarning(s.ctx, "Reasonix: "+msg) },
 		Services: s.services,
 		Version:  s.opts.Version,
+		SignIn:   s.openSignIn,
 
 		// Saving needs the workspace's root, which Build resolves; no
 		// shell command runs before Build returns.

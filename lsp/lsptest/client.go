@@ -44,8 +44,19 @@ func (c *client) PublishDiagnostics(ctx context.Context, p *protocol.PublishDiag
 	return nil
 }
 
-// ShowDocument records the document and reports it shown.
+// ShowDocument records the document and reports it shown. A document to
+// show outside the editor (external) goes to Options.OpenExternal as the
+// URI reads once decoded, then written back unencoded (vscode-uri's
+// toString(true)): its canonical encoded form escapes the query's = and
+// &, which no web server would read as a query.
 func (c *client) ShowDocument(ctx context.Context, p *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error) {
+	if p.External != nil && *p.External {
+		c.e.record(func(r *Recorded) { r.External = append(r.External, string(p.URI)) })
+		if open := c.e.opts.OpenExternal; open != nil {
+			go open(p.URI.StringNoEncoding())
+		}
+		return &protocol.ShowDocumentResult{Success: true}, nil
+	}
 	c.e.record(func(r *Recorded) { r.Shown = append(r.Shown, string(p.URI)) })
 	return &protocol.ShowDocumentResult{Success: true}, nil
 }

@@ -82,6 +82,10 @@ type Options struct {
 	// the request arrives together with the answer to a request it waits
 	// for.
 	LoseProgressCreate bool
+
+	// OpenExternal, when set, is the browser: it gets each address
+	// window/showDocument asks to open outside the editor.
+	OpenExternal func(url string)
 }
 
 // A buffer is the editor's copy of a file.
@@ -142,8 +146,10 @@ type Recorded struct {
 	// Diagnostics holds the last diagnostics published for each file, by
 	// absolute path.
 	Diagnostics map[string][]protocol.Diagnostic
-	// Shown holds the documents window/showDocument asked to open.
-	Shown []string
+	// Shown holds the documents window/showDocument asked to open;
+	// External those it asked to open outside the editor.
+	Shown    []string
+	External []string
 }
 
 // Progress is one $/progress notification.
