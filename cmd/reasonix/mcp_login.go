@@ -92,8 +92,8 @@ func namedPlugin(name string, args []string, stdout, stderr io.Writer) (string, 
 			names = append(names, p.Name)
 			continue
 		}
-		if p.URL == "" || !strings.Contains(strings.ToLower(p.Type), "http") {
-			fmt.Fprintf(stderr, "reasonix: MCP server %q is not an HTTP server; only those sign in\n", server)
+		if p.Transport() != "http" {
+			fmt.Fprintf(stderr, "reasonix: MCP server %q is not a streamable-HTTP server (type = \"http\"); only those sign in\n", server)
 			return "", nil, nil, exitError
 		}
 		return dir, cfg, &cfg.Plugins[i], exitOK

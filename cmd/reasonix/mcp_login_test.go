@@ -31,7 +31,8 @@ func init() {
 func TestMCPLogin(t *testing.T) {
 	o := mcptest.NewOAuthServer(t, "client_secret_basic")
 	dir, home := t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(dir, "reasonix.toml"), []byte("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = \""+o.URL()+"\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "reasonix.toml"), []byte("[[plugins]]\nname = \"remote\"\ntype = \"http\"\nurl = \""+o.URL()+"\"\n\n"+
+		"[[plugins]]\nname = \"local\"\ncommand = \"reasonix-plugin-example\"\n"), 0o644)
 
 	browser := []string{"BROWSER=" + os.Args[0], "REASONIX_TEST_BROWSER=1"}
 	if r := runReasonix(t, dir, t.TempDir(), browser, "mcp", "login", "remote"); r.exit != exitError || !strings.Contains(r.stderr, `no MCP server named "remote"`) {
@@ -49,6 +50,9 @@ func TestMCPLogin(t *testing.T) {
 		t.Errorf("mcp list before signing in: %+v", r)
 	}
 
+	if r := runReasonix(t, dir, home, browser, "mcp", "login", "local"); r.exit != exitError || !strings.Contains(r.stderr, "only those sign in") {
+		t.Errorf("login to a stdio server: %+v", r)
+	}
 	r = runReasonix(t, dir, home, browser, "mcp", "login", "remote")
 	out = append(out, r.stdout, r.stderr)
 	noTrace(t, r)
