@@ -95,19 +95,16 @@ func (a *authorizer) TokenSource(context.Context) (oauth2.TokenSource, error) {
 }
 
 // bearer returns the Authorization header the current token makes, ""
-// when there is none.
+// when there is none that TokenSource would hand out.
 func (a *authorizer) bearer() string {
 	a.mu.Lock()
 	src := a.src
 	a.mu.Unlock()
-	if src == nil {
+	if src == nil || !src.usable() {
 		return ""
 	}
 	src.mu.Lock()
 	defer src.mu.Unlock()
-	if src.last == nil {
-		return ""
-	}
 	return "Bearer " + src.last.AccessToken
 }
 

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/tools/mcp/mcptest"
+	"golang.org/x/oauth2"
 )
 
 // signedInManager starts a Manager with the one server o, signing in
@@ -177,6 +179,25 @@ func TestSignInRefresh(t *testing.T) {
 		t.Errorf("%d authorizations, want the first only", len(seen.AuthScopes))
 	}
 	noSecrets(t, log.String(), seen.Issued)
+}
+
+// TestSignInExpired starts with a kept token that has expired and cannot
+// be refreshed: the request goes without it, and the server's 401 signs
+// in again.
+func TestSignInExpired(t *testing.T) {
+	t.Parallel()
+	o := mcptest.NewOAuthServer(t, "none")
+	authDir := t.TempDir()
+	old := &oauth2.Token{AccessToken: "expired-token", TokenType: "Bearer", Expiry: time.Now().Add(-time.Hour)}
+	if err := (&tokenStore{dir: authDir}).save(&grant{ServerURL: o.URL(), Token: old, ClientID: "gone", TokenURL: o.URL()}); err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	m := signedInManager(t, o, mcptest.FollowOpener(nil), authDir, &log, ServerConfig{})
+	wantContent(t, call(t, t.Context(), m, "mcp__locked__hello", map[string]any{}), "hello")
+	if n := len(o.Seen().AuthScopes); n != 1 {
+		t.Errorf("%d authorizations, want one", n)
+	}
 }
 
 // TestSignInNeeded starts a server that wants a sign-in with no way to
