@@ -24,6 +24,7 @@ import (
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/agent/store"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/hooks"
 	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/permission"
 )
@@ -126,6 +127,9 @@ type Agent struct {
 	// Secrets are values that must not reach the model, the session
 	// files or the events: they are replaced wherever they appear.
 	Secrets []Secret
+
+	// Hooks runs the user's hooks (hooks.go); nil when none is in force.
+	Hooks *hooks.Runner
 
 	// CommandDirs are the directories of custom slash commands, highest
 	// precedence first (CommandDirs).
@@ -230,6 +234,9 @@ type Session struct {
 	// upBy the agent whose budgets hold there.
 	up   *Session
 	upBy *Agent
+	// hooksStarted is set once the session's SessionStart hooks ran in
+	// this process (hooks.go).
+	hooksStarted bool
 }
 
 // NewSession starts a session with a fresh system message built from the

@@ -17,6 +17,7 @@ import (
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/gitdir"
 	"github.com/reasonix/reasonix/tools/history"
+	"github.com/reasonix/reasonix/tools/hooks"
 	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/memory"
 	"github.com/reasonix/reasonix/tools/permission"
@@ -169,6 +170,11 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	a.Secrets = secrets(keys)
 	// Commands the agent runs do not inherit the keys.
 	env.HideEnv = append(env.HideEnv, keys...)
+	if hs := cfg.Hooks(); len(hs) > 0 {
+		// The user's own programs, run as the user runs them: outside
+		// the sandbox, in the workspace, without the model's keys.
+		a.Hooks = &hooks.Runner{Hooks: hs, Dir: root, Env: tools.WithoutVars(os.Environ(), env.HideEnv)}
+	}
 
 	a.attachProcesses(opts, root, jail)
 	a.ownsJail = jail != nil

@@ -54,6 +54,9 @@ const (
 	EventTurnDone EventKind = "turn_done"
 	// EventRewind reports a rewind (rewind.go): Rewind holds what it did.
 	EventRewind EventKind = "rewind"
+	// EventHook reports that one of the user's hooks ran (hooks.go): Text
+	// names the hook and its event and says how it ended.
+	EventHook EventKind = "hook"
 )
 
 // Event is one thing that happened in a session. The loop never prints:

@@ -160,6 +160,10 @@ type turn struct {
 	// turn sends one request at a time, from its own goroutine.
 	held *hold
 
+	// stopRounds counts the times Stop hooks sent the model back to
+	// work this turn (hooks.go).
+	stopRounds int
+
 	// emitMu serialises events of this turn: parallel tool calls report
 	// from several goroutines, and a Sink sees one event at a time per
 	// session.
@@ -213,6 +217,11 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	for _, n := range p.notices {
 		t.event(Event{Kind: EventNotice, Text: n})
 	}
+	fromHooks, blocked := t.promptHooks(ctx, prompt)
+	if blocked {
+		return TurnResult{Stop: StopDone}, nil
+	}
+	p.attached += fromHooks
 	plan, approved, err := t.planFirst(ctx, prompt+p.attached)
 	switch {
 	case errors.Is(err, ErrBudgetExceeded):
@@ -316,6 +325,12 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			}
 			if resp.FinishReason == "length" {
 				t.event(Event{Kind: EventNotice, Text: "the answer was cut off at the model's output limit (max_tokens)"})
+			}
+			if why, goOn := t.stopHook(ctx); goOn {
+				if err := s.append(provider.Message{Role: provider.RoleUser, Content: why}); err != nil {
+					return TurnResult{}, err
+				}
+				continue
 			}
 			again, remaining, err := t.checkBeforeDone(ctx)
 			if again {

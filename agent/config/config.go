@@ -21,6 +21,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/reasonix/reasonix/tools/hooks"
 )
 
 // Config is the merged configuration.
@@ -36,6 +38,9 @@ type Config struct {
 	Plugins      []PluginConfig   `toml:"plugins"`
 	// TrustSettings is [trust], taken from the user's own files only.
 	TrustSettings TrustConfig `toml:"trust"`
+	// HookSettings is a layer's [hooks], as decoded; the hooks merged
+	// from every source are Hooks().
+	HookSettings hooks.Settings `toml:"hooks"`
 
 	// Review says what becomes of the agent's file changes in an editor:
 	// "apply" sends them into the buffers at once, "propose" keeps them
@@ -59,6 +64,8 @@ type Config struct {
 	// trusted holds the digests of the entries the user trusted, which
 	// withhold keeps.
 	trusted map[string]bool
+	// hookList holds the hooks in force (hooks.go).
+	hookList []hookEntry
 	// withheldKeys, in a layer being merged, are the settings withheld
 	// for want of trust (withholdFrom).
 	withheldKeys map[string]bool

@@ -91,11 +91,15 @@ func (c *Config) load(opts Options) error {
 		if err := c.loadFile(user, true); err != nil {
 			return err
 		}
+		if f := userClaudeSettings(); f != "" {
+			c.loadClaudeSettings(f)
+		}
 	}
 	if opts.Dir != "" {
 		if err := c.loadFile(filepath.Join(opts.Dir, ProjectFileName), true); err != nil {
 			return err
 		}
+		c.loadClaudeSettings(filepath.Join(opts.Dir, ClaudeSettingsFile))
 	}
 	if opts.File != "" {
 		if err := c.loadFile(opts.File, false); err != nil {

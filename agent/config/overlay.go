@@ -133,6 +133,7 @@ func init() {
 		"providers":     mergeProviders,
 		"plugins":       mergePlugins,
 		"trust":         mergeTrust,
+		"hooks":         mergeHooks,
 		"trust.env": func(y *layer, s setting) {
 			if y.defined(s) {
 				s.dst.Set(reflect.AppendSlice(s.dst, s.src))

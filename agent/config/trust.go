@@ -153,7 +153,7 @@ func (t WorkspaceTrust) matches(v string) bool {
 }
 
 // workspaceFiles are the files of the workspace dir whose content needs
-// trust: its reasonix.toml and .mcp.json.
+// trust: its reasonix.toml, .mcp.json and .claude/settings.json.
 func workspaceFiles(dir string) []string {
 	if dir == "" {
 		return nil
@@ -162,7 +162,7 @@ func workspaceFiles(dir string) []string {
 	if err != nil {
 		abs = dir
 	}
-	return []string{filepath.Join(abs, ProjectFileName), filepath.Join(abs, MCPFileName)}
+	return []string{filepath.Join(abs, ProjectFileName), filepath.Join(abs, MCPFileName), filepath.Join(abs, ClaudeSettingsFile)}
 }
 
 // fromWorkspace reports whether a value set at at comes from the
@@ -231,6 +231,7 @@ func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 	if f := c.Agent.SystemPromptFile; f != "" && c.fromWorkspace(c.Agent.systemPromptFileAt) && !within(Canonical(f), t.Dir) {
 		add(c.Agent.systemPromptFileAt, fmt.Sprintf("[agent] system_prompt_file = %q: a file outside the workspace goes to the model", f), "agent.system_prompt_file", f)
 	}
+	t.Items = append(t.Items, c.hookItems()...)
 	if len(t.Items) > 0 {
 		h := sha256.New()
 		for _, it := range t.Items {

@@ -206,7 +206,7 @@ func (r *renderer) event(e agent.Event) {
 		}
 		r.line(r.color(dim, "note: "+shown(e.Text)))
 		r.lastNotice = e.Text
-	case agent.EventNotice, agent.EventCompaction, agent.EventRepair:
+	case agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventHook:
 		r.line(r.color(dim, "note: "+shown(e.Text)))
 		r.lastNotice = e.Text
 	case agent.EventFileChanged:

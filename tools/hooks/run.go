@@ -179,6 +179,8 @@ func (r *Runner) Run(ctx context.Context, in Input, log func(Outcome)) Result {
 		// bug rather than the hook's fault.
 		panic(fmt.Sprintf("hooks: input: %v", err))
 	}
+	// One line, so that a script may read it with `read`.
+	stdin = append(stdin, '\n')
 	var reasons, contexts []string
 	for _, h := range r.Hooks {
 		if h.Event != in.Event || keyed && !Match(h.Matcher, key) {

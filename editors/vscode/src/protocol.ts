@@ -547,6 +547,8 @@ export type ReasonixEvent =
   | (EventBase & { kind: 'compaction'; text: string; compaction: CompactionEvent })
   /** A tool-call repair pass fired: text is "storm: …", "scavenge: …", "truncation: …" or "flatten: …". */
   | (EventBase & { kind: 'repair'; text: string; repair: 'storm' | 'scavenge' | 'truncation' | 'flatten' })
+  /** One of the user's hooks ran: text names the hook and its event and says how it ended. */
+  | (EventBase & { kind: 'hook'; text: string })
   | (EventBase & { kind: 'tool_start'; tool: ToolEvent })
   /** How far along a running call is, in the tool's words ("1/3", "Compiling (2/10)"). */
   | (EventBase & { kind: 'tool_progress'; tool: ToolEvent; text: string })

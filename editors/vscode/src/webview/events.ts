@@ -107,6 +107,7 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
     case 'notice':
     case 'compaction':
     case 'repair':
+    case 'hook':
     case 'check':
       store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: ev.text });
       return;
