@@ -97,6 +97,16 @@ func userClaudeSettings() string {
 	return filepath.Join(home, ClaudeSettingsFile)
 }
 
+// hookKey names a hook in Security: its event and matcher, and its
+// command, so that a changed command is a new hook.
+func hookKey(h hooks.Hook) string {
+	key := string(h.Event)
+	if h.Matcher != "" {
+		key += " [" + h.Matcher + "]"
+	}
+	return key + " " + h.Command
+}
+
 // hookItems lists the workspace's hooks for its trust.
 func (c *Config) hookItems() []TrustItem {
 	var out []TrustItem
