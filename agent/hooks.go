@@ -38,6 +38,9 @@ func (t *turn) runHooks(ctx context.Context, in hooks.Input) hooks.Result {
 // makes the permission gate ask the user whatever the rules say. An
 // "allow" changes nothing: the rules and the sandbox still hold.
 func (k *toolCall) preToolHook(ctx context.Context) (tools.Result, bool) {
+	if !k.t.a.Hooks.Has(hooks.PreToolUse) {
+		return tools.Result{}, true
+	}
 	res := k.t.runHooks(ctx, hooks.Input{Event: hooks.PreToolUse, ReasonixTool: k.c.Name, ToolInput: k.hookInput()})
 	if res.Block {
 		k.ev.Denied = true
@@ -54,9 +57,17 @@ func (k *toolCall) preToolHook(ctx context.Context) (tools.Result, bool) {
 // postToolHook runs the PostToolUse hooks of a call that ran; what a
 // hook that blocks says, and context a hook adds, follow the result.
 func (k *toolCall) postToolHook(ctx context.Context, res *tools.Result) {
+	if !k.t.a.Hooks.Has(hooks.PostToolUse) {
+		return
+	}
+	content := res.Content
+	if r := k.t.s.redact; r != nil {
+		// As the model and the session see it.
+		content = r.apply(content)
+	}
 	r := k.t.runHooks(ctx, hooks.Input{
 		Event: hooks.PostToolUse, ReasonixTool: k.c.Name, ToolInput: k.hookInput(),
-		ToolResponse: &hooks.ToolResponse{Content: res.Content, IsError: res.IsError, Summary: res.Summary},
+		ToolResponse: &hooks.ToolResponse{Content: content, IsError: res.IsError, Summary: res.Summary},
 	})
 	if r.Block {
 		res.Content += "\n\n[The user's PostToolUse hook says: " + r.Reason + "]"

@@ -209,3 +209,18 @@ func TestRunStops(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkRun measures what one hook adds to the call it attaches to:
+// starting sh, writing the input, reading the answer.
+func BenchmarkRun(b *testing.B) {
+	if runtime.GOOS == "windows" {
+		b.Skip("the hook is an sh script")
+	}
+	r := &Runner{Dir: b.TempDir(), Hooks: []Hook{{Event: PreToolUse, Matcher: "Bash", Command: "cat > /dev/null"}}}
+	in := Input{Event: PreToolUse, ReasonixTool: "bash", ToolInput: json.RawMessage(`{"command":"go test ./..."}`)}
+	for b.Loop() {
+		if res := r.Run(b.Context(), in, nil); len(res.Ran) != 1 || res.Ran[0].Exit != 0 {
+			b.Fatalf("%+v", res)
+		}
+	}
+}
