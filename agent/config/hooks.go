@@ -68,9 +68,6 @@ func mergeHooks(y *layer, _ setting) {
 // loadClaudeSettings adds the hooks of a Claude Code settings file. The
 // file belongs to Claude Code as well, so its problems are warnings.
 func (c *Config) loadClaudeSettings(path string) {
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs // as workspaceFiles names it
-	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
@@ -95,6 +92,20 @@ func userClaudeSettings() string {
 		return ""
 	}
 	return filepath.Join(home, ClaudeSettingsFile)
+}
+
+// workspaceClaudeSettings is the Claude Code settings file of the
+// workspace dir, absolute; "" when dir is the user's home, whose file is
+// the user's own (read once, as such).
+func workspaceClaudeSettings(dir string) string {
+	if home, err := os.UserHomeDir(); err == nil && Canonical(home) == Canonical(dir) {
+		return ""
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return filepath.Join(abs, ClaudeSettingsFile)
 }
 
 // hookKey names a hook in Security: its event and matcher, and its

@@ -105,3 +105,20 @@ command = "x"
 		t.Errorf("warnings = %q, hooks = %v", w, c.Hooks())
 	}
 }
+
+// TestHooksInHome: opened on the home directory, the workspace's
+// .claude/settings.json is the user's own: its hooks are in force once,
+// and need no trust.
+func TestHooksInHome(t *testing.T) {
+	isolate(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	writeFile(t, home, ".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}`)
+	c, err := Load(Options{Dir: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hookNames(c.Hooks()); got != "Stop  notify" || len(c.Workspace.Items) != 0 {
+		t.Errorf("hooks = %q, trust items = %+v", got, c.Workspace.Items)
+	}
+}

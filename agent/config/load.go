@@ -99,7 +99,9 @@ func (c *Config) load(opts Options) error {
 		if err := c.loadFile(filepath.Join(opts.Dir, ProjectFileName), true); err != nil {
 			return err
 		}
-		c.loadClaudeSettings(filepath.Join(opts.Dir, ClaudeSettingsFile))
+		if f := workspaceClaudeSettings(opts.Dir); f != "" {
+			c.loadClaudeSettings(f)
+		}
 	}
 	if opts.File != "" {
 		if err := c.loadFile(opts.File, false); err != nil {

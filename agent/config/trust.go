@@ -162,7 +162,21 @@ func workspaceFiles(dir string) []string {
 	if err != nil {
 		abs = dir
 	}
-	return []string{filepath.Join(abs, ProjectFileName), filepath.Join(abs, MCPFileName), filepath.Join(abs, ClaudeSettingsFile)}
+	files := []string{filepath.Join(abs, ProjectFileName), filepath.Join(abs, MCPFileName)}
+	if f := workspaceClaudeSettings(abs); f != "" {
+		files = append(files, f)
+	}
+	return files
+}
+
+// IsWorkspaceFile reports whether file is one of the configuration files
+// that come with the workspace dir, whose content needs trust.
+func IsWorkspaceFile(dir, file string) bool {
+	if file == "" {
+		return false
+	}
+	file = Canonical(file)
+	return slices.ContainsFunc(workspaceFiles(Canonical(dir)), func(f string) bool { return Canonical(f) == file })
 }
 
 // fromWorkspace reports whether a value set at at comes from the
