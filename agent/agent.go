@@ -75,6 +75,9 @@ type Agent struct {
 	ParallelMax int
 	Temperature *float64
 	MaxTokens   int
+	// ReasoningEffort is [agent] reasoning_effort: the effort a
+	// session's requests ask for until /effort changes it; "" asks none.
+	ReasoningEffort string
 
 	// ContextWindow is the model's context window in tokens; 0 turns
 	// automatic compaction off. CompactRatio is the share of it at which
@@ -221,6 +224,8 @@ type Session struct {
 	redact *redactor
 	// model is the model reference /model switched the session to.
 	model string
+	// effort is the reasoning effort /effort set for the session.
+	effort string
 	// nested holds the memory files of subdirectories attached so far.
 	nested nestedMemory
 	// steps records each model request attempt and tool call (steps.go);

@@ -136,6 +136,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		ParallelMax:     ParallelFromEnv(),
 		Temperature:     cfg.Agent.Temperature,
 		MaxTokens:       cfg.Agent.MaxTokens,
+		ReasoningEffort: cfg.Agent.ReasoningEffort,
 		Sink:            opts.Sink,
 		Store:           &Store{Dir: filepath.Join(home, "sessions")},
 		SystemPrompt:    system,

@@ -80,6 +80,8 @@ var builtins = []Command{
 	{Name: "/compact", Source: SourceBuiltin, builtin: ActionCompact, Description: "Fold the conversation's older work into a summary"},
 	{Name: "/model", Source: SourceBuiltin, builtin: ActionModel, ArgumentHint: "[REF [prompt]]",
 		Description: "Show the model; switch the session to REF; or run one prompt on REF"},
+	{Name: "/effort", Source: SourceBuiltin, builtin: ActionEffort, ArgumentHint: "[low|medium|high [prompt]]",
+		Description: "Show the reasoning effort; set it for the session; or run one prompt at it"},
 	{Name: "/cost", Source: SourceBuiltin, builtin: ActionCost, Description: "Show the session's tokens, cache hits and cost"},
 	{Name: "/mcp", Source: SourceBuiltin, builtin: ActionMCP, Description: "Show the MCP servers and what they offer"},
 	{Name: "/rewind", Source: SourceBuiltin, builtin: ActionRewind, ArgumentHint: "[N]",
