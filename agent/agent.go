@@ -69,6 +69,10 @@ type Agent struct {
 	// PlannerMaxSteps bounds its model requests; 0 means MaxSteps.
 	Planner         *Agent
 	PlannerMaxSteps int
+	// Subagent is the agent task helpers run on ([agent]
+	// subagent_model) unless a custom agent names its model; nil means
+	// the session's.
+	Subagent *Agent
 	// NoRepair turns the tool-call repair passes off (repair.go).
 	NoRepair bool
 	// ParallelMax bounds how many read-only calls run at once.
@@ -133,6 +137,9 @@ type Agent struct {
 	// CommandDirs are the directories of custom slash commands, highest
 	// precedence first (CommandDirs).
 	CommandDirs []CommandDir
+	// AgentDirs are the directories of custom agents, highest
+	// precedence first (AgentDirs).
+	AgentDirs []CommandDir
 	// config resolves the model references of /model and of commands
 	// that name a model; models holds the agents made for them.
 	config *config.Config

@@ -141,6 +141,7 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		Store:           &Store{Dir: filepath.Join(home, "sessions")},
 		SystemPrompt:    system,
 		CommandDirs:     CommandDirs(root, home, userHome()),
+		AgentDirs:       AgentDirs(root, home, userHome()),
 		config:          cfg,
 		models:          &models{},
 		// Shell commands' changes are tracked for the agent's life.
@@ -179,6 +180,12 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		if a.Planner, err = a.onModel(ref); err != nil {
 			a.Close()
 			return nil, fmt.Errorf("planner_model %q: %w", ref, err)
+		}
+	}
+	if ref := cfg.Agent.SubagentModel; ref != "" {
+		if a.Subagent, err = a.onModel(ref); err != nil {
+			a.Close()
+			return nil, fmt.Errorf("subagent_model %q: %w", ref, err)
 		}
 	}
 	if _, ok := reg.Get("bash"); ok && env.Root != "" {
@@ -243,13 +250,16 @@ func (e noKeyError) Unwrap() error        { return e.err }
 func (e noKeyError) Is(target error) bool { return target == ErrNoKey }
 
 // modelReady returns the missing-key error of the first model a turn may
-// ask (the session's, the planner's, the escalation's, the summarizer's)
-// whose key is not set, so that a turn that cannot run fails before it
+// ask (the session's, the planner's, the task helpers', the
+// escalation's, the summarizer's) whose key is not set, so that a turn that cannot run fails before it
 // starts rather than after the prompt is logged.
 func (a *Agent) modelReady() error {
 	provs := []provider.Provider{a.Provider}
 	if a.Planner != nil {
 		provs = append(provs, a.Planner.Provider)
+	}
+	if a.Subagent != nil {
+		provs = append(provs, a.Subagent.Provider)
 	}
 	if a.Escalation != nil {
 		provs = append(provs, a.Escalation.Provider)
