@@ -176,16 +176,19 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	a.ownsJail = jail != nil
 	a.attachGraph(cfg, opts, root, fsys, keys)
 	a.attachPlugins(cfg, opts, root)
-	if ref := cfg.Agent.PlannerModel; ref != "" {
-		if a.Planner, err = a.onModel(ref); err != nil {
-			a.Close()
-			return nil, fmt.Errorf("planner_model %q: %w", ref, err)
-		}
-	}
+	// Subagent is set before the planner, as the agents onModel makes
+	// are copies of a: a session that /model switches to the planner's
+	// model still runs its tasks on subagent_model.
 	if ref := cfg.Agent.SubagentModel; ref != "" {
 		if a.Subagent, err = a.onModel(ref); err != nil {
 			a.Close()
 			return nil, fmt.Errorf("subagent_model %q: %w", ref, err)
+		}
+	}
+	if ref := cfg.Agent.PlannerModel; ref != "" {
+		if a.Planner, err = a.onModel(ref); err != nil {
+			a.Close()
+			return nil, fmt.Errorf("planner_model %q: %w", ref, err)
 		}
 	}
 	if _, ok := reg.Get("bash"); ok && env.Root != "" {

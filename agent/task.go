@@ -218,6 +218,12 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 	if child.Price != nil {
 		line += fmt.Sprintf(", $%.4f", ct.cost)
 	}
+	switch {
+	case as != nil:
+		line += fmt.Sprintf(", agent %s on %s", as.name, child.ModelRef)
+	case child.ModelRef != t.a.ModelRef:
+		line += ", on " + child.ModelRef
+	}
 	line += "]"
 	return tools.Result{
 		Content: report + "\n\n" + line,

@@ -45,12 +45,14 @@ text Add subtracts: "return a - b".
 ---
 match review calc
 expect tool Add subtracts
+expect tool , agent reviewer on scripted/reviewer-model]
 call task {"description": "list", "prompt": "general: list the files"}
 ---
 match general:
 text calc.go
 ---
 match review calc
+expect tool , on scripted/helper-model]
 text Add subtracts.
 `)
 	cfg := filepath.Join(t.TempDir(), "config.toml")
