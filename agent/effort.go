@@ -49,7 +49,7 @@ func (a *Agent) setEffort(ctx context.Context, s *Session, p prepared, rest stri
 		return p, nil
 	}
 	if nested {
-		return p, fmt.Errorf("/effort: a prompt after /effort LEVEL cannot be another /effort")
+		return p, fmt.Errorf("/effort: the prompt after /model REF or /effort LEVEL cannot be an /effort")
 	}
 	level, tail := slashName(rest)
 	if !config.ValidEffort(level) {

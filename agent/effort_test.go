@@ -82,7 +82,7 @@ func TestEffortRefusesOtherLevels(t *testing.T) {
 	}
 	for prompt, want := range map[string]string{
 		"/effort max":              `/effort takes low, medium, high, not "max"`,
-		"/effort low /effort high": "cannot be another /effort",
+		"/effort low /effort high": "cannot be an /effort",
 	} {
 		if _, err := a.Run(context.Background(), s, prompt); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", prompt, err, want)
