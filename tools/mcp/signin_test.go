@@ -282,3 +282,36 @@ func sameScopes(a, b string) bool {
 	slices.Sort(y)
 	return slices.Equal(x, y)
 }
+
+// TestSignInPausesTheStartBound: while the user signs in, the start-up
+// bound (pauseKey) is stopped, and it runs again afterwards.
+func TestSignInPausesTheStartBound(t *testing.T) {
+	t.Parallel()
+	o := mcptest.NewOAuthServer(t, "none")
+	var paused, resumed, pausedWhileOpen bool
+	a := &authorizer{
+		name: "locked", url: o.URL(), store: &tokenStore{}, client: http.DefaultClient, log: slog.New(slog.DiscardHandler),
+		open: func(ctx context.Context, server, authURL string) error {
+			pausedWhileOpen = paused && !resumed
+			return mcptest.FollowOpener(nil)(ctx, server, authURL)
+		},
+	}
+	ctx := context.WithValue(t.Context(), pauseKey{}, func() func() {
+		paused = true
+		return func() { resumed = true }
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.URL(), strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("request without a token: %v, %v; want 401", resp, err)
+	}
+	if err := a.Authorize(ctx, req, resp); err != nil {
+		t.Fatalf("Authorize: %v", err)
+	}
+	if !pausedWhileOpen || !resumed {
+		t.Errorf("paused while the page was open: %v; resumed after: %v", pausedWhileOpen, resumed)
+	}
+}
