@@ -292,9 +292,11 @@ type PluginConfig struct {
 	Headers map[string]string `toml:"headers"`
 	// ClientID and ClientSecret are the OAuth client to sign in to an
 	// HTTP server as, for one whose authorization server does not let
-	// clients register themselves. ${VAR} is expanded in both.
-	ClientID     string `toml:"client_id"`
-	ClientSecret string `toml:"client_secret"`
+	// clients register themselves. ${VAR} is expanded in both. Left out
+	// of the entry's JSON when empty, so that the trust digests of entries
+	// written before they existed stay the same.
+	ClientID     string `toml:"client_id" json:",omitempty"`
+	ClientSecret string `toml:"client_secret" json:",omitempty"`
 
 	StartTimeoutSeconds  int            `toml:"start_timeout_seconds"` // connecting and listing; 0 = 30 s
 	CallTimeoutSeconds   int            `toml:"call_timeout_seconds"`

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -175,5 +176,34 @@ client_secret = "${RX_FROM_DOTENV}"
 	}
 	if c.Plugins[0].Args[0] != "${RX_FROM_DOTENV}" {
 		t.Errorf("expansion changed the loaded config")
+	}
+}
+
+// TestPluginOAuthClientTrust: a workspace plugin's client_id and
+// client_secret are part of what the user trusts, shown as written with
+// the ${VAR}s that stay empty; an entry without them keeps the digest it
+// had before they existed.
+func TestPluginOAuthClientTrust(t *testing.T) {
+	if b, _ := json.Marshal(PluginConfig{Name: "x"}); strings.Contains(string(b), "Client") {
+		t.Errorf("an entry without an OAuth client marshals as %s: its trust digest changed", b)
+	}
+	isolate(t)
+	dir := t.TempDir()
+	t.Setenv("RX_TRACKER_SECRET", "s3cret")
+	writeFile(t, dir, "reasonix.toml", `
+[[plugins]]
+name          = "tracker"
+type          = "http"
+url           = "https://tracker.example/mcp"
+client_id     = "rx"
+client_secret = "${RX_TRACKER_SECRET}"
+`)
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `MCP server "tracker": connects to https://tracker.example/mcp, OAuth client client_id=rx client_secret=${RX_TRACKER_SECRET}; ${RX_TRACKER_SECRET} stays empty`
+	if d := c.Workspace.Describe(); !strings.Contains(d, want) {
+		t.Errorf("trust items do not hold\n  %s\nin\n%s", want, d)
 	}
 }

@@ -365,9 +365,12 @@ func (c *Config) pluginTarget(p PluginConfig) string {
 	if len(p.Env) > 0 {
 		what += ", environment " + pairs(p.Env)
 	}
+	if p.ClientID != "" || p.ClientSecret != "" {
+		what += ", OAuth client " + pairs(map[string]string{"client_id": p.ClientID, "client_secret": p.ClientSecret})
+	}
 	unnamed := map[string]bool{}
 	lookup := c.lookupFor(p.At, unnamed)
-	for _, v := range append(append([]string{p.Command, p.URL}, p.Args...), slices.Collect(maps.Values(p.Headers))...) {
+	for _, v := range append(append([]string{p.Command, p.URL, p.ClientID, p.ClientSecret}, p.Args...), slices.Collect(maps.Values(p.Headers))...) {
 		ExpandWith(v, lookup)
 	}
 	for _, v := range p.Env {
