@@ -1,0 +1,201 @@
+package pytest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/testrun"
+)
+
+// writeFiles writes files (slash paths → texts) under a new directory.
+func writeFiles(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	root := tb.TempDir()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestProjectDir(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		file  string // the changed file
+		want  string // the project directory, relative; "-" for none
+	}{
+		{"pytest.ini", map[string]string{"pytest.ini": ""}, "calc.py", "."},
+		{"pyproject.toml's section", map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n\n[tool.pytest.ini_options]\n"}, "calc.py", "."},
+		{"pyproject.toml without it", map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n"}, "calc.py", "-"},
+		{"setup.cfg", map[string]string{"setup.cfg": "[metadata]\n[tool:pytest]\naddopts = -q\n"}, "calc.py", "."},
+		{"setup.cfg without it", map[string]string{"setup.cfg": "[metadata]\nname = x\n"}, "calc.py", "-"},
+		{"tox.ini", map[string]string{"tox.ini": "[tox]\n[pytest]\n"}, "calc.py", "."},
+		{"the nearest", map[string]string{"pytest.ini": "", "sub/pytest.ini": ""}, "sub/pkg/calc.py", "sub"},
+		{"above the file", map[string]string{"pytest.ini": ""}, "src/pkg/calc.py", "."},
+		{"none", map[string]string{"README": ""}, "calc.py", "-"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeFiles(t, tc.files)
+			got := projectDir(root, filepath.Join(root, filepath.FromSlash(tc.file)))
+			want := ""
+			if tc.want != "-" {
+				want = filepath.Join(root, tc.want)
+			}
+			if got != want {
+				t.Errorf("projectDir = %q, want %q", got, want)
+			}
+		})
+	}
+	// Not above the workspace root: a configuration there is another
+	// project's.
+	outer := writeFiles(t, map[string]string{"pytest.ini": "", "ws/calc.py": ""})
+	if got := projectDir(filepath.Join(outer, "ws"), filepath.Join(outer, "ws", "calc.py")); got != "" {
+		t.Errorf("projectDir found %q above the root", got)
+	}
+}
+
+func TestTestOf(t *testing.T) {
+	dir := "/p"
+	for _, tc := range []struct {
+		path, symbol string
+		want         string // the node id; "" for not a test
+	}{
+		{"/p/tests/test_ops.py", "func test_add", "tests/test_ops.py::test_add"},
+		{"/p/tests/test_ops.py", "function test_add", "tests/test_ops.py::test_add"},
+		{"/p/tests/ops_test.py", "method TestTwice.test_twice", "tests/ops_test.py::TestTwice::test_twice"},
+		{"/p/tests/test_ops.py", "func helper", ""},
+		{"/p/tests/test_ops.py", "method Helper.test_x", ""},
+		{"/p/tests/test_ops.py", "func test_add.inner", ""},
+		{"/p/tests/test_ops.py", "class TestTwice", ""},
+		{"/p/calc/ops.py", "func test_add", ""},
+		{"/q/tests/test_ops.py", "func test_add", ""},
+	} {
+		got := ""
+		if tt, ok := testOf(dir, tc.path, tc.symbol); ok {
+			got = tt.nodeID()
+		}
+		if got != tc.want {
+			t.Errorf("testOf(%s, %s) = %q, want %q", tc.path, tc.symbol, got, tc.want)
+		}
+	}
+}
+
+func TestImportPattern(t *testing.T) {
+	for _, tc := range []struct {
+		mod, src string
+		want     bool
+	}{
+		{"calc", "import calc\n", true},
+		{"calc", "import calc.ops as o\n", true},
+		{"calc", "import calculator\n", false},
+		{"calc.ops", "from calc.ops import add\n", true},
+		{"calc.ops", "from calc import ops, other\n", true},
+		{"calc.ops", "from calc import opsy\n", false},
+		{"calc.ops", "    from calc.ops import add  # in a function\n", true},
+		{"calc.ops", "# from calc.ops import add\n", false},
+		{"calc", "from calc.ops import add\n", true},
+	} {
+		if got := importPattern(tc.mod).MatchString(tc.src); got != tc.want {
+			t.Errorf("importPattern(%s) on %q = %v, want %v", tc.mod, tc.src, got, tc.want)
+		}
+	}
+}
+
+func TestChangedSpans(t *testing.T) {
+	c := testrun.Change{Before: "a\nb\nc\nd\n", BeforeExisted: true, After: "a\nB\nc\n"}
+	want := []tools.LineSpan{{Start: 2, End: 2}, {Start: 3, End: 3}}
+	if got := changedSpans(c); !slices.Equal(got, want) {
+		t.Errorf("changedSpans = %v, want %v", got, want)
+	}
+}
+
+// A fakeFinder answers from a table of declarations, as a language
+// server would for the files of the table.
+type fakeFinder struct {
+	decls []tools.SymbolImpact
+	asked int
+}
+
+func (f *fakeFinder) Impacts(_ context.Context, _ map[string]string, path string, spans []tools.LineSpan) ([]tools.SymbolImpact, error) {
+	f.asked++
+	var out []tools.SymbolImpact
+	for _, sp := range spans {
+		for _, d := range f.decls {
+			if d.Path == path && d.Lines.Start <= sp.Start && sp.End <= d.Lines.End &&
+				!slices.ContainsFunc(out, func(x tools.SymbolImpact) bool { return x.Symbol == d.Symbol }) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out, nil
+}
+
+func TestSelectFollowsCallers(t *testing.T) {
+	dir := "/p"
+	ops, tst := "/p/calc/ops.py", "/p/tests/test_ops.py"
+	decl := func(path string, start, end int, symbol string, callers ...int) tools.SymbolImpact {
+		d := tools.SymbolImpact{Path: path, Lines: tools.LineSpan{Start: start, End: end}, Symbol: symbol}
+		for _, l := range callers {
+			p := tst
+			if l < 0 {
+				p, l = ops, -l
+			}
+			d.Callers = append(d.Callers, tools.Place{Path: p, Line: l})
+		}
+		return d
+	}
+	f := &fakeFinder{decls: []tools.SymbolImpact{
+		decl(ops, 4, 6, "func add", -11, 5),
+		decl(ops, 9, 11, "func twice", 15),
+		decl(tst, 4, 5, "func test_add"),
+		decl(tst, 8, 9, "func helper", 10),
+		decl(tst, 9, 10, "func test_uses_helper"),
+		decl(tst, 14, 15, "method TestTwice.test_twice"),
+	}}
+	before := strings.Repeat("x\n", 12)
+	after := strings.Replace(before, "x\n", "y\n", 5) // lines 1-5 changed
+	s := selector{ctx: t.Context(), finder: f, dir: dir, seen: map[string]bool{}}
+	if err := s.run([]testrun.Change{{Path: ops, Before: before, BeforeExisted: true, After: after}}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tt := range s.tests {
+		got = append(got, tt.nodeID())
+	}
+	want := []string{"tests/test_ops.py::test_add", "tests/test_ops.py::TestTwice::test_twice"}
+	if !slices.Equal(got, want) || !slices.Equal(s.symbols, []string{"func add"}) {
+		t.Errorf("tests %v, symbols %v; want %v, [func add]", got, s.symbols, want)
+	}
+	// ops.py; then ops.py and test_ops.py; then test_ops.py.
+	if f.asked != 4 {
+		t.Errorf("asked %d questions, want one a file a level (4)", f.asked)
+	}
+}
+
+func TestSelectIsBounded(t *testing.T) {
+	// Each function calls the next, forever: the walk stops at its bound.
+	f := &fakeFinder{}
+	for i := range 100 {
+		d := tools.SymbolImpact{Path: "/p/m.py", Lines: tools.LineSpan{Start: i + 1, End: i + 1}, Symbol: "func f" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)}
+		d.Callers = []tools.Place{{Path: "/p/m.py", Line: i + 2}}
+		f.decls = append(f.decls, d)
+	}
+	s := selector{ctx: t.Context(), finder: f, dir: "/p", seen: map[string]bool{}}
+	if err := s.run([]testrun.Change{{Path: "/p/m.py", After: "x\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	if f.asked > maxQueries || f.asked > maxDepth+1 {
+		t.Errorf("asked %d questions, bound %d, depth %d", f.asked, maxQueries, maxDepth)
+	}
+}
