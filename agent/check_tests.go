@@ -19,12 +19,14 @@ import (
 	"github.com/reasonix/reasonix/tools/testrun"
 )
 
-// Tested before shown: once the check finds no new errors, the Go tests
-// that reach the turn's changes (tools/gotest) run on the changed text,
-// laid over the files with `go test -overlay`, so nothing is written and
-// proposed text counts as it would once accepted. Running them runs the
-// project's code, so it happens only where the bash tool would run `go
-// test` without asking, and in the same sandbox. A failing test gets the
+// Tested before shown: once the check finds no new errors, the tests
+// that reach the turn's changes run on the changed text, each language's
+// with its runner (check_tests_runners.go): Go's laid over the files with
+// `go test -overlay` (tools/gotest), Python's in a mirror of the project
+// (tools/pytest), so nothing is written and proposed text counts as it
+// would once accepted. Running them runs the project's code, so it
+// happens only where the bash tool would run the runner's command
+// without asking, and in the same sandbox. A failing test gets the
 // model the same one repair round as a new error; the outcome is the
 // turn's (TurnResult.Tests) and an EventCheck.
 
