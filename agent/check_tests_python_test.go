@@ -12,6 +12,7 @@ import (
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/pytest/pytesttest"
+	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
 // runPyTested runs one turn of script over testdata/pytest/calc.txtar
@@ -112,5 +113,51 @@ text fixed
 	checks := r.of(agent.EventCheck)
 	if len(checks) != 1 || checks[0].Text != "tests not run: running `python3 -m pytest` needs a person's approval here; allow Bash(python3 -m pytest) to have them run" {
 		t.Errorf("check events %+v", checks)
+	}
+}
+
+// TestPythonTestsRunInTheJail: with the bash tool confined, pytest runs
+// in its jail, and reads the mirror there.
+func TestPythonTestsRunInTheJail(t *testing.T) {
+	if err := sandbox.Available(); err != nil {
+		t.Skipf("no shell jail here: %v", err)
+	}
+	pytesttest.Require(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar, err := txtar.ParseFile("../testdata/pytest/calc.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := txtar.FS(ar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := builtAgent(t, `call edit_file {"path": "calc/ops.py", "old_string": "a - b", "new_string": "a + b"}
+---
+text fixed
+`, `default_model = "scripted"
+[permissions]
+allow = ["Edit", "Bash(python3 -m pytest:*)"]
+`, dir)
+	if a.Env.Jail == nil {
+		t.Fatal("the agent has no jail")
+	}
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(t.Context(), s, "fix add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "test_neg passes; test_add passes; TestTwice.test_twice passes"
+	if got := agent.TestsSummary(res.Tests); got != want {
+		t.Errorf("tests %q, want %q", got, want)
 	}
 }
