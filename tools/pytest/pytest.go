@@ -191,7 +191,15 @@ func runProject(ctx context.Context, opts testrun.Options, finder tools.ImpactFi
 	if len(rep.Symbols) == 0 {
 		return rep, nil
 	}
-	tests := sel.tests
+	var tests []test
+	for _, t := range sel.tests {
+		// A test in a file the change deletes is not there to run.
+		if !slices.ContainsFunc(changes, func(c testrun.Change) bool {
+			return c.Deleted && c.Path == filepath.Join(dir, filepath.FromSlash(t.file))
+		}) {
+			tests = append(tests, t)
+		}
+	}
 	limit := opts.MaxTests
 	if limit <= 0 {
 		limit = gotest.DefaultMaxTests

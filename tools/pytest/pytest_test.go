@@ -199,3 +199,46 @@ func TestSelectIsBounded(t *testing.T) {
 		t.Errorf("asked %d questions, bound %d, depth %d", f.asked, maxQueries, maxDepth)
 	}
 }
+
+func TestImporters(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"pytest.ini":             "",
+		"calc/ops.py":            "def add(a, b):\n    return a + b\n",
+		"tests/test_a.py":        "from calc.ops import add\n",
+		"tests/test_b.py":        "import json\n",
+		"tests/test_gone.py":     "from calc import ops\n",
+		"tests/sub/conftest.py":  "import pytest\n",
+		"tests/sub/test_c.py":    "def test_c(): pass\n",
+		".venv/pyvenv.cfg":       "",
+		".venv/lib/test_x.py":    "from calc.ops import add\n",
+		"node_modules/test_y.py": "from calc.ops import add\n",
+	})
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	for _, tc := range []struct {
+		name    string
+		changes []testrun.Change
+		want    []string
+	}{
+		{"the importers of a module", []testrun.Change{{Path: abs("calc/ops.py"), After: "x"}},
+			[]string{"tests/test_a.py", "tests/test_gone.py"}},
+		{"a conftest.py's directory", []testrun.Change{{Path: abs("tests/sub/conftest.py"), After: "x"}},
+			[]string{"tests/sub/test_c.py"}},
+		{"a changed test file itself", []testrun.Change{{Path: abs("tests/test_new.py"), After: "def test_n(): pass\n"}},
+			[]string{"tests/test_new.py"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := selector{ctx: t.Context(), dir: dir, seen: map[string]bool{}}
+			if err := s.run(tc.changes); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tt := range s.tests {
+				got = append(got, tt.nodeID())
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("tests %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -202,3 +202,28 @@ func BenchmarkRunWithPyright(b *testing.B) {
 		}
 	}
 }
+
+// TestRunLeavesOutDeletedTests: a test file the change deletes is not
+// run, nor is it gone from the disk.
+func TestRunLeavesOutDeletedTests(t *testing.T) {
+	root := calcProject(t)
+	gone := filepath.Join(root, "tests", "test_neg.py")
+	data, err := os.ReadFile(gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := []testrun.Change{
+		change(t, root, "a - b", "a + b"),
+		{Path: gone, Before: string(data), BeforeExisted: true, Deleted: true},
+	}
+	rep, err := pytest.Run(t.Context(), testrun.Options{Root: root}, nil, changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "test_add passes\nTestTwice.test_twice passes"; rep.Summary() != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", rep.Summary(), want)
+	}
+	if _, err := os.Stat(gone); err != nil {
+		t.Errorf("the deleted test file is gone from the disk: %v", err)
+	}
+}

@@ -58,7 +58,7 @@ func (s *selector) run(changes []testrun.Change) error {
 	var whole []testrun.Change // changes tested by the files that import them
 	var frontier []tools.Place
 	for _, c := range changes {
-		if c.Deleted || s.finder == nil {
+		if c.Deleted || s.finder == nil || isConftest(c.Path) {
 			whole = append(whole, c)
 			continue
 		}
@@ -260,12 +260,21 @@ func changedSpans(c testrun.Change) []tools.LineSpan {
 // maxWalk bounds the files the search for importers looks at.
 const maxWalk = 5000
 
+// isConftest reports whether path is a conftest.py, whose fixtures reach
+// the tests below it by their parameters' names, which no call names.
+func isConftest(path string) bool { return filepath.Base(path) == "conftest.py" }
+
 // importers selects, whole, the test files of the project that import
-// the module of one of changes, or are one of them; each change's module
-// becomes a symbol ("module calc").
+// the module of one of changes, or are one of them, or are below a
+// changed conftest.py; each change's module becomes a symbol ("module
+// calc").
 func (s *selector) importers(changes []testrun.Change) error {
 	var pats []*regexp.Regexp
+	var conftests []string // the directories of changed conftest.py files
 	for _, c := range changes {
+		if isConftest(c.Path) {
+			conftests = append(conftests, filepath.Dir(c.Path))
+		}
 		mod := moduleName(s.dir, c.Path)
 		if mod == "" {
 			continue
@@ -280,7 +289,7 @@ func (s *selector) importers(changes []testrun.Change) error {
 			}
 		}
 	}
-	if len(pats) == 0 {
+	if len(pats) == 0 && len(conftests) == 0 {
 		return nil
 	}
 	seen := 0
@@ -308,7 +317,8 @@ func (s *selector) importers(changes []testrun.Change) error {
 			}
 			src = string(data)
 		}
-		if slices.ContainsFunc(pats, func(re *regexp.Regexp) bool { return re.MatchString(src) }) {
+		if slices.ContainsFunc(conftests, func(d string) bool { return within(d, p) }) ||
+			slices.ContainsFunc(pats, func(re *regexp.Regexp) bool { return re.MatchString(src) }) {
 			rel, _ := filepath.Rel(s.dir, p)
 			s.addTest(test{file: filepath.ToSlash(rel)})
 		}
