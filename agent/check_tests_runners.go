@@ -9,17 +9,15 @@ import (
 	"github.com/reasonix/reasonix/tools/testrun"
 )
 
-// goTests runs the Go tests that reach a change (tools/gotest).
-var goTests = testrun.Runner{
-	Command: "go test ./...",
-	Matches: func(path string) bool { return strings.HasSuffix(path, ".go") },
-	Run:     gotest.Run,
-}
-
 // testRunners are the runners a turn's changes are tested with, one a
-// language: Go's, and Python's where the project configures pytest, which
-// asks the project graph which tests reach a change.
+// language: Go's (tools/gotest), and Python's where the project
+// configures pytest (tools/pytest), which asks the project graph which
+// tests reach a change.
 func (t *turn) testRunners() []testrun.Runner {
 	finder, _ := t.a.Env.Graph.(tools.ImpactFinder)
-	return []testrun.Runner{goTests, pytest.Runner(finder)}
+	return []testrun.Runner{{
+		Command: "go test ./...",
+		Matches: func(path string) bool { return strings.HasSuffix(path, ".go") },
+		Run:     gotest.Run,
+	}, pytest.Runner(finder)}
 }
