@@ -83,7 +83,7 @@ func TestPythonTestsRepairBreakingEdit(t *testing.T) {
 text done
 ---
 expect user Tests that reach your changes fail with them:
-expect user TestTwice.test_twice fails: test_ops.py:10: assert 5 == 4
+expect user TestTwice.test_twice fails: test_ops.py:11: assert 5 == 4
 call edit_file {"path": "calc/ops.py", "old_string": "return add(x, x) + 1", "new_string": "return add(x, x)"}
 ---
 text repaired
@@ -93,7 +93,7 @@ text repaired
 		t.Fatalf("answer %q after %d requests, tests %+v; want the repaired answer after 4, passing", res.Text, n, res.Tests)
 	}
 	checks := r.of(agent.EventCheck)
-	if len(checks) != 2 || !strings.Contains(checks[0].Text, "TestTwice.test_twice fails: test_ops.py:10: assert 5 == 4; ") ||
+	if len(checks) != 2 || !strings.Contains(checks[0].Text, "TestTwice.test_twice fails: test_ops.py:11: assert 5 == 4; ") ||
 		!strings.HasSuffix(checks[0].Text, "asking the model to fix them") {
 		t.Errorf("check events %+v", checks)
 	}

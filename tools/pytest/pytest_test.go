@@ -131,11 +131,16 @@ func (f *fakeFinder) Impacts(_ context.Context, _ map[string]string, path string
 	f.asked++
 	var out []tools.SymbolImpact
 	for _, sp := range spans {
-		for _, d := range f.decls {
+		// The innermost declaration holding the span.
+		var in *tools.SymbolImpact
+		for i, d := range f.decls {
 			if d.Path == path && d.Lines.Start <= sp.Start && sp.End <= d.Lines.End &&
-				!slices.ContainsFunc(out, func(x tools.SymbolImpact) bool { return x.Symbol == d.Symbol }) {
-				out = append(out, d)
+				(in == nil || d.Lines.End-d.Lines.Start < in.Lines.End-in.Lines.Start) {
+				in = &f.decls[i]
 			}
+		}
+		if in != nil && !slices.ContainsFunc(out, func(x tools.SymbolImpact) bool { return x.Symbol == in.Symbol }) {
+			out = append(out, *in)
 		}
 	}
 	return out, nil
@@ -240,5 +245,24 @@ func TestImporters(t *testing.T) {
 				t.Errorf("tests %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestSelectWidensLocals(t *testing.T) {
+	ops, tst := "/p/calc/ops.py", "/p/tests/test_ops.py"
+	f := &fakeFinder{decls: []tools.SymbolImpact{
+		{Path: ops, Lines: tools.LineSpan{Start: 1, End: 3}, Symbol: "func add", Callers: []tools.Place{{Path: tst, Line: 6}}},
+		{Path: ops, Lines: tools.LineSpan{Start: 2, End: 2}, Symbol: "variable add.s"},
+		// got = add(2, 3), never used again: only its function leads on.
+		{Path: tst, Lines: tools.LineSpan{Start: 4, End: 6}, Symbol: "func test_add"},
+		{Path: tst, Lines: tools.LineSpan{Start: 6, End: 6}, Symbol: "variable test_add.got"},
+	}}
+	s := selector{ctx: t.Context(), finder: f, dir: "/p", seen: map[string]bool{}}
+	c := testrun.Change{Path: ops, Before: "def add(a, b):\n    return a - b\n", BeforeExisted: true, After: "def add(a, b):\n    s = a + b; return s\n"}
+	if err := s.run([]testrun.Change{c}); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.tests) != 1 || s.tests[0].nodeID() != "tests/test_ops.py::test_add" || !slices.Equal(s.symbols, []string{"func add"}) {
+		t.Errorf("tests %v, symbols %v; want test_add, [func add]", s.tests, s.symbols)
 	}
 }

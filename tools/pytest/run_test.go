@@ -121,7 +121,7 @@ func TestRunWithPyright(t *testing.T) {
 	}, {
 		name: "breaking twice is said with the assertion",
 		old:  "return add(x, x)", new: "return add(x, x) + 1",
-		want: "TestTwice.test_twice fails: test_ops.py:10: assert 1 == 4", failed: true,
+		want: "TestTwice.test_twice fails: test_ops.py:11: assert 1 == 4", failed: true,
 	}, {
 		name: "a change to a local is its function's",
 		old:  "return a - b", new: "s = a + b; return s",

@@ -80,6 +80,7 @@ func (s *selector) run(changes []testrun.Change) error {
 			frontier = append(frontier, s.visit(imp)...)
 		}
 	}
+walk:
 	for depth := 0; depth < maxDepth && len(frontier) > 0; depth++ {
 		var next []tools.Place
 		for _, path := range placePaths(frontier) {
@@ -89,9 +90,11 @@ func (s *selector) run(changes []testrun.Change) error {
 					spans = append(spans, sp)
 				}
 			}
-			imps, err := s.ask(path, spans)
+			// A call is often a local's value (`got = add(2, 3)`): its
+			// declaration is the function the local is in.
+			imps, err := s.declarations(path, spans)
 			if errors.Is(err, errBound) {
-				return nil // the tests found so far are the ones that run
+				break walk // the tests found so far are the ones that run
 			}
 			if err != nil {
 				if s.ctx.Err() != nil {
