@@ -266,3 +266,57 @@ func TestSelectWidensLocals(t *testing.T) {
 		t.Errorf("tests %v, symbols %v; want test_add, [func add]", s.tests, s.symbols)
 	}
 }
+
+func TestMirror(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"pytest.ini":                       "",
+		"calc/ops.py":                      "old\n",
+		"calc/gone.py":                     "gone\n",
+		"calc/other.py":                    "other\n",
+		"calc/__pycache__/ops.pyc":         "stale",
+		"tests/test_ops.py":                "tests\n",
+		".pytest_cache/v/cache/lastfailed": "{}",
+	})
+	abs := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
+	tree := filepath.Join(t.TempDir(), "tree")
+	err := mirror(tree, dir, []testrun.Change{
+		{Path: abs("calc/ops.py"), Before: "old\n", BeforeExisted: true, After: "new\n"},
+		{Path: abs("calc/gone.py"), Before: "gone\n", BeforeExisted: true, Deleted: true},
+		{Path: abs("calc/sub/new.py"), After: "made\n"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]string{
+		"calc/ops.py": "new\n", "calc/sub/new.py": "made\n", "calc/other.py": "other\n", "tests/test_ops.py": "tests\n",
+	} {
+		if got, err := os.ReadFile(filepath.Join(tree, rel)); err != nil || string(got) != want {
+			t.Errorf("%s in the mirror: %q, %v; want %q", rel, got, err, want)
+		}
+	}
+	for _, rel := range []string{"calc/gone.py", "calc/__pycache__", ".pytest_cache"} {
+		if _, err := os.Lstat(filepath.Join(tree, rel)); err == nil {
+			t.Errorf("%s is in the mirror", rel)
+		}
+	}
+	// Only the ways to the changes are made anew; the rest is linked.
+	for rel, linked := range map[string]bool{"calc": false, "calc/other.py": true, "tests": true, "pytest.ini": true} {
+		fi, err := os.Lstat(filepath.Join(tree, rel))
+		if err != nil || (fi.Mode()&os.ModeSymlink != 0) != linked {
+			t.Errorf("%s: %v, %v; want linked %v", rel, fi, err, linked)
+		}
+	}
+	if data, _ := os.ReadFile(abs("calc/ops.py")); string(data) != "old\n" {
+		t.Errorf("the user's ops.py changed to %q", data)
+	}
+}
+
+func TestEnviron(t *testing.T) {
+	tree := writeFiles(t, map[string]string{"src/calc/ops.py": ""})
+	got := environ([]string{"HOME=/h", "PWD=/work", "PYTHONPATH=/lib", "PYTHONDONTWRITEBYTECODE="}, tree)
+	want := []string{"HOME=/h", "PWD=" + tree, "PYTHONDONTWRITEBYTECODE=1",
+		"PYTHONPATH=" + strings.Join([]string{tree, filepath.Join(tree, "src"), "/lib"}, string(os.PathListSeparator))}
+	if !slices.Equal(got, want) {
+		t.Errorf("environ = %q, want %q", got, want)
+	}
+}
