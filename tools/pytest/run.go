@@ -103,6 +103,9 @@ func runTests(ctx context.Context, opts testrun.Options, dir string, changes []t
 	}
 	var out, errb bytes.Buffer
 	cmd := exec.Command("python3", args...)
+	if cmd.Err != nil {
+		return nil, "", fmt.Errorf("pytest: %w", cmd.Err)
+	}
 	cmd.Dir = tree
 	cmd.Env = environ(opts.Env, tree)
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -115,14 +118,16 @@ func runTests(ctx context.Context, opts testrun.Options, dir string, changes []t
 		if strings.Contains(errb.String(), "No module named pytest") {
 			return nil, "", errNotInstalled
 		}
-		why := firstLine(errb.String())
+		why := complaint(errb.String())
 		if why == "" {
 			why = firstLine(out.String())
 		}
 		if why == "" && runErr != nil {
 			why = runErr.Error()
 		}
-		return nil, "pytest wrote no report: " + why, nil
+		// Not the change's doing (a usage error, a plugin the
+		// configuration names missing): the tests did not run.
+		return nil, "", fmt.Errorf("pytest ran no tests: %s", why)
 	}
 	outcomes, failure, err := readReport(data, tests)
 	return outcomes, failure, err
@@ -263,6 +268,19 @@ func lastError(text, msg string) string {
 		return firstLine(msg)
 	}
 	return last
+}
+
+// complaint picks from pytest's error output the line that says what is
+// wrong: the last that names an error ("__main__.py: error: unrecognized
+// arguments: --cov"), below the usage line, else the first.
+func complaint(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.Contains(strings.ToLower(l), "error:") && !strings.HasPrefix(l, "ERROR: usage:") {
+			return l
+		}
+	}
+	return strings.TrimSpace(lines[0])
 }
 
 func firstLine(s string) string {

@@ -227,3 +227,15 @@ func TestRunLeavesOutDeletedTests(t *testing.T) {
 		t.Errorf("the deleted test file is gone from the disk: %v", err)
 	}
 }
+
+// TestRunSaysWhyPytestDidNotRun: a configuration pytest cannot use is an
+// error of the run, not a failure of the change's tests.
+func TestRunSaysWhyPytestDidNotRun(t *testing.T) {
+	root := calcProject(t)
+	os.WriteFile(filepath.Join(root, "pyproject.toml"), []byte("[tool.pytest.ini_options]\naddopts = \"--no-such-option\"\n"), 0o644)
+	c := change(t, root, "a - b", "a + b")
+	_, err := pytest.Run(t.Context(), testrun.Options{Root: root}, nil, []testrun.Change{c})
+	if err == nil || !strings.Contains(err.Error(), "pytest ran no tests: ") || !strings.Contains(err.Error(), "--no-such-option") {
+		t.Errorf("Run: %v; want pytest's complaint", err)
+	}
+}
