@@ -105,6 +105,8 @@ func TestRunDecisions(t *testing.T) {
 		{"prompt JSON context", UserPromptSubmit, `echo '{"hookSpecificOutput": {"additionalContext": "ctx"}}'`, Outcome{Context: "ctx"}, false},
 		{"tool stdout is not context", PostToolUse, "echo hello", Outcome{}, false},
 		{"no such program", PreToolUse, "exec /nonexistent/hook", Outcome{Exit: 127}, false},
+		{"SessionStart cannot block", SessionStart, "echo no >&2; exit 2", Outcome{Exit: 2}, false},
+		{"PreCompact cannot block", PreCompact, `echo '{"decision": "block"}'`, Outcome{}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := &Runner{Hooks: []Hook{{Event: c.event, Command: c.command}}, Dir: t.TempDir()}

@@ -280,8 +280,20 @@ func (r *Runner) run(ctx context.Context, h Hook, stdin []byte) Outcome {
 			o.Reason = fmt.Sprintf("blocked by the %s hook %q", h.Event, clip(h.Command, 80))
 		}
 	}
+	if o.Block && !h.Event.canBlock() {
+		// Said in the log as an error that blocks nothing.
+		o.Block, o.Reason = false, ""
+		if o.Exit == 0 {
+			o.Err = fmt.Errorf("a %s hook cannot block (ignored)", h.Event)
+		}
+	}
 	return o
 }
+
+// canBlock reports whether a hook of ev can block what it attaches to:
+// a session that started has started, and a compaction is what lets a
+// session that no longer fits its model go on.
+func (ev Event) canBlock() bool { return ev != SessionStart && ev != PreCompact }
 
 // answer reads what a hook that exited with 0 printed: JSON that
 // decides, or for the events that add context, plain text.
