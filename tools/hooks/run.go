@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -237,7 +238,8 @@ func (r *Runner) run(ctx context.Context, h Hook, stdin []byte) Outcome {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = append(env, "CLAUDE_PROJECT_DIR="+r.Dir, "REASONIX_PROJECT_DIR="+r.Dir)
+	// A new slice: the hooks of parallel calls share r.Env.
+	cmd.Env = slices.Concat(env, []string{"CLAUDE_PROJECT_DIR=" + r.Dir, "REASONIX_PROJECT_DIR=" + r.Dir})
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
