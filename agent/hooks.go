@@ -28,6 +28,9 @@ func (t *turn) runHooks(ctx context.Context, in hooks.Input) hooks.Result {
 		return hooks.Result{}
 	}
 	in.SessionID = t.s.ID
+	if t.a.Store != nil && t.s.file != nil {
+		in.TranscriptPath = t.a.Store.Path(t.s.ID)
+	}
 	return r.Run(ctx, in, func(o hooks.Outcome) {
 		t.event(Event{Kind: EventHook, Text: o.String()})
 	})

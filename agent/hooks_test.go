@@ -112,6 +112,7 @@ func TestPostToolUseHook(t *testing.T) {
 	}
 	var in struct {
 		SessionID    string          `json:"session_id"`
+		Transcript   string          `json:"transcript_path"`
 		Event        string          `json:"hook_event_name"`
 		ToolName     string          `json:"tool_name"`
 		ToolInput    json.RawMessage `json:"tool_input"`
@@ -121,6 +122,9 @@ func TestPostToolUseHook(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &in); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(in.Transcript); err != nil {
+		t.Errorf("transcript_path: %v", err)
 	}
 	if in.SessionID != s.ID || in.Event != "PostToolUse" || in.ToolName != "Bash" || string(in.ToolInput) != `{"command":"go vet ./..."}` || !strings.HasPrefix(in.ToolResponse.Content, "bash ") {
 		t.Errorf("the hook read %s", b)
