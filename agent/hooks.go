@@ -143,7 +143,7 @@ func (t *turn) stopHook(ctx context.Context) (string, bool) {
 		return "", false
 	}
 	if t.stopRounds >= maxStopRounds {
-		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("a Stop hook asked again to go on; the turn ends, as it did %d times already", maxStopRounds)})
+		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("a Stop hook asked to go on once more; the turn ends, as Stop hooks sent the model back %d times already", maxStopRounds)})
 		return "", false
 	}
 	t.stopRounds++

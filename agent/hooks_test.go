@@ -184,6 +184,9 @@ func TestStopHook(t *testing.T) {
 	if u := msgs[len(msgs)-1]; u.Role != provider.RoleUser || !strings.Contains(u.Content, "the tests were not run") {
 		t.Errorf("last message sent = %+v", u)
 	}
+	if n := h.kinds(EventNotice); len(n) != 1 || !strings.Contains(n[0].Text, "sent the model back 3 times") {
+		t.Errorf("notices = %+v", n)
+	}
 	b, _ := os.ReadFile(filepath.Join(h.a.Env.Root, "stops.jsonl"))
 	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != maxStopRounds+1 || strings.Contains(lines[0], "stop_hook_active") || !strings.Contains(lines[1], `"stop_hook_active":true`) {
 		t.Errorf("the hook read %q", lines)
