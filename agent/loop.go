@@ -63,9 +63,10 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 		return TurnResult{SessionID: s.ID}, err
 	}
 	defer end()
+	t.effort = cmp.Or(p.effort, a.effortOf(s))
 
 	res, err := t.run(ctx, p)
-	res.SessionID, res.Turn, res.Model = s.ID, t.n, a.ModelRef
+	res.SessionID, res.Turn, res.Model, res.Effort = s.ID, t.n, a.ModelRef, t.effort
 	if m := t.answered; m.ref != "" && m.ref != a.ModelRef {
 		// The last answer came from escalation_model.
 		res.Model, res.EscalatedFrom = m.ref, a.ModelRef
@@ -141,6 +142,9 @@ type turn struct {
 	// nested is set on the turns of tasks and the planner, whose changes
 	// are checked with the turn that runs them.
 	nested bool
+	// effort is the reasoning effort the turn's requests ask for; its
+	// helpers' turns ask for the same.
+	effort string
 	check  checkState
 
 	// storm holds the turn's latest calls, for the storm repair pass
@@ -264,6 +268,8 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			Tools:       schemas,
 			Temperature: a.Temperature,
 			MaxTokens:   a.MaxTokens,
+
+			ReasoningEffort: t.effort,
 		}
 		// Charged before it is sent: tasks and the planner spend from
 		// the session's budget too, at the same time.

@@ -127,6 +127,9 @@ func outcome(res agent.TurnResult, err error) string {
 	if res.Priced {
 		s += fmt.Sprintf(", $%.4f", res.Cost)
 	}
+	if res.Effort != "" {
+		s += ", effort " + res.Effort
+	}
 	if n := agent.NewErrorsSummary(res.NewErrors); n != "" {
 		s += "; " + n
 	}

@@ -298,6 +298,9 @@ func (c *Config) validate() error {
 	if r := c.Agent.CompactRatio; !(r > 0 && r <= 1) {
 		return &Error{At: c.Agent.compactRatioAt, Msg: fmt.Sprintf("[agent] compact_ratio must be above 0 and at most 1, not %v", r)}
 	}
+	if e := c.Agent.ReasoningEffort; e != "" && !ValidEffort(e) {
+		return &Error{At: c.Agent.reasoningEffortAt, Msg: fmt.Sprintf("[agent] reasoning_effort must be low, medium or high, not %q", e)}
+	}
 	switch c.Review {
 	case "", "apply", "propose":
 	default:

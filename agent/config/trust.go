@@ -468,6 +468,7 @@ func (c *Config) withholdFrom(l *Config, path string) {
 		"agent.planner_model":    l.Agent.PlannerModel,
 		"agent.summary_model":    l.Agent.SummaryModel,
 		"agent.escalation_model": l.Agent.EscalationModel,
+		"agent.subagent_model":   l.Agent.SubagentModel,
 	} {
 		name, _, _ := strings.Cut(ref, "/")
 		keys[key] = ref != "" && (slices.Contains(gone, name) || slices.Contains(gone, ref))

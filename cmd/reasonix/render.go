@@ -279,6 +279,9 @@ func (r *renderer) finish(res agent.TurnResult) {
 	case r.model != "":
 		parts = append(parts, r.model)
 	}
+	if res.Effort != "" {
+		parts = append(parts, "effort "+res.Effort)
+	}
 	parts = append(parts, "session "+res.SessionID)
 	fmt.Fprintln(r.err, r.color(dim, "— "+strings.Join(parts, " · ")))
 }

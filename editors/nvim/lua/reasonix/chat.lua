@@ -262,6 +262,9 @@ function M.cost_line(done)
   if done.priced and done.cost then
     table.insert(parts, string.format('$%.4f', done.cost))
   end
+  if done.effort and done.effort ~= '' then
+    table.insert(parts, 'effort ' .. done.effort)
+  end
   return '— ' .. table.concat(parts, ' · ')
 end
 

@@ -169,6 +169,7 @@ function endTurn(store: Store, turn: number, done: TurnResult): void {
   const parts = [plural(done.steps, 'request'), plural(done.toolCalls, 'tool call')];
   const tokens = done.usage.prompt_tokens + done.usage.completion_tokens;
   parts.push(done.priced ? formatCost(done.cost) : `${formatTokens(tokens)} tokens`);
+  if (done.effort) parts.push(`effort ${done.effort}`);
   store.add({ kind: 'done', text: `Turn ${turn}: ${parts.join(' · ')}` });
 }
 
