@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/mcp/mcptest"
 )
 
 // A scriptedAsker answers questions with its answers in order, "" when
@@ -38,7 +36,8 @@ func (a *scriptedAsker) Ask(_ context.Context, q tools.Question) (string, error)
 	return ans, nil
 }
 
-// profileSchema is the form the eliciting server asks for: one field of
+// profileSchema is the form the eliciting server (mcptest.ServeEliciting)
+// asks for: one field of
 // each kind, one required without a default.
 var profileSchema = map[string]any{
 	"type": "object",
@@ -51,37 +50,11 @@ var profileSchema = map[string]any{
 	"required": []string{"name"},
 }
 
-// serveEliciting serves, over streamable HTTP in this process, a tool
-// "profile" that elicits profileSchema and returns the result as JSON
-// text, and a tool "caps" that returns whether the client declared form
-// elicitation.
-func serveEliciting(t *testing.T) string {
-	t.Helper()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "eliciting", Version: "1"}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "profile", Description: "Asks for a profile."},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Your profile, please", RequestedSchema: profileSchema})
-			if err != nil {
-				return nil, nil, err
-			}
-			out, _ := json.Marshal(res)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}, nil, nil
-		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "caps", Description: "Says the client's elicitation capability."},
-		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			out, _ := json.Marshal(req.Session.InitializeParams().Capabilities.Elicitation)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}}}, nil, nil
-		})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	t.Cleanup(hs.Close)
-	return hs.URL
-}
-
 // TestElicitation runs elicitations through a Manager: the answers given
 // to the call's asker reach the server as the result.
 func TestElicitation(t *testing.T) {
 	t.Parallel()
-	url := serveEliciting(t)
+	url := mcptest.ServeEliciting(t, profileSchema)
 	m := start(t, Options{Servers: []ServerConfig{{Name: "el", Type: "http", URL: url}}})
 	res := call(t, t.Context(), m, "mcp__el__caps", nil)
 	wantContent(t, res, `"form":{}`)
@@ -137,7 +110,7 @@ func TestElicitation(t *testing.T) {
 // one suggested answer.
 func TestElicitationQuestions(t *testing.T) {
 	t.Parallel()
-	url := serveEliciting(t)
+	url := mcptest.ServeEliciting(t, profileSchema)
 	m := start(t, Options{Servers: []ServerConfig{{Name: "el", Type: "http", URL: url}}})
 	asker := &scriptedAsker{answers: []string{"Accept", "", "Ann"}}
 	if _, err := findTool(t, m, "mcp__el__profile").Execute(t.Context(), &tools.Env{Asker: asker}, nil); err != nil {
