@@ -76,3 +76,37 @@ text Done.
 		}
 	}
 }
+
+// TestElicitationInPanel: a client that declared questions (a chat
+// panel) gets an MCP server's form as reasonix/ask cards, so a free-text
+// field can be typed in.
+func TestElicitationInPanel(t *testing.T) {
+	url := mcptest.ServeEliciting(t, map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"name": map[string]any{"type": "string", "title": "Your name"}},
+		"required":   []string{"name"},
+	})
+	root, srv := workspace(t, `expect user Fill in my profile
+call mcp__el__profile {}
+---
+expect tool {"action":"accept","content":{"name":"Ann Lee"}}
+text Done.
+`, fmt.Sprintf("[[plugins]]\nname = \"el\"\ntype = \"http\"\nurl = %q\n", url))
+	ed := lsptest.New(t, lsptest.Options{Root: root, Questions: true, Approvals: true})
+	ed.AnswerWith(func(p *protocol.ShowMessageRequestParams) string {
+		switch {
+		case strings.HasPrefix(p.Message, "Your name"):
+			return "Ann Lee" // typed: the card takes any text
+		case len(p.Actions) > 0 && p.Actions[0].Title == "Accept":
+			return "Accept"
+		}
+		return "Allow once"
+	})
+	res := askTurn(t, ed, map[string]any{"prompt": "Fill in my profile"})
+	if res["error"] != nil || res["text"] != "Done." || srv.Remaining() != 0 {
+		t.Fatalf("the turn: %v; the server did not get the typed answer", res)
+	}
+	if q := ed.Snapshot().Questions; len(q) != 2 || q[1]["question"] != "Your name" {
+		t.Errorf("asked %v, want two reasonix/ask cards, the second for the name", q)
+	}
+}
