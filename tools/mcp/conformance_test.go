@@ -256,8 +256,12 @@ func readExpectedFailures(path string) (map[string]string, error) {
 		if strings.HasPrefix(strings.TrimSpace(line), "#") || strings.TrimSpace(line) == "" {
 			continue
 		}
-		if !strings.HasPrefix(line, " ") && strings.HasSuffix(line, ":") {
-			section = strings.TrimSuffix(line, ":")
+		if key, rest, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, " ") {
+			// "client:" opens the list; "client: []" is an empty one.
+			if rest = strings.TrimSpace(rest); rest != "" && rest != "[]" {
+				return nil, fmt.Errorf("%s: cannot read %q (want client scenarios as \"  - name # why\")", path, line)
+			}
+			section = key
 			continue
 		}
 		m := expectedEntry.FindStringSubmatch(line)
@@ -302,4 +306,37 @@ func requireConformance(t *testing.T) (node, suite string) {
 		t.Skip(msg)
 	}
 	return node, suite
+}
+
+// TestReadExpectedFailures checks the reading of a baseline file: its
+// entries and their reasons, an empty list, and the entries it refuses.
+func TestReadExpectedFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       map[string]string
+		err        string
+	}{
+		{"entries", "# c\nclient:\n  - a/b # why\n  - c # because\n", map[string]string{"a/b": "why", "c": "because"}, ""},
+		{"empty", "client:\n", map[string]string{}, ""},
+		{"empty list", "client: []\n", map[string]string{}, ""},
+		{"no reason", "client:\n  - a\n", nil, "a is listed without a reason"},
+		{"server", "server:\n  - a # why\n", nil, "cannot read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "baseline.yml")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readExpectedFailures(path)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("got %v, %v; want an error holding %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("got %v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
 }
