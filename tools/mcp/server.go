@@ -53,6 +53,10 @@ type server struct {
 	prompts   []Prompt
 	resources []Resource
 	restarts  []time.Time // restarts within the last restartWindow
+
+	// callers are the tool calls in flight, whose users answer the
+	// server's elicitations.
+	callers callers
 }
 
 func newServer(m *Manager, cfg ServerConfig) *server {
@@ -315,7 +319,9 @@ func (s *server) newClient(sess *session) *mcp.Client {
 		Logger: s.m.log.With("server", s.name),
 		// No roots: a server such as server-filesystem would replace the
 		// directories the user gave it with whatever roots Reasonix lists.
-		Capabilities:               &mcp.ClientCapabilities{},
+		Capabilities: &mcp.ClientCapabilities{},
+		// The handler declares elicitation, form mode only (elicit.go).
+		ElicitationHandler:         s.elicit,
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { refresh("tools") },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { refresh("prompts") },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { refresh("resources") },

@@ -133,7 +133,7 @@ func informative(title, name string) bool {
 // Execute calls the tool. What the model should see, including a server
 // that failed, stopped or did not answer in time, is the result; only the
 // end of ctx is an error.
-func (t *tool) Execute(ctx context.Context, _ *tools.Env, args json.RawMessage) (tools.Result, error) {
+func (t *tool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
 	// Arguments stay raw JSON so that large integers and the order the
 	// model wrote reach the server untouched. Empty and null mean none.
 	var obj map[string]json.RawMessage
@@ -145,6 +145,8 @@ func (t *tool) Execute(ctx context.Context, _ *tools.Env, args json.RawMessage) 
 	if obj == nil {
 		obj = map[string]json.RawMessage{}
 	}
+	// What the server asks the user meanwhile is put to this call's user.
+	defer t.server.callers.enter(ctx, env)()
 	var res *mcp.CallToolResult
 	err := t.server.do(ctx, t.timeout, func(ctx context.Context, cs *mcp.ClientSession) error {
 		params := &mcp.CallToolParams{Name: t.raw, Arguments: obj}
