@@ -209,6 +209,9 @@ type Session struct {
 	sentLen    int
 	sentTokens int
 	perByte    float64
+	// lastPrompt is the prompt tokens the provider reported for the
+	// session's last request, a stored session's included (/context).
+	lastPrompt int
 	// compactions counts the session's compactions; foldBlocked is the
 	// length of a history found to hold nothing to fold.
 	compactions int
@@ -285,7 +288,7 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	msgs, marks := repairHistory(l.Messages, l.Marks)
 	s := &Session{ID: id, Created: l.Meta.Created, messages: msgs, marks: marks,
 		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r, tools: a.sessionTools(),
-		perByte: l.TokensPerByte, compactions: l.Meta.Compactions, steps: newStepLog(a.Store.StepsPath(id)),
+		perByte: l.TokensPerByte, lastPrompt: l.PromptTokens, compactions: l.Meta.Compactions, steps: newStepLog(a.Store.StepsPath(id)),
 		checkpoints: a.newCheckpointLog(id)}
 	for _, m := range marks {
 		s.seq = max(s.seq, m.Seq)

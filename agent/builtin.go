@@ -24,6 +24,7 @@ const (
 	ActionMCP     ActionKind = "mcp"
 	ActionTrust   ActionKind = "trust"
 	ActionRewind  ActionKind = "rewind"
+	ActionContext ActionKind = "context"
 )
 
 // Action is the outcome of a built-in command, in TurnResult.Action. The

@@ -81,6 +81,7 @@ var builtins = []Command{
 	{Name: "/model", Source: SourceBuiltin, builtin: ActionModel, ArgumentHint: "[REF [prompt]]",
 		Description: "Show the model; switch the session to REF; or run one prompt on REF"},
 	{Name: "/cost", Source: SourceBuiltin, builtin: ActionCost, Description: "Show the session's tokens, cache hits and cost"},
+	{Name: "/context", Source: SourceBuiltin, builtin: ActionContext, Description: "Show where the session's tokens go and how full the context window is"},
 	{Name: "/mcp", Source: SourceBuiltin, builtin: ActionMCP, Description: "Show the MCP servers and what they offer"},
 	{Name: "/rewind", Source: SourceBuiltin, builtin: ActionRewind, ArgumentHint: "[N]",
 		Description: "List the turns; put the files and the conversation back to before turn N"},

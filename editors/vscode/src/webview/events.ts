@@ -133,10 +133,10 @@ function endTurn(store: Store, turn: number, done: TurnResult): void {
   s.running = false;
   if (done.action) {
     // A built-in command ran no turn: its answer streamed as text is shown
-    // as a notice, without a turn's footer. The tables (/help, /mcp) keep
+    // as a notice, without a turn's footer. The tables (/help, /mcp, /context) keep
     // their columns in a fixed-width font; the lines of the others (/cost,
     // /model) wrap, so a narrow panel shows all of them.
-    const table = done.action.kind === 'help' || done.action.kind === 'mcp';
+    const table = done.action.kind === 'help' || done.action.kind === 'mcp' || done.action.kind === 'context';
     for (const e of [...s.entries]) {
       if (e.kind === 'text' && e.turn === turn) {
         store.remove(e);
