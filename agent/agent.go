@@ -226,6 +226,8 @@ type Session struct {
 	model string
 	// nested holds the memory files of subdirectories attached so far.
 	nested nestedMemory
+	// todos is the todo list the model last wrote (todo.go).
+	todos []Todo
 	// steps records each model request attempt and tool call (steps.go);
 	// nil when the session is not stored.
 	steps *stepLog
@@ -301,6 +303,7 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 		a.emit(Event{Kind: EventNotice, SessionID: id, Text: err.Error()})
 	}
 	s.nested.resume(a.Env, s.messages)
+	s.todos = lastTodos(s.messages)
 	if l.Meta.Root != "" && l.Meta.Root != a.Env.Root {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
 			Text: fmt.Sprintf("this session started in %s; its tools now work in %s", l.Meta.Root, a.Env.Root)})

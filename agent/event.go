@@ -54,6 +54,9 @@ const (
 	EventTurnDone EventKind = "turn_done"
 	// EventRewind reports a rewind (rewind.go): Rewind holds what it did.
 	EventRewind EventKind = "rewind"
+	// EventTodo says the todo list changed (todo.go): Todos is the whole
+	// list, empty when it was cleared.
+	EventTodo EventKind = "todo"
 )
 
 // Event is one thing that happened in a session. The loop never prints:
@@ -86,6 +89,8 @@ type Event struct {
 	// Parent is set on the events of a sub-task's child session: the id
 	// of the task call that runs it (task.go).
 	Parent string `json:"parent,omitempty"`
+	// Todos is set on EventTodo.
+	Todos []Todo `json:"todos,omitempty"`
 }
 
 // ToolEvent describes a tool call.
