@@ -99,6 +99,7 @@ func (a *Agent) runBuiltin(ctx context.Context, s *Session, p prepared) (TurnRes
 		a.emit(Event{Kind: EventText, SessionID: s.ID, Text: res.Text})
 	}
 	res.Session, res.SessionCost = s.Usage()
+	res.ContextFill = a.sessionModel(s).contextFill(s)
 	res.Priced = a.Price != nil
 	a.emit(Event{Kind: EventTurnDone, SessionID: s.ID, Done: &res})
 	return res, err

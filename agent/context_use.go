@@ -62,19 +62,21 @@ func (u ContextUse) Free() int { return max(u.Window-u.InUse, 0) }
 // Percent is how full the window is, in whole percent; -1 when the
 // window is unknown.
 func (u ContextUse) Percent() int {
-	if u.Window <= 0 {
+	return ContextFill{ContextWindow: u.Window, ContextTokens: u.InUse}.Percent()
+}
+
+// Percent is how full the window is, in whole percent, at most 100; -1
+// when the window is unknown.
+func (f ContextFill) Percent() int {
+	if f.ContextWindow <= 0 {
 		return -1
 	}
-	return min(100*u.InUse/u.Window, 100)
+	return min(100*f.ContextTokens/f.ContextWindow, 100)
 }
 
 // ContextUse reports how the session uses its model's context window.
 func (a *Agent) ContextUse(s *Session) ContextUse {
-	if ref := s.Model(); ref != "" {
-		if on, err := a.onModel(ref); err == nil {
-			a = on
-		}
-	}
+	a = a.sessionModel(s)
 	schemas := toolSchemas(s.tools)
 	msgs := s.Messages()
 	s.mu.Lock()
@@ -94,6 +96,24 @@ func (a *Agent) ContextUse(s *Session) ContextUse {
 	use.Parts = append(use.Parts, ContextPart{Name: "tool schemas", Tokens: k.Tokens(compact.SchemasBytes(schemas)), Count: len(schemas)})
 	use.Parts = append(use.Parts, conversationParts(msgs, k)...)
 	return use
+}
+
+// sessionModel is the agent of the model s runs on, which /model may
+// have switched: a itself when it has not, or when the switch no longer
+// resolves (the turn says why).
+func (a *Agent) sessionModel(s *Session) *Agent {
+	if ref := s.Model(); ref != "" {
+		if on, err := a.onModel(ref); err == nil {
+			return on
+		}
+	}
+	return a
+}
+
+// contextFill is how full s's window is: its window and the estimate of
+// its next prompt.
+func (a *Agent) contextFill(s *Session) ContextFill {
+	return ContextFill{ContextWindow: a.windowOf(s), ContextTokens: s.estimate(toolSchemas(s.tools))}
 }
 
 // windowOf is the context window s's turns work in: the agent's

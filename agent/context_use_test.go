@@ -72,8 +72,19 @@ func TestContextUse(t *testing.T) {
 		t.Errorf("percent %d", u.Percent())
 	}
 
+	// The accounting carries how full the window is: each request's
+	// usage event, and the turn's result.
+	usage := h.kinds(EventUsage)
+	if len(usage) != 2 || usage[1].Usage.ContextWindow != 100_000 || usage[1].Usage.ContextTokens != u.InUse {
+		t.Errorf("the last usage event %+v", *usage[len(usage)-1].Usage)
+	}
+	ends := h.kinds(EventTurnDone)
+	if len(ends) != 1 || ends[0].Done.ContextFill != (ContextFill{ContextWindow: 100_000, ContextTokens: u.InUse}) {
+		t.Errorf("turn_done %+v, want the window and %d tokens", ends, u.InUse)
+	}
+
 	res, err := h.a.Run(t.Context(), s, "/context")
-	if err != nil || res.Action == nil || res.Action.Kind != ActionContext {
+	if err != nil || res.Action == nil || res.Action.Kind != ActionContext || res.ContextFill.ContextTokens != u.InUse {
 		t.Fatalf("/context: %+v, %v", res, err)
 	}
 	for _, want := range []string{

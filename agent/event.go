@@ -122,6 +122,19 @@ type UsageEvent struct {
 	TurnCost    float64 `json:"turnCost"`
 	SessionCost float64 `json:"sessionCost"`
 	Priced      bool    `json:"priced"`
+	ContextFill
+}
+
+// ContextFill is how full the session's context window is, as the
+// accounting carries it to front ends ("42% of context").
+type ContextFill struct {
+	// ContextWindow is the session's model's window in tokens; 0 (and
+	// left out) when unknown.
+	ContextWindow int `json:"contextWindow,omitempty"`
+	// ContextTokens is the session's next prompt as compaction judges
+	// it (Agent.ContextUse's InUse): the last request's measured prompt
+	// and what was appended since, estimated.
+	ContextTokens int `json:"contextTokens,omitempty"`
 }
 
 // StopReason says why a turn ended.
@@ -168,6 +181,8 @@ type TurnResult struct {
 	// Action is set when the prompt was a built-in command, which ran
 	// no turn (builtin.go).
 	Action *Action `json:"action,omitempty"`
+	// ContextFill is how full the window is after the turn.
+	ContextFill
 }
 
 // DescribeCall renders a tool call in a few words, in the tool's own

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/reasonix/reasonix/agent"
+	"github.com/reasonix/reasonix/agent/provider"
 )
 
 // TestRunContext: `reasonix run /context` shows where a new session's
@@ -31,6 +35,10 @@ func TestRunContext(t *testing.T) {
 	if r.exit != 0 || m == nil {
 		t.Fatalf("hello: exit %d\nstderr:\n%s", r.exit, r.stderr)
 	}
+	// The closing line says how full the window is.
+	if !regexp.MustCompile(` · \d+% of 64k context · `).MatchString(r.stderr) {
+		t.Errorf("the closing line does not say how full the window is:\n%s", r.stderr)
+	}
 	r = runReasonix(t, work, home, nil, "run", "--config", cfg, "--resume", m[1], "/context")
 	for _, want := range []string{"user messages (1)", "assistant messages (1)", "Measured: the last request's prompt was ", "as the session's last request measured it"} {
 		if r.exit != 0 || !strings.Contains(r.stdout, want) {
@@ -39,5 +47,26 @@ func TestRunContext(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d requests reached the model, want hello's alone", n)
+	}
+}
+
+// TestClosingLineContext: the accounting line says how full the window
+// is when the window is known, and nothing of it when it is not.
+func TestClosingLineContext(t *testing.T) {
+	cases := []struct {
+		fill agent.ContextFill
+		want string
+	}{
+		{agent.ContextFill{ContextWindow: 128_000, ContextTokens: 53_760}, "— turn 1 · 1 request · 0 tool calls · 100 in (0.0% cache hit) + 10 out · 42% of 128k context · session s1\n"},
+		{agent.ContextFill{ContextWindow: 128_000, ContextTokens: 140_000}, "— turn 1 · 1 request · 0 tool calls · 100 in (0.0% cache hit) + 10 out · 100% of 128k context · session s1\n"},
+		{agent.ContextFill{ContextTokens: 53_760}, "— turn 1 · 1 request · 0 tool calls · 100 in (0.0% cache hit) + 10 out · session s1\n"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		r := newRenderer(&out, &errb, false, false, false)
+		r.finish(agent.TurnResult{Turn: 1, Steps: 1, SessionID: "s1", Usage: provider.Usage{PromptTokens: 100, CompletionTokens: 10}, ContextFill: c.fill})
+		if errb.String() != c.want {
+			t.Errorf("%+v:\n%q\nwant\n%q", c.fill, errb.String(), c.want)
+		}
 	}
 }

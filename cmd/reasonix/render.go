@@ -296,6 +296,9 @@ func (r *renderer) finish(res agent.TurnResult) {
 		plural(res.ToolCalls, "tool call"),
 		fmt.Sprintf("%s in (%.1f%% cache hit) + %s out", tokens(u.PromptTokens), 100*u.HitRatio(), tokens(u.CompletionTokens)),
 	}
+	if p := res.ContextFill.Percent(); p >= 0 {
+		parts = append(parts, fmt.Sprintf("%d%% of %s context", p, tokens(res.ContextWindow)))
+	}
 	if res.Priced {
 		parts = append(parts, fmt.Sprintf("$%.4f (session $%.4f, %.1f%% cache hit)", res.Cost, res.SessionCost, 100*res.Session.HitRatio()))
 	}
