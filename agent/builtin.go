@@ -25,6 +25,7 @@ const (
 	ActionTrust   ActionKind = "trust"
 	ActionRewind  ActionKind = "rewind"
 	ActionContext ActionKind = "context"
+	ActionInit    ActionKind = "init"
 )
 
 // Action is the outcome of a built-in command, in TurnResult.Action. The
@@ -93,6 +94,12 @@ func (a *Agent) runBuiltin(ctx context.Context, s *Session, p prepared) (TurnRes
 			act := *p.action
 			act.Rewind = &plan
 			res.Action, res.Text = &act, a.RewindSummary(plan)
+		}
+	}
+	if p.action.Kind == ActionInit {
+		if res.Text, err = a.runInit(ctx, s); err != nil {
+			a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
+			res.Stop = StopError
 		}
 	}
 	if res.Text != "" {

@@ -83,6 +83,7 @@ var builtins = []Command{
 	{Name: "/cost", Source: SourceBuiltin, builtin: ActionCost, Description: "Show the session's tokens, cache hits and cost"},
 	{Name: "/context", Source: SourceBuiltin, builtin: ActionContext, Description: "Show where the session's tokens go and how full the context window is"},
 	{Name: "/mcp", Source: SourceBuiltin, builtin: ActionMCP, Description: "Show the MCP servers and what they offer"},
+	{Name: "/init", Source: SourceBuiltin, builtin: ActionInit, Description: "Write an AGENTS.md for the project from its files, after asking; an existing one gets the sections it lacks"},
 	{Name: "/rewind", Source: SourceBuiltin, builtin: ActionRewind, ArgumentHint: "[N]",
 		Description: "List the turns; put the files and the conversation back to before turn N"},
 	{Name: "/trust", Source: SourceBuiltin, builtin: ActionTrust, ArgumentHint: "[revoke]",

@@ -106,7 +106,7 @@ export interface CheckDiagnostic {
   server?: string;
 }
 
-export type CommandActionKind = 'help' | 'cost' | 'context' | 'mcp' | 'model' | 'compact' | 'new' | 'clear' | 'rewind';
+export type CommandActionKind = 'help' | 'cost' | 'context' | 'mcp' | 'init' | 'model' | 'compact' | 'new' | 'clear' | 'rewind';
 
 /**
  * What a built-in command did. For `new` and `clear` (unless cancelled)
