@@ -26,6 +26,7 @@ const (
 	ActionRewind  ActionKind = "rewind"
 	ActionContext ActionKind = "context"
 	ActionInit    ActionKind = "init"
+	ActionEffort  ActionKind = "effort"
 )
 
 // Action is the outcome of a built-in command, in TurnResult.Action. The
@@ -37,6 +38,8 @@ type Action struct {
 	Kind ActionKind `json:"kind"`
 	// Model is the model reference /model REF switched the session to.
 	Model string `json:"model,omitempty"`
+	// Effort is the reasoning effort /effort LEVEL set for the session.
+	Effort string `json:"effort,omitempty"`
 	// Cancelled is set by a front end whose user declined to /clear.
 	Cancelled bool `json:"cancelled,omitempty"`
 	// Revoke is /trust revoke: forget what was trusted of the

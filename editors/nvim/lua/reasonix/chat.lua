@@ -266,6 +266,9 @@ function M.cost_line(done)
     local pct = math.min(math.floor(100 * (done.contextTokens or 0) / done.contextWindow), 100)
     table.insert(parts, string.format('%d%% of context', pct))
   end
+  if done.effort and done.effort ~= '' then
+    table.insert(parts, 'effort ' .. done.effort)
+  end
   return '— ' .. table.concat(parts, ' · ')
 end
 
@@ -426,6 +429,8 @@ end
 --- A compaction shows as a note: "compacted: 41k → 6.2k tokens, …".
 handlers.compaction = handlers.notice
 handlers.repair = handlers.notice
+--- One of the user's hooks ran: "hook PreToolUse [Bash] …: blocked (exit 2): …".
+handlers.hook = handlers.notice
 --- The check of the turn's edits: "checked: still 2 new errors in calc.go".
 handlers.check = handlers.notice
 
