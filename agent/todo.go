@@ -69,10 +69,8 @@ func (todoTool) ReadOnly() bool { return true }
 func (todoTool) Exclusive() bool { return true }
 
 func (todoTool) Schema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","description":"The whole list, replacing the last one.","items":{"type":"object","properties":{` +
-		`"content":{"type":"string","description":"The step, imperative: \"Run the tests\"."},` +
-		`"status":{"type":"string","enum":["pending","in_progress","completed"]},` +
-		`"activeForm":{"type":"string","description":"The step as it runs: \"Running the tests\"."}},` +
+	return json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{` +
+		`"content":{"type":"string"},"status":{"type":"string","enum":["pending","in_progress","completed"]},"activeForm":{"type":"string"}},` +
 		`"required":["content","status"],"additionalProperties":false}}},"required":["todos"],"additionalProperties":false}`)
 }
 
