@@ -2,8 +2,8 @@
 # Installs the real peers the tests drive, each only when it is missing:
 #
 #   Debian packages  neovim, emacs-nox, elpa-eglot, elpa-lsp-mode,
-#                    vim-nox, vim-ale, chromium (and nodejs, npm where the
-#                    machine has no npm)
+#                    vim-nox, vim-ale, chromium, python3-pytest (and
+#                    nodejs, npm where the machine has no npm)
 #   npm packages     the Node LSP and ACP clients, the VS Code extension's
 #                    packages, pyright and typescript-language-server, the
 #                    MCP reference servers (each pinned by its
@@ -100,6 +100,12 @@ vim -N -u NONE -i NONE -n -es -c 'packadd ale' -c "if !exists('g:loaded_ale') | 
 # Emacs lsp-mode, a second Emacs client (lsp/testdata/clients/lsp-mode*.el):
 # Debian's elpa-lsp-mode, 8.0.0 in bookworm.
 emacs --batch --eval "(require 'lsp-mode)" >/dev/null 2>&1 || pkgs="$pkgs elpa-lsp-mode"
+
+# pytest, which the tests of Python changes run (tools/pytest): Debian's
+# python3-pytest, for the system's python3, where no python3 has it (the
+# tests put the system's first on PATH when it is the one that does).
+python3 -m pytest --version >/dev/null 2>&1 || /usr/bin/python3 -m pytest --version >/dev/null 2>&1 ||
+	pkgs="$pkgs python3-pytest"
 
 # What code-server's native modules build with.
 cs_pkgs=

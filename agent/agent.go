@@ -114,10 +114,10 @@ type Agent struct {
 	CheckEdits       bool
 	CheckTimeout     time.Duration
 	CheckRepairSteps int
-	// TestEdits runs the Go tests that reach a turn's changes on their
-	// text before the turn ends, and gives failures to the model for a
-	// repair round (check_tests.go); TestTimeout bounds the run (0 means
-	// gotest.DefaultTimeout).
+	// TestEdits runs the Go and Python tests that reach a turn's changes
+	// on their text before the turn ends, and gives failures to the model
+	// for a repair round (check_tests.go); TestTimeout bounds each
+	// runner's run (0 means gotest.DefaultTimeout).
 	TestEdits   bool
 	TestTimeout time.Duration
 

@@ -14,49 +14,70 @@ import (
 
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/tools"
-	"github.com/reasonix/reasonix/tools/gotest"
 	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/sandbox"
+	"github.com/reasonix/reasonix/tools/testrun"
 )
 
-// Tested before shown: once the check finds no new errors, the Go tests
-// that reach the turn's changes (tools/gotest) run on the changed text,
-// laid over the files with `go test -overlay`, so nothing is written and
-// proposed text counts as it would once accepted. Running them runs the
-// project's code, so it happens only where the bash tool would run `go
-// test` without asking, and in the same sandbox. A failing test gets the
+// Tested before shown: once the check finds no new errors, the tests
+// that reach the turn's changes run on the changed text, each language's
+// with its runner (check_tests_runners.go): Go's laid over the files with
+// `go test -overlay` (tools/gotest), Python's in a mirror of the project
+// (tools/pytest), so nothing is written and proposed text counts as it
+// would once accepted. Running them runs the project's code, so it
+// happens only where the bash tool would run the runner's command
+// without asking, and in the same sandbox. A failing test gets the
 // model the same one repair round as a new error; the outcome is the
 // turn's (TurnResult.Tests) and an EventCheck.
 
-// testCommand is the command whose permission decides whether the
-// tests may run: what a person would type to run them.
-const testCommand = "go test ./..."
-
-// testEdits runs the tests that reach the turn's Go changes. It returns
-// nil when the run is off, no Go file changed, running them is not
-// allowed unasked (with an event saying so), or the run failed to start.
-func (t *turn) testEdits(ctx context.Context) *gotest.Report {
+// testEdits runs the tests that reach the turn's changes, with each
+// language's runner (testRunners) that has changes to test, and puts
+// their reports together. It returns nil when the run is off or nothing
+// was tested.
+func (t *turn) testEdits(ctx context.Context) *testrun.Report {
 	a := t.a
 	if !a.TestEdits || t.nested || a.Env == nil {
 		return nil
 	}
-	var changes []gotest.Change
+	var out *testrun.Report
+	for _, r := range t.testRunners() {
+		rep := t.runTests(ctx, r)
+		if rep == nil {
+			continue
+		}
+		if out == nil {
+			out = rep
+			continue
+		}
+		merged := testrun.Merge(*out, *rep)
+		out = &merged
+	}
+	return out
+}
+
+// runTests runs the tests of r that reach the turn's changes. It returns
+// nil when none of the changes is r's, the project is not set up for r,
+// running them is not allowed unasked (with an event saying so), or the
+// run failed to start.
+func (t *turn) runTests(ctx context.Context, r testrun.Runner) *testrun.Report {
+	a := t.a
+	var changes []testrun.Change
 	for _, c := range t.changes() {
-		if !strings.HasSuffix(c.Abs, ".go") || (c.BeforeExisted && !c.BeforeKnown) || a.Env.CheckReadUnasked(c.Abs) != nil {
+		if !r.Matches(c.Abs) || (c.BeforeExisted && !c.BeforeKnown) || a.Env.CheckReadUnasked(c.Abs) != nil {
 			// A test's output may quote the file: not of one the model
 			// may not read unasked.
 			continue
 		}
-		changes = append(changes, gotest.Change{
+		changes = append(changes, testrun.Change{
 			Path: c.Abs, Before: string(c.BeforeData), BeforeExisted: c.BeforeExisted,
 			After: string(c.After), Deleted: c.Status == FileDeleted,
 		})
 	}
-	if len(changes) == 0 {
+	if len(changes) == 0 || (r.Configured != nil && !r.Configured(a.Env.Root, changes)) {
 		return nil
 	}
-	if !t.mayRunTests() {
-		t.event(Event{Kind: EventCheck, Text: "tests not run: running `" + testCommand + "` needs a person's approval here; allow Bash(go test:*) to have them run"})
+	if !t.mayRunTests(r.Command) {
+		t.event(Event{Kind: EventCheck, Text: "tests not run: running `" + r.Command + "` needs a person's approval here; allow " + testRule(r.Command) + " to have them run"})
 		return nil
 	}
 	procs := a.Env.Procs
@@ -65,7 +86,7 @@ func (t *turn) testEdits(ctx context.Context) *gotest.Report {
 		defer h.Close()
 		procs = h
 	}
-	opts := gotest.Options{
+	opts := testrun.Options{
 		Root:    a.Env.Root,
 		Env:     tools.WithoutVars(os.Environ(), a.Env.HideEnv),
 		Timeout: a.TestTimeout,
@@ -74,9 +95,9 @@ func (t *turn) testEdits(ctx context.Context) *gotest.Report {
 		confine := a.Env.Jail != nil
 		opts.Run = func(ctx context.Context, cmd *exec.Cmd) error { return runUnit(ctx, procs, cmd, confine) }
 	}
-	rep, err := gotest.Run(ctx, opts, changes)
+	rep, err := r.Run(ctx, opts, changes)
 	if err != nil {
-		slog.Info("the tests of the turn's edits were skipped", "session", t.s.ID, "err", err)
+		slog.Info("the tests of the turn's edits were skipped", "session", t.s.ID, "command", r.Command, "err", err)
 		if ctx.Err() == nil {
 			t.event(Event{Kind: EventCheck, Text: "tests not run: " + err.Error()})
 		}
@@ -86,22 +107,29 @@ func (t *turn) testEdits(ctx context.Context) *gotest.Report {
 		return nil
 	}
 	rep.Proposed = a.Env.Proposes()
-	slog.Info("tested the turn's edits", "session", t.s.ID, "tests", len(rep.Outcomes), "failed", rep.Failed())
+	slog.Info("tested the turn's edits", "session", t.s.ID, "command", r.Command, "tests", len(rep.Outcomes), "failed", rep.Failed())
 	return &rep
 }
 
 // mayRunTests reports whether the tests may run with no one asked: where
-// the bash tool would run testCommand without a question. A gate that
+// the bash tool would run command without a question. A gate that
 // cannot say is taken as no.
-func (t *turn) mayRunTests() bool {
+func (t *turn) mayRunTests(command string) bool {
 	g, ok := t.a.Gate.(interface {
 		AllowsUnasked(permission.Request) bool
 	})
 	if !ok {
 		return false
 	}
-	args, _ := json.Marshal(map[string]string{"command": testCommand})
+	args, _ := json.Marshal(map[string]string{"command": command})
 	return g.AllowsUnasked(permission.Request{SessionID: t.s.ID, Tool: "bash", Args: args})
+}
+
+// testRule is the allow rule that lets command run unasked
+// (`Bash(go test:*)`).
+func testRule(command string) string {
+	args, _ := json.Marshal(map[string]string{"command": command})
+	return permission.Scope("bash", args)
 }
 
 // runUnit runs cmd as a unit of procs, stopped when ctx ends.
@@ -169,7 +197,7 @@ func runUnit(ctx context.Context, procs tools.ProcessHost, cmd *exec.Cmd, confin
 // TestsSummary says a run's outcome on one line, for a turn's closing
 // line and events: "TestAdd passes; TestTwice fails: calc_test.go:12:
 // Twice(2) = 5, want 4".
-func TestsSummary(rep *gotest.Report) string {
+func TestsSummary(rep *testrun.Report) string {
 	if rep == nil {
 		return ""
 	}

@@ -28,6 +28,9 @@ func (t *turn) runHooks(ctx context.Context, in hooks.Input) hooks.Result {
 		return hooks.Result{}
 	}
 	in.SessionID = t.s.ID
+	if t.a.Store != nil && t.s.file != nil {
+		in.TranscriptPath = t.a.Store.Path(t.s.ID)
+	}
 	return r.Run(ctx, in, func(o hooks.Outcome) {
 		t.event(Event{Kind: EventHook, Text: o.String()})
 	})
@@ -140,7 +143,7 @@ func (t *turn) stopHook(ctx context.Context) (string, bool) {
 		return "", false
 	}
 	if t.stopRounds >= maxStopRounds {
-		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("a Stop hook asked again to go on; the turn ends, as it did %d times already", maxStopRounds)})
+		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("a Stop hook asked to go on once more; the turn ends, as Stop hooks sent the model back %d times already", maxStopRounds)})
 		return "", false
 	}
 	t.stopRounds++

@@ -112,6 +112,7 @@ func TestPostToolUseHook(t *testing.T) {
 	}
 	var in struct {
 		SessionID    string          `json:"session_id"`
+		Transcript   string          `json:"transcript_path"`
 		Event        string          `json:"hook_event_name"`
 		ToolName     string          `json:"tool_name"`
 		ToolInput    json.RawMessage `json:"tool_input"`
@@ -121,6 +122,9 @@ func TestPostToolUseHook(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &in); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(in.Transcript); err != nil {
+		t.Errorf("transcript_path: %v", err)
 	}
 	if in.SessionID != s.ID || in.Event != "PostToolUse" || in.ToolName != "Bash" || string(in.ToolInput) != `{"command":"go vet ./..."}` || !strings.HasPrefix(in.ToolResponse.Content, "bash ") {
 		t.Errorf("the hook read %s", b)
@@ -179,6 +183,9 @@ func TestStopHook(t *testing.T) {
 	msgs := h.lastRequest(t).Messages
 	if u := msgs[len(msgs)-1]; u.Role != provider.RoleUser || !strings.Contains(u.Content, "the tests were not run") {
 		t.Errorf("last message sent = %+v", u)
+	}
+	if n := h.kinds(EventNotice); len(n) != 1 || !strings.Contains(n[0].Text, "sent the model back 3 times") {
+		t.Errorf("notices = %+v", n)
 	}
 	b, _ := os.ReadFile(filepath.Join(h.a.Env.Root, "stops.jsonl"))
 	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != maxStopRounds+1 || strings.Contains(lines[0], "stop_hook_active") || !strings.Contains(lines[1], `"stop_hook_active":true`) {

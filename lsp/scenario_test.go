@@ -19,6 +19,7 @@ import (
 	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/lsp/lsptest"
 	"github.com/reasonix/reasonix/tools/mcp/mcptest"
+	"github.com/reasonix/reasonix/tools/pytest/pytesttest"
 )
 
 // TestScenarios plays the txtar scenarios in testdata/scenarios through a
@@ -106,6 +107,17 @@ func runScenario(t *testing.T, file string) {
 					mcptest.Require(t, prog)
 					t.Setenv("PATH", mcptest.BinDir()+string(os.PathListSeparator)+os.Getenv("PATH"))
 					continue
+				}
+				if prog == "pytest" {
+					pytesttest.Require(t)
+					continue
+				}
+				if bin, _ := filepath.Abs("../graph/testdata/servers/node_modules/.bin"); strings.HasSuffix(prog, "-langserver") {
+					// The npm language servers the graph's tests install
+					// beside them; on PATH for the graph of this process.
+					if _, err := os.Stat(filepath.Join(bin, prog)); err == nil {
+						t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+					}
 				}
 				requireProgram(t, prog)
 			}

@@ -241,9 +241,10 @@ type GraphConfig struct {
 	// SettleMS bounds the wait for diagnostics after an edit; 0 means the
 	// default.
 	SettleMS int `toml:"settle_ms"`
-	// TestProposals runs the Go tests that reach a turn's changes, on the
-	// changed text, before the turn ends; default true. They run only
-	// where the bash tool would run `go test` without asking.
+	// TestProposals runs the Go tests (and, where pytest is configured,
+	// the Python tests) that reach a turn's changes, on the changed text,
+	// before the turn ends; default true. They run only where the bash
+	// tool would run `go test` (`python3 -m pytest`) without asking.
 	TestProposals *bool `toml:"test_proposals"`
 	// Servers add to, or replace by name, the built-in servers (gopls,
 	// pyright, typescript-language-server).

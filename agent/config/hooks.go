@@ -31,12 +31,17 @@ type hookEntry struct {
 }
 
 // Hooks returns the hooks in force, in the order they are set, each with
-// where it is set as its Source.
+// where it is set as its Source (a file under the home directory named
+// from ~, as the user knows it).
 func (c *Config) Hooks() []hooks.Hook {
+	home, _ := os.UserHomeDir()
 	out := make([]hooks.Hook, len(c.hookList))
 	for i, e := range c.hookList {
 		out[i] = e.hook
 		out[i].Source = e.at.String()
+		if rest, ok := strings.CutPrefix(out[i].Source, home+string(filepath.Separator)); ok && home != "" {
+			out[i].Source = filepath.Join("~", rest)
+		}
 	}
 	return out
 }

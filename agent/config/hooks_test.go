@@ -50,7 +50,7 @@ command = "ws-toml"
 	if got, want := hookNames(c.Hooks()), "Stop  user-toml; PreToolUse Bash user-json"; got != want {
 		t.Errorf("untrusted: hooks = %q, want %q", got, want)
 	}
-	if hs := c.Hooks(); hs[1].Timeout != 5 || !strings.HasSuffix(hs[1].Source, ".claude/settings.json:3") {
+	if hs := c.Hooks(); hs[1].Timeout != 5 || hs[1].Source != "~/.claude/settings.json:3" {
 		t.Errorf("user hook = %+v", hs[1])
 	}
 	pending := c.Workspace.Pending()

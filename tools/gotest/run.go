@@ -45,6 +45,10 @@ func run(ctx context.Context, opts Options, cmd *exec.Cmd) error {
 	}
 }
 
+// Exec runs cmd as Run runs its commands: with opts.Run, or os/exec
+// stopped when ctx ends. Runners of other languages start theirs with it.
+func Exec(ctx context.Context, opts Options, cmd *exec.Cmd) error { return run(ctx, opts, cmd) }
+
 // An event is one line of `go test -json`.
 type event struct {
 	Action      string

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -105,6 +106,8 @@ func TestRunDecisions(t *testing.T) {
 		{"prompt JSON context", UserPromptSubmit, `echo '{"hookSpecificOutput": {"additionalContext": "ctx"}}'`, Outcome{Context: "ctx"}, false},
 		{"tool stdout is not context", PostToolUse, "echo hello", Outcome{}, false},
 		{"no such program", PreToolUse, "exec /nonexistent/hook", Outcome{Exit: 127}, false},
+		{"SessionStart cannot block", SessionStart, "echo no >&2; exit 2", Outcome{Exit: 2}, false},
+		{"PreCompact cannot block", PreCompact, `echo '{"decision": "block"}'`, Outcome{}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := &Runner{Hooks: []Hook{{Event: c.event, Command: c.command}}, Dir: t.TempDir()}
@@ -221,6 +224,25 @@ func BenchmarkRun(b *testing.B) {
 	for b.Loop() {
 		if res := r.Run(b.Context(), in, nil); len(res.Ran) != 1 || res.Ran[0].Exit != 0 {
 			b.Fatalf("%+v", res)
+		}
+	}
+}
+
+// TestRunConcurrently: the hooks of parallel calls share a Runner.
+func TestRunConcurrently(t *testing.T) {
+	unixOnly(t)
+	env := make([]string, 0, 64)
+	env = append(env, "PATH="+os.Getenv("PATH"))
+	r := &Runner{Dir: t.TempDir(), Env: env, Hooks: []Hook{{Event: PreToolUse, Command: `test "$CLAUDE_PROJECT_DIR" = "$PWD"`}}}
+	var wg sync.WaitGroup
+	results := make([]Result, 8)
+	for i := range results {
+		wg.Go(func() { results[i] = r.Run(t.Context(), Input{Event: PreToolUse, ReasonixTool: "read_file"}, nil) })
+	}
+	wg.Wait()
+	for i, res := range results {
+		if len(res.Ran) != 1 || res.Ran[0].Exit != 0 {
+			t.Errorf("run %d: %+v", i, res.Ran)
 		}
 	}
 }

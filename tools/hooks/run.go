@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -237,7 +238,8 @@ func (r *Runner) run(ctx context.Context, h Hook, stdin []byte) Outcome {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = append(env, "CLAUDE_PROJECT_DIR="+r.Dir, "REASONIX_PROJECT_DIR="+r.Dir)
+	// A new slice: the hooks of parallel calls share r.Env.
+	cmd.Env = slices.Concat(env, []string{"CLAUDE_PROJECT_DIR=" + r.Dir, "REASONIX_PROJECT_DIR=" + r.Dir})
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout, stderr := &capped{max: maxOutput}, &capped{max: maxOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -280,8 +282,20 @@ func (r *Runner) run(ctx context.Context, h Hook, stdin []byte) Outcome {
 			o.Reason = fmt.Sprintf("blocked by the %s hook %q", h.Event, clip(h.Command, 80))
 		}
 	}
+	if o.Block && !h.Event.canBlock() {
+		// Said in the log as an error that blocks nothing.
+		o.Block, o.Reason = false, ""
+		if o.Exit == 0 {
+			o.Err = fmt.Errorf("a %s hook cannot block (ignored)", h.Event)
+		}
+	}
 	return o
 }
+
+// canBlock reports whether a hook of ev can block what it attaches to:
+// a session that started has started, and a compaction is what lets a
+// session that no longer fits its model go on.
+func (ev Event) canBlock() bool { return ev != SessionStart && ev != PreCompact }
 
 // answer reads what a hook that exited with 0 printed: JSON that
 // decides, or for the events that add context, plain text.
