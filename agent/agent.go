@@ -223,6 +223,9 @@ type Session struct {
 	sentLen    int
 	sentTokens int
 	perByte    float64
+	// lastPrompt is the prompt tokens the provider reported for the
+	// session's last request, a stored session's included (/context).
+	lastPrompt int
 	// compactions counts the session's compactions; foldBlocked is the
 	// length of a history found to hold nothing to fold.
 	compactions int
@@ -239,6 +242,8 @@ type Session struct {
 	effort string
 	// nested holds the memory files of subdirectories attached so far.
 	nested nestedMemory
+	// todos is the todo list the model last wrote (todo.go).
+	todos []Todo
 	// steps records each model request attempt and tool call (steps.go);
 	// nil when the session is not stored.
 	steps *stepLog
@@ -304,7 +309,7 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 	msgs, marks := repairHistory(l.Messages, l.Marks)
 	s := &Session{ID: id, Created: l.Meta.Created, messages: msgs, marks: marks,
 		usage: l.Usage, cost: l.Cost, turns: l.Turns, file: f, redact: &r, tools: a.sessionTools(),
-		perByte: l.TokensPerByte, compactions: l.Meta.Compactions, steps: newStepLog(a.Store.StepsPath(id)),
+		perByte: l.TokensPerByte, lastPrompt: l.PromptTokens, compactions: l.Meta.Compactions, steps: newStepLog(a.Store.StepsPath(id)),
 		checkpoints: a.newCheckpointLog(id)}
 	for _, m := range marks {
 		s.seq = max(s.seq, m.Seq)
@@ -317,6 +322,7 @@ func (a *Agent) Resume(idOrPrefix string) (*Session, error) {
 		a.emit(Event{Kind: EventNotice, SessionID: id, Text: err.Error()})
 	}
 	s.nested.resume(a.Env, s.messages)
+	s.todos = lastTodos(s.messages)
 	if l.Meta.Root != "" && l.Meta.Root != a.Env.Root {
 		a.emit(Event{Kind: EventNotice, SessionID: id,
 			Text: fmt.Sprintf("this session started in %s; its tools now work in %s", l.Meta.Root, a.Env.Root)})

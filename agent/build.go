@@ -383,8 +383,8 @@ func needsGraph(t tools.Tool) bool {
 
 // offeredTools is the registry of the tools the agent offers: the built-in
 // ones of [tools] profile that [tools] enabled allows, less those that
-// need a project graph when [graph] is turned off, then exit_plan_mode,
-// and task unless [tools] enabled lists tools and not it — or, in the
+// need a project graph when [graph] is turned off, then exit_plan_mode
+// and todo_write, and task unless [tools] enabled lists tools and not it — or, in the
 // lean profile, unless it lists task.
 func offeredTools(cfg *config.Config) (*tools.Registry, error) {
 	enabled := slices.DeleteFunc(slices.Clone(cfg.Tools.Enabled), func(n string) bool { return n == taskName })
@@ -404,9 +404,9 @@ func offeredTools(cfg *config.Config) (*tools.Registry, error) {
 		return nil, err
 	}
 	if withTask {
-		return offered.With(ExitPlanTool(), TaskTool())
+		return offered.With(ExitPlanTool(), TodoTool(), TaskTool())
 	}
-	return offered.With(ExitPlanTool())
+	return offered.With(ExitPlanTool(), TodoTool())
 }
 
 // newSandbox returns the guard over the tools' file access — writes within

@@ -24,6 +24,8 @@ const (
 	ActionMCP     ActionKind = "mcp"
 	ActionTrust   ActionKind = "trust"
 	ActionRewind  ActionKind = "rewind"
+	ActionContext ActionKind = "context"
+	ActionInit    ActionKind = "init"
 	ActionEffort  ActionKind = "effort"
 )
 
@@ -97,10 +99,17 @@ func (a *Agent) runBuiltin(ctx context.Context, s *Session, p prepared) (TurnRes
 			res.Action, res.Text = &act, a.RewindSummary(plan)
 		}
 	}
+	if p.action.Kind == ActionInit {
+		if res.Text, err = a.runInit(ctx, s); err != nil {
+			a.emit(Event{Kind: EventError, SessionID: s.ID, Error: err.Error()})
+			res.Stop = StopError
+		}
+	}
 	if res.Text != "" {
 		a.emit(Event{Kind: EventText, SessionID: s.ID, Text: res.Text})
 	}
 	res.Session, res.SessionCost = s.Usage()
+	res.ContextFill = a.sessionModel(s).contextFill(s)
 	res.Priced = a.Price != nil
 	a.emit(Event{Kind: EventTurnDone, SessionID: s.ID, Done: &res})
 	return res, err

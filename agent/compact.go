@@ -189,15 +189,7 @@ func (t *turn) autoCompact(ctx context.Context, schemas []provider.ToolSchema) e
 // window is the context window the turn's model works in: the configured
 // one, or the smaller one its provider named when it refused a request
 // (learnWindow).
-func (t *turn) window() int {
-	w := t.a.ContextWindow
-	t.s.mu.Lock()
-	defer t.s.mu.Unlock()
-	if l, ok := t.s.windows[t.a.ModelRef]; ok && w > 0 && l < w {
-		w = l
-	}
-	return w
-}
+func (t *turn) window() int { return t.a.windowOf(t.s) }
 
 // learnWindow keeps the context window a provider named in refusing a
 // request as too long, when it is smaller than the one configured, so the
@@ -355,7 +347,7 @@ func (s *Session) estimate(schemas []provider.ToolSchema) int {
 // prompt tokens and bytes bytes.
 func (s *Session) sent(n, tokens, bytes int) {
 	s.mu.Lock()
-	s.sentLen, s.sentTokens = n, tokens
+	s.sentLen, s.sentTokens, s.lastPrompt = n, tokens, tokens
 	s.mu.Unlock()
 	s.calibrate(tokens, bytes)
 }

@@ -27,6 +27,14 @@ func (t exitPlanTool) Describe(args json.RawMessage) tools.Call {
 	return tools.GenericCall(t.Name(), args)
 }
 
+func (todoTool) Traits() tools.Traits {
+	return tools.Traits{Family: permission.FamilyOther, Kind: tools.KindThink}
+}
+
+func (t todoTool) Describe(args json.RawMessage) tools.Call {
+	return tools.GenericCall(t.Name(), args)
+}
+
 // Describe returns what a call of the named tool is and does, in the
 // tool's own words (tools.Describer): a built-in's, the agent's own
 // tools', or the generic description of any other (an MCP tool).
@@ -38,6 +46,8 @@ func Describe(name string, args json.RawMessage) (tools.Traits, tools.Call) {
 		t = taskTool{}
 	case name == exitPlanName:
 		t = exitPlanTool{}
+	case name == TodoToolName:
+		t = todoTool{}
 	default:
 		return tools.Generic(name, args)
 	}

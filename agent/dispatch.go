@@ -123,6 +123,12 @@ func callReadOnly(tool tools.Tool, c provider.ToolCall) bool {
 // call runs one tool call to a tool message. Nothing in it can fail the
 // turn: every problem becomes a result the model reads.
 func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
+	m, _ := t.callResult(ctx, c)
+	return m
+}
+
+// callResult is call, with the tool's result as it came.
+func (t *turn) callResult(ctx context.Context, c provider.ToolCall) (provider.Message, tools.Result) {
 	ev := &ToolEvent{CallID: c.ID, Name: c.Name, Arguments: rawOrString(c.Arguments)}
 	ev.Title = DescribeCall(c.Name, ev.Arguments)
 	tool, known := t.s.tools.Get(c.Name)
@@ -157,7 +163,7 @@ func (t *turn) call(ctx context.Context, c provider.ToolCall) provider.Message {
 	if content == "" {
 		content = "(no output)"
 	}
-	return provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}
+	return provider.Message{Role: provider.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: content}, res
 }
 
 // outputFile is where call c may save a whole output it cut: a file

@@ -54,6 +54,9 @@ const (
 	EventTurnDone EventKind = "turn_done"
 	// EventRewind reports a rewind (rewind.go): Rewind holds what it did.
 	EventRewind EventKind = "rewind"
+	// EventTodo says the todo list changed (todo.go): Todos is the whole
+	// list, empty when it was cleared.
+	EventTodo EventKind = "todo"
 	// EventHook reports that one of the user's hooks ran (hooks.go): Text
 	// names the hook and its event and says how it ended.
 	EventHook EventKind = "hook"
@@ -89,6 +92,8 @@ type Event struct {
 	// Parent is set on the events of a sub-task's child session: the id
 	// of the task call that runs it (task.go).
 	Parent string `json:"parent,omitempty"`
+	// Todos is set on EventTodo.
+	Todos []Todo `json:"todos,omitempty"`
 }
 
 // ToolEvent describes a tool call.
@@ -120,6 +125,19 @@ type UsageEvent struct {
 	TurnCost    float64 `json:"turnCost"`
 	SessionCost float64 `json:"sessionCost"`
 	Priced      bool    `json:"priced"`
+	ContextFill
+}
+
+// ContextFill is how full the session's context window is, as the
+// accounting carries it to front ends ("42% of context").
+type ContextFill struct {
+	// ContextWindow is the session's model's window in tokens; 0 (and
+	// left out) when unknown.
+	ContextWindow int `json:"contextWindow,omitempty"`
+	// ContextTokens is the session's next prompt as compaction judges
+	// it (Agent.ContextUse's InUse): the last request's measured prompt
+	// and what was appended since, estimated.
+	ContextTokens int `json:"contextTokens,omitempty"`
 }
 
 // StopReason says why a turn ended.
@@ -169,6 +187,8 @@ type TurnResult struct {
 	// Action is set when the prompt was a built-in command, which ran
 	// no turn (builtin.go).
 	Action *Action `json:"action,omitempty"`
+	// ContextFill is how full the window is after the turn.
+	ContextFill
 }
 
 // DescribeCall renders a tool call in a few words, in the tool's own

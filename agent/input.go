@@ -154,6 +154,8 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 		p.local = a.helpText(cmds)
 	case ActionCost:
 		p.local = a.costText(s)
+	case ActionContext:
+		p.local = a.contextText(s)
 	case ActionMCP:
 		p.local = a.PluginStatus()
 	case ActionTrust:

@@ -85,6 +85,7 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 	res.Usage, res.Cost, res.Priced = t.usage, t.cost, a.Price != nil || t.answered.price != nil
 	t.usageMu.Unlock()
 	res.Session, res.SessionCost = s.Usage()
+	res.ContextFill = a.contextFill(s)
 	res.Steps, res.ToolCalls = t.steps, t.calls
 	if err != nil && res.Stop == "" {
 		res.Stop = StopError
@@ -440,6 +441,7 @@ func (t *turn) account(resp provider.Response, bytes int, m modelInfo) (float64,
 	t.event(Event{Kind: EventUsage, Usage: &UsageEvent{
 		Model: model, Request: u, Turn: turnUsage, Session: sessionUsage,
 		RequestCost: cost, TurnCost: turnCost, SessionCost: sessionCost, Priced: m.price != nil,
+		ContextFill: t.a.contextFill(t.s),
 	}})
 	return cost, nil
 }

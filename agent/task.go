@@ -124,10 +124,10 @@ type taskArgs struct {
 	SubagentType string `json:"subagent_type"`
 }
 
-// taskLeftOut are the tools no child is offered: delegation and plan mode
-// are the parent's, and so is talking to the user (a child reports what
+// taskLeftOut are the tools no child is offered: delegation, plan mode
+// and the todo list are the parent's, and so is talking to the user (a child reports what
 // it could not settle).
-var taskLeftOut = map[string]bool{taskName: true, exitPlanName: true, "ask": true}
+var taskLeftOut = map[string]bool{taskName: true, exitPlanName: true, TodoToolName: true, "ask": true}
 
 // taskTools is the registry of a child: the parent's tools less
 // taskLeftOut, and for a read-only child only the trusted read-only ones.

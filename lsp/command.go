@@ -82,6 +82,8 @@ type askResult struct {
 	// Action is set when the prompt was a built-in command (slash.go);
 	// SessionID is then the session the client shows from now on.
 	Action *agent.Action `json:"action,omitempty"`
+	// ContextFill is how full the session's window is after the turn.
+	agent.ContextFill
 }
 
 // startResult is what reasonix.start answers.
@@ -182,6 +184,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (askResult, error) {
 		Steps: res.Steps, ToolCalls: res.ToolCalls, Usage: res.Usage,
 		CacheHit: res.Usage.HitRatio(), Cost: res.Cost, Priced: res.Priced,
 		Model: res.Model, Action: res.Action, Changes: res.Changes, NewErrors: res.NewErrors, Tests: res.Tests,
+		ContextFill: res.ContextFill,
 	}
 	if err != nil && res.Stop != agent.StopCancelled {
 		out.Error = err.Error()

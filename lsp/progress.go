@@ -173,6 +173,13 @@ func (s *Server) event(e agent.Event) {
 			s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: "+nest+"the shell command "+string(e.File.Status)+" "+e.File.Path)
 			s.recordShellChange(e.SessionID, e.File)
 		}
+	case agent.EventTodo:
+		// The step now in hand, until the next tool call says more.
+		if p := s.sessions.progressFor(e.SessionID); p != nil && e.Parent == "" {
+			if t, ok := agent.TodoInHand(e.Todos); ok {
+				p.report("→ " + t)
+			}
+		}
 	case agent.EventTurnDone:
 		// Before the client hears of it, which may start the next turn.
 		s.sessions.closing(e)

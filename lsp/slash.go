@@ -41,7 +41,7 @@ func (m *sessions) perform(ctx context.Context, ls *liveSession, res agent.TurnR
 		if err != nil {
 			return res, fmt.Errorf("/new: %w", err)
 		}
-		res.SessionID = next.id
+		res.SessionID, res.ContextFill = next.id, agent.ContextFill{} // the old session's
 		res.Text = fmt.Sprintf("Started session %s; session %s stays saved.", next.id, ls.id)
 	case agent.ActionClear:
 		answer, err := m.s.choose(ctx, choice{
@@ -74,7 +74,7 @@ func (m *sessions) perform(ctx context.Context, ls *liveSession, res agent.TurnR
 		if err != nil {
 			return res, fmt.Errorf("/clear: %w", err)
 		}
-		res.SessionID = next.id
+		res.SessionID, res.ContextFill = next.id, agent.ContextFill{} // the old session's
 		res.Text = fmt.Sprintf("The conversation was deleted; session %s starts afresh.", next.id)
 	case agent.ActionTrust:
 		args := trustArgs{URI: string(uri.File(ls.ws.root))}

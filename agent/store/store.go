@@ -142,6 +142,9 @@ type Loaded struct {
 	// TokensPerByte is what the last model request's prompt tokens were
 	// per byte of it; zero when no request recorded its size.
 	TokensPerByte float64
+	// PromptTokens is the prompt tokens the provider reported for that
+	// request.
+	PromptTokens int
 }
 
 // Resolve finds the id of a session by its full id or a unique prefix.
@@ -209,6 +212,7 @@ func (st *Store) Load(id string) (*Loaded, error) {
 				l.Cost += r.Cost
 				if r.Bytes > 0 {
 					l.TokensPerByte = float64(r.Usage.PromptTokens) / float64(r.Bytes)
+					l.PromptTokens = r.Usage.PromptTokens
 				}
 			}
 			l.Turns = max(l.Turns, r.Turn)

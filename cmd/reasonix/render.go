@@ -187,6 +187,9 @@ func (r *renderer) event(e agent.Event) {
 		}
 	case agent.EventToolResult:
 		t := e.Tool
+		if t.Name == agent.TodoToolName && !t.IsError {
+			return // the list it wrote is shown (EventTodo)
+		}
 		mark, c := "✓", green
 		if t.IsError {
 			mark, c = "✗", red
@@ -213,11 +216,40 @@ func (r *renderer) event(e agent.Event) {
 		if e.File.Source == agent.SourceShell {
 			r.line(r.color(dim, "  "+string(e.File.Status)+" "+shown(e.File.Path)))
 		}
+	case agent.EventTodo:
+		if e.Parent == "" {
+			r.line(r.todos(e.Todos))
+		}
 	case agent.EventError:
 		// The command reports the error itself, with advice; the text of
 		// the failed response is void.
 		r.pending.Reset()
 	}
+}
+
+// todos renders the todo list compactly, one item a line under a line
+// that counts them; the item in progress in its active form.
+func (r *renderer) todos(list []agent.Todo) string {
+	if len(list) == 0 {
+		return r.color(dim, "todo: cleared")
+	}
+	done := 0
+	lines := make([]string, 0, len(list)+1)
+	lines = append(lines, "")
+	for _, t := range list {
+		switch t.Status {
+		case agent.TodoCompleted:
+			done++
+			lines = append(lines, "  "+r.color(green, "✓")+" "+r.color(dim, shown(t.Content)))
+		case agent.TodoInProgress:
+			text, _ := agent.TodoInHand([]agent.Todo{t})
+			lines = append(lines, "  "+r.color(cyan, "→")+" "+shown(text))
+		default:
+			lines = append(lines, "  · "+shown(t.Content))
+		}
+	}
+	lines[0] = r.color(dim, fmt.Sprintf("todo: %d of %d done", done, len(list)))
+	return strings.Join(lines, "\n")
 }
 
 // nested is what precedes the row of a call made by a sub-task's child
@@ -263,6 +295,9 @@ func (r *renderer) finish(res agent.TurnResult) {
 		plural(res.Steps, "request"),
 		plural(res.ToolCalls, "tool call"),
 		fmt.Sprintf("%s in (%.1f%% cache hit) + %s out", tokens(u.PromptTokens), 100*u.HitRatio(), tokens(u.CompletionTokens)),
+	}
+	if p := res.ContextFill.Percent(); p >= 0 {
+		parts = append(parts, fmt.Sprintf("%d%% of %s context", p, tokens(res.ContextWindow)))
 	}
 	if res.Priced {
 		parts = append(parts, fmt.Sprintf("$%.4f (session $%.4f, %.1f%% cache hit)", res.Cost, res.SessionCost, 100*res.Session.HitRatio()))

@@ -20,7 +20,7 @@ func TestToolKinds(t *testing.T) {
 		"move_file": acpsdk.ToolKindMove,
 		"glob":      acpsdk.ToolKindSearch, "grep": acpsdk.ToolKindSearch, "project_graph": acpsdk.ToolKindSearch,
 		"bash": acpsdk.ToolKindExecute,
-		"task": acpsdk.ToolKindThink, "ask": acpsdk.ToolKindThink,
+		"task": acpsdk.ToolKindThink, "ask": acpsdk.ToolKindThink, "todo_write": acpsdk.ToolKindThink,
 		"exit_plan_mode":      acpsdk.ToolKindSwitchMode,
 		"mcp__web__fetch_url": acpsdk.ToolKindFetch,
 		"mcp__fs__read":       acpsdk.ToolKindOther,

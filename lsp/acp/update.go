@@ -82,7 +82,21 @@ func (ss *session) event(e agent.Event) {
 		ss.toolResult(e.Tool)
 	case agent.EventUsage:
 		ss.usage(e.Usage)
+	case agent.EventTodo:
+		if e.Parent == "" {
+			ss.update(acpsdk.UpdatePlan(todoEntries(e.Todos)...))
+		}
 	}
+}
+
+// todoEntries are the todo list as ACP's plan, whose statuses are the
+// same; todo_write gives no priorities, so every entry is of medium.
+func todoEntries(todos []agent.Todo) []acpsdk.PlanEntry {
+	entries := make([]acpsdk.PlanEntry, 0, len(todos))
+	for _, t := range todos {
+		entries = append(entries, acpsdk.PlanEntry{Content: t.Content, Priority: acpsdk.PlanEntryPriorityMedium, Status: acpsdk.PlanEntryStatus(t.Status)})
+	}
+	return entries
 }
 
 // toolStart announces a call as pending: it has not been checked or run.

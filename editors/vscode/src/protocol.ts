@@ -79,6 +79,10 @@ export interface TurnResult {
   changes?: FileChange[];
   /** Errors the turn's edits brought in that its repair round did not fix. */
   newErrors?: CheckDiagnostic[];
+  /** The session's context window in tokens; absent when unknown. */
+  contextWindow?: number;
+  /** The session's next prompt in tokens (measured, plus what came since). */
+  contextTokens?: number;
 }
 
 /** A change the turn made to a file (agent.FileChange). */
@@ -104,7 +108,7 @@ export interface CheckDiagnostic {
   server?: string;
 }
 
-export type CommandActionKind = 'help' | 'cost' | 'mcp' | 'model' | 'effort' | 'compact' | 'new' | 'clear' | 'rewind';
+export type CommandActionKind = 'help' | 'cost' | 'context' | 'mcp' | 'init' | 'model' | 'effort' | 'compact' | 'new' | 'clear' | 'rewind';
 
 /**
  * What a built-in command did. For `new` and `clear` (unless cancelled)
@@ -517,6 +521,19 @@ export interface UsageEvent {
   turnCost: number;
   sessionCost: number;
   priced: boolean;
+  /** How full the session's context window is (absent when unknown), as on TurnResult. */
+  contextWindow?: number;
+  contextTokens?: number;
+}
+
+export type TodoStatus = 'pending' | 'in_progress' | 'completed';
+
+/** An item of the todo list the model keeps with todo_write (agent.Todo). */
+export interface Todo {
+  content: string;
+  status: TodoStatus;
+  /** The item as it runs ("Running the tests"). */
+  activeForm?: string;
 }
 
 /** A compaction: the session's older work folded into a summary (agent.CompactResult). */
@@ -566,6 +583,8 @@ export type ReasonixEvent =
   | (EventBase & { kind: 'check'; text: string; check?: CheckDiagnostic[] })
   /** The session was rewound (the panel's Restore, or /rewind N): rewind is what it did. */
   | (EventBase & { kind: 'rewind'; rewind: RewindPlan })
+  /** The model wrote its todo list: the whole list, absent when cleared. */
+  | (EventBase & { kind: 'todo'; todos?: Todo[] })
   | {
       kind: 'approval';
       sessionId: string;

@@ -262,6 +262,10 @@ function M.cost_line(done)
   if done.priced and done.cost then
     table.insert(parts, string.format('$%.4f', done.cost))
   end
+  if type(done.contextWindow) == 'number' and done.contextWindow > 0 then
+    local pct = math.min(math.floor(100 * (done.contextTokens or 0) / done.contextWindow), 100)
+    table.insert(parts, string.format('%d%% of context', pct))
+  end
   if done.effort and done.effort ~= '' then
     table.insert(parts, 'effort ' .. done.effort)
   end
@@ -437,6 +441,30 @@ function handlers.file_changed(b, ev)
     block(b, 'note')
     lines(b, { '_' .. f.status .. ' ' .. flat(f.path) .. ' (shell)_' })
   end
+end
+
+--- The todo list the model keeps (todo_write), each time it changes: a
+--- Markdown checklist, the item in hand in its active form.
+function handlers.todo(b, ev)
+  if ev.parent then
+    return
+  end
+  block(b, 'note')
+  local todos = type(ev.todos) == 'table' and ev.todos or {}
+  local done = 0
+  local ls = {}
+  for _, t in ipairs(todos) do
+    if t.status == 'completed' then
+      done = done + 1
+      table.insert(ls, '- [x] ' .. flat(t.content or ''))
+    elseif t.status == 'in_progress' then
+      table.insert(ls, '- [ ] → ' .. flat(t.activeForm or t.content or ''))
+    else
+      table.insert(ls, '- [ ] ' .. flat(t.content or ''))
+    end
+  end
+  table.insert(ls, 1, #todos == 0 and '_todo list cleared_' or string.format('_todo %d/%d:_', done, #todos))
+  lines(b, ls)
 end
 
 function handlers.error(b, ev)

@@ -219,7 +219,27 @@ function M.event(_, params, ctx)
   elseif params.kind == 'turn_done' and params.sessionId then
     state.running[params.sessionId] = nil
   end
+  if params.sessionId and not params.parent and M.remember(params) then
+    -- The statusline component shows it (reasonix.statusline).
+    vim.cmd('redrawstatus')
+  end
   chat().on_event(ctx.client_id, params)
+end
+
+--- Keeps what the statusline shows of a session: how full its context
+--- window is (usage events and the turn's result carry it) and its todo
+--- list. A sub-task's events (with `parent`) are not the session's.
+---@return boolean changed
+function M.remember(ev)
+  local fill = (ev.kind == 'usage' and ev.usage) or (ev.kind == 'turn_done' and ev.done) or nil
+  if type(fill) == 'table' and type(fill.contextWindow) == 'number' and fill.contextWindow > 0 then
+    state.context[ev.sessionId] = { window = fill.contextWindow, tokens = fill.contextTokens or 0 }
+    return true
+  elseif ev.kind == 'todo' then
+    state.todos[ev.sessionId] = type(ev.todos) == 'table' and ev.todos or {}
+    return true
+  end
+  return ev.kind == 'turn_done'
 end
 
 --- $/progress: whatever handler is installed (Neovim's, fidget's...), then

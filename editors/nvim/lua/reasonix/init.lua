@@ -186,6 +186,34 @@ function M.trust(action)
   commands().trust(action)
 end
 
+--- A statusline component for the chat's session: how full its context
+--- window is ("42% of context") and, while a turn runs, the step of the
+--- todo list in hand ("→ Running the tests"); '' before anything is known.
+---
+---   vim.o.statusline = "%f %=%{v:lua.require'reasonix'.statusline()}"
+---@return string
+function M.statusline()
+  local state = require('reasonix.state')
+  local sid = state.session
+  if not sid then
+    return ''
+  end
+  local parts = {}
+  if state.running[sid] then
+    for _, t in ipairs(state.todos[sid] or {}) do
+      if t.status == 'in_progress' then
+        table.insert(parts, '→ ' .. (t.activeForm or t.content):gsub('%s+', ' '))
+        break
+      end
+    end
+  end
+  local c = state.context[sid]
+  if c and c.window > 0 then
+    table.insert(parts, string.format('%d%% of context', math.min(math.floor(100 * c.tokens / c.window), 100)))
+  end
+  return table.concat(parts, ' · ')
+end
+
 --- Puts the chat session's files and conversation back to before a turn;
 --- without one, picks it with vim.ui.select.
 ---@param turn integer|nil

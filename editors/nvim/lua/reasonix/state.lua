@@ -6,10 +6,14 @@
 ---@field running table<string, boolean> Sessions with a turn in progress.
 ---@field errors table<integer, string> The last error each client's server showed.
 ---@field last_file_buf integer|nil The last file buffer entered, for commands run from the chat.
+---@field context table<string, {window: integer, tokens: integer}> How full each session's context window is.
+---@field todos table<string, {content: string, status: string, activeForm: string|nil}[]> Each session's todo list.
 return {
   client_id = nil,
   session = nil,
   running = {},
   errors = {},
   last_file_buf = nil,
+  context = {},
+  todos = {},
 }

@@ -59,7 +59,7 @@ describe('mcp', function()
     H.open(root, 'calc.go')
     local n = show_servers()
     H.truthy(n.msg:find('No MCP servers are configured', 1, true), n.msg)
-    H.eq({ '/help', '/new', '/clear', '/compact', '/model', '/cost', '/mcp', '/rewind', '/trust' }, vim.fn.getcompletion('Reasonix ask /', 'cmdline'), 'completions')
+    H.eq({ '/help', '/new', '/clear', '/compact', '/model', '/effort', '/cost', '/context', '/mcp', '/init', '/rewind', '/trust' }, vim.fn.getcompletion('Reasonix ask /', 'cmdline'), 'completions')
   end)
 
   it('completes slash commands, answers /mcp and sends an MCP prompt', function()

@@ -2,12 +2,16 @@
 // a resumed session's messages) into transcript entries.
 import type { ChatMessage, ReasonixEvent, TurnResult } from '../messages';
 import { describeCall, formatCost, formatTokens, plural } from './format';
-import type { ApprovalEntry, Entry, NoticeEntry, QuestionEntry, StreamEntry, Store, ToolEntry, UserEntry } from './state';
+import type { ApprovalEntry, Entry, NoticeEntry, QuestionEntry, StreamEntry, Store, TodoEntry, ToolEntry, UserEntry } from './state';
 
 const isUser = (e: Entry): e is UserEntry => e.kind === 'user';
 const isTool = (e: Entry): e is ToolEntry => e.kind === 'tool';
 const isApproval = (e: Entry): e is ApprovalEntry => e.kind === 'approval';
 const isQuestion = (e: Entry): e is QuestionEntry => e.kind === 'question';
+const isTodo = (e: Entry): e is TodoEntry => e.kind === 'todo';
+
+/** todo_write's list is shown as a checklist (the todo event), not as a row of its own. */
+const TODO_TOOL = 'todo_write';
 
 /** The row of a tool call, by the turn, the call's id and its task's (sub-tasks number their calls on their own). */
 const findCall = (store: Store, turn: number, callId: string, parent?: string): ToolEntry | undefined =>
@@ -64,6 +68,7 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
       return;
     }
     case 'tool_start':
+      if (ev.tool.name === TODO_TOOL && !ev.parent) return;
       store.add<ToolEntry>({
         kind: 'tool',
         turn: ev.turn,
@@ -85,6 +90,8 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
     case 'tool_result': {
       const t = ev.tool;
       let row = findCall(store, ev.turn, t.callId, ev.parent);
+      // A list that was written shows as the checklist; a failed call as a row.
+      if (!row && t.name === TODO_TOOL && !ev.parent && !t.isError && !t.denied) return;
       if (!row) {
         row = store.add<ToolEntry>({ kind: 'tool', turn: ev.turn, callId: t.callId, parent: ev.parent, name: t.name, title: t.title || t.name, status: 'running' });
       }
@@ -102,6 +109,21 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
       s.usageModel = u.model;
       s.turn = { usage: u.turn, cost: u.turnCost, priced: u.priced };
       s.session = { usage: u.session, cost: u.sessionCost, priced: u.priced };
+      // A sub-task's requests fill a window of its own.
+      if (!ev.parent && u.contextWindow) s.context = { window: u.contextWindow, tokens: u.contextTokens ?? 0 };
+      return;
+    }
+    case 'todo': {
+      // The turn's list is one checklist, updated where it first showed.
+      if (ev.parent) return;
+      const todos = ev.todos ?? [];
+      const list = store.findLast((e): e is TodoEntry => isTodo(e) && e.turn === ev.turn);
+      if (list) {
+        list.todos = todos;
+        store.update(list);
+      } else {
+        store.add<TodoEntry>({ kind: 'todo', turn: ev.turn, todos });
+      }
       return;
     }
     case 'notice':
@@ -132,12 +154,13 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
 function endTurn(store: Store, turn: number, done: TurnResult): void {
   const s = store.state;
   s.running = false;
+  if (done.contextWindow) s.context = { window: done.contextWindow, tokens: done.contextTokens ?? 0 };
   if (done.action) {
     // A built-in command ran no turn: its answer streamed as text is shown
-    // as a notice, without a turn's footer. The tables (/help, /mcp) keep
+    // as a notice, without a turn's footer. The tables (/help, /mcp, /context) keep
     // their columns in a fixed-width font; the lines of the others (/cost,
     // /model) wrap, so a narrow panel shows all of them.
-    const table = done.action.kind === 'help' || done.action.kind === 'mcp';
+    const table = done.action.kind === 'help' || done.action.kind === 'mcp' || done.action.kind === 'context';
     for (const e of [...s.entries]) {
       if (e.kind === 'text' && e.turn === turn) {
         store.remove(e);

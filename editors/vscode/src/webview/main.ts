@@ -114,6 +114,7 @@ function receive(msg: ExtensionToPanel): void {
       s().model = msg.model || s().model;
       s().running = false;
       s().turn = undefined;
+      s().context = undefined; // known again after the next turn
       s().session = { usage: msg.usage, cost: msg.cost, priced: msg.cost > 0 };
       s().changed = [];
       s().view = 'chat';
@@ -257,6 +258,7 @@ function newSession(): void {
 function resetView(): void {
   s().turn = undefined;
   s().session = undefined;
+  s().context = undefined;
   s().changed = [];
   s().view = 'chat';
   store.reset();

@@ -1,7 +1,7 @@
 // The panel's state: the transcript as data, and everything around it.
 // It is plain JSON so that vscode.setState can keep it while the view is
 // hidden; the DOM is always rebuilt from it.
-import type { ApproveParams, Attach, ChangedFile, QuestionParams, SessionSummary, Usage } from '../messages';
+import type { ApproveParams, Attach, ChangedFile, QuestionParams, SessionSummary, Todo, Usage } from '../messages';
 import type { RewindState } from './rewind';
 
 export type ToolStatus = 'running' | 'ok' | 'error' | 'denied' | 'stopped';
@@ -72,7 +72,14 @@ export interface DoneEntry extends EntryBase {
   text: string;
 }
 
-export type Entry = UserEntry | StreamEntry | ToolEntry | ApprovalEntry | QuestionEntry | NoticeEntry | DoneEntry;
+/** The todo list the model keeps (todo_write): one entry a turn, updated in place. */
+export interface TodoEntry extends EntryBase {
+  kind: 'todo';
+  turn: number;
+  todos: Todo[];
+}
+
+export type Entry = UserEntry | StreamEntry | ToolEntry | ApprovalEntry | QuestionEntry | NoticeEntry | DoneEntry | TodoEntry;
 
 /** An entry before the store numbers it. */
 export type NewEntry<E extends Entry = Entry> = E extends Entry ? Omit<E, 'id'> : never;
@@ -82,6 +89,12 @@ export interface Accounting {
   usage: Usage;
   cost: number;
   priced: boolean;
+}
+
+/** How full the session's context window is. */
+export interface ContextFill {
+  window: number;
+  tokens: number;
 }
 
 export interface PanelState {
@@ -96,6 +109,8 @@ export interface PanelState {
   running: boolean;
   turn?: Accounting;
   session?: Accounting;
+  /** How full the window is, from the last usage event or turn result that said. */
+  context?: ContextFill;
   changed: ChangedFile[];
   /** The saved sessions; null until the extension has sent them. */
   sessions: SessionSummary[] | null;

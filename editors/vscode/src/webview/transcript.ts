@@ -7,6 +7,7 @@ import { renderQuestion } from './question';
 import { button, h } from './dom';
 import { MarkdownView } from './markdown';
 import type { ApprovalEntry, Change, Entry, QuestionEntry, StreamEntry, UserEntry } from './state';
+import { renderTodos } from './todos';
 import { renderTool } from './tools';
 
 interface Shown {
@@ -132,6 +133,8 @@ export class TranscriptView {
         };
       case 'done':
         return { el: h('div', { class: 'turn-done' }, e.text) };
+      case 'todo':
+        return { el: renderTodos(e) };
     }
   }
 

@@ -436,6 +436,48 @@ describe('the running state', () => {
     assert.equal(await p.text('.model'), 'local-model');
     await p.page.close();
   });
+
+  test('the header says how full the context window is; a sub-task\'s requests leave it be', async () => {
+    const p = await panel();
+    const u = { prompt_tokens: 100, completion_tokens: 10, cache_hit_tokens: 0, cache_miss_tokens: 100 };
+    const usage = (fields) => ({ model: 'm', request: u, turn: u, session: u, requestCost: 0, turnCost: 0, sessionCost: 0, priced: false, ...fields });
+    await p.deliver(ev('turn_start', { text: 'q' }), ev('usage', { step: 1, usage: usage({}) }));
+    assert.equal(await p.page.locator('.badge-context').isHidden(), true, 'no meter while the window is unknown');
+    await p.deliver(ev('usage', { step: 1, usage: usage({ contextWindow: 128000, contextTokens: 53760 }) }));
+    assert.equal(await p.text('.badge-context'), '42% of context');
+    assert.equal(await p.page.locator('.context-meter').evaluate((m) => m.value), 42);
+    assert.match(await p.page.locator('.badge-context').getAttribute('title'), /^53,760 of 128,000 tokens/);
+    await p.deliver(ev('usage', { step: 2, parent: 'call_1', usage: usage({ contextWindow: 128000, contextTokens: 1000 }) }));
+    assert.equal(await p.text('.badge-context'), '42% of context');
+    await p.deliver(ev('turn_done', { done: { sessionId: 'S1', turn: 1, text: '', stop: 'done', steps: 2, toolCalls: 0, usage: u, cost: 0, priced: false, contextWindow: 128000, contextTokens: 140000 } }));
+    assert.equal(await p.text('.badge-context'), '100% of context');
+    await p.expectClean();
+    await p.page.close();
+  });
+
+  test('the todo list is a checklist updated in place, the item in hand in its active form', async () => {
+    const p = await panel();
+    const todo = { callId: 'call_1', name: 'todo_write', title: 'todo_write', readOnly: true };
+    await p.deliver(
+      ev('turn_start', { text: 'fix Add' }),
+      ev('tool_start', { step: 1, tool: todo }),
+      ev('todo', { step: 1, todos: [{ content: 'Read calc.go', status: 'in_progress', activeForm: 'Reading calc.go' }, { content: 'Fix Add', status: 'pending' }] }),
+      ev('tool_result', { step: 1, tool: { ...todo, summary: '0 of 2 completed, 1 in progress' } }),
+    );
+    const items = () => p.page.locator('.todo').evaluateAll((els) => els.map((e) => [e.dataset.status, e.querySelector('input').checked, e.textContent]));
+    assert.deepEqual(await items(), [['in_progress', false, 'Reading calc.go'], ['pending', false, 'Fix Add']]);
+    assert.equal(await p.text('.todos-head'), 'Todo 0/2');
+    assert.equal(await p.page.locator('details.tool').count(), 0, 'todo_write has no row of its own');
+    await p.deliver(ev('todo', { step: 2, todos: [{ content: 'Read calc.go', status: 'completed' }, { content: 'Fix Add', status: 'completed' }] }));
+    assert.equal(await p.page.locator('.todos').count(), 1, 'one list a turn');
+    assert.deepEqual(await items(), [['completed', true, 'Read calc.go'], ['completed', true, 'Fix Add']]);
+    assert.equal(await p.text('.todos-head'), 'Todo 2/2');
+    // A failed call is a row: the model has something to fix.
+    await p.deliver(ev('tool_result', { step: 3, tool: { ...todo, callId: 'call_2', isError: true, summary: 'item 1 has no content' } }));
+    assert.equal(await p.page.locator('details.tool').count(), 1);
+    await p.expectClean();
+    await p.page.close();
+  });
 });
 
 describe('the composer', () => {
