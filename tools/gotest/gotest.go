@@ -76,6 +76,9 @@ type Outcome struct {
 	// ("calc_test.go:12: Twice(2) = 5, want 4").
 	Passed bool   `json:"passed"`
 	Why    string `json:"why,omitempty"`
+	// FailedBefore says a failed test failed on the texts from before the
+	// changes too: not something they broke.
+	FailedBefore bool `json:"failedBefore,omitempty"`
 }
 
 // A Report is what a run found.
@@ -99,10 +102,26 @@ func (r Report) Failed() bool {
 	return r.Failure != "" || slices.ContainsFunc(r.Outcomes, func(o Outcome) bool { return !o.Passed })
 }
 
+// Regressed reports whether the changes broke something: a test failed
+// that did not fail before them, or the run itself failed.
+func (r Report) Regressed() bool {
+	return r.Failure != "" || slices.ContainsFunc(r.Outcomes, Outcome.broken)
+}
+
+// Regressions is r with only the outcomes of the tests the changes broke.
+func (r Report) Regressions() Report {
+	r.Outcomes = slices.DeleteFunc(slices.Clone(r.Outcomes), func(o Outcome) bool { return !o.broken() })
+	r.Left = 0
+	return r
+}
+
+func (o Outcome) broken() bool { return !o.Passed && !o.FailedBefore }
+
 // Summary says the outcome in one line per test, of accepting the
 // proposal when the texts are Proposed: "TestAdd passes if accepted",
 // "TestTwice fails if accepted: calc_test.go:12: Twice(2) = 5, want 4",
-// "no tests reach func Add". Empty when nothing changed that a test
+// "TestAdd fails (already failing before this turn): …", "no tests reach
+// func Add". Empty when nothing changed that a test
 // could reach.
 func (r Report) Summary() string {
 	if len(r.Symbols) == 0 {
@@ -125,6 +144,9 @@ func (r Report) Summary() string {
 			continue
 		}
 		l := o.Test + " fails" + cond
+		if o.FailedBefore {
+			l += " (already failing before this turn)"
+		}
 		if o.Why != "" {
 			l += ": " + o.Why
 		}
@@ -202,7 +224,55 @@ func Run(ctx context.Context, opts Options, changes []Change) (Report, error) {
 	}
 	rep.Outcomes, rep.Failure, err = runTests(ctx, opts, overlay, tests)
 	rep.Failure = names.Replace(rep.Failure)
-	return rep, err
+	if err != nil || rep.Failure != "" {
+		return rep, err
+	}
+	if err := baseline(ctx, opts, filepath.Join(tmp, "before"), goChanges, rep.Outcomes); err != nil && ctx.Err() != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// baseline runs the tests of outcomes that failed again, on the texts
+// from before the changes (the same overlay, of the other texts), and
+// marks those that failed there too as FailedBefore. It runs only when
+// something failed: most runs pass, and a second run of every selected
+// test alongside the first would double the compiling on every turn for
+// an answer needed only on failure. A baseline that cannot run leaves
+// every failure new: failing toward a repair, never toward silence.
+func baseline(ctx context.Context, opts Options, dir string, changes []Change, outcomes []Outcome) error {
+	var failing []test
+	for _, o := range outcomes {
+		if !o.Passed {
+			failing = append(failing, test{pkg: o.Package, name: o.Test})
+		}
+	}
+	if len(failing) == 0 {
+		return nil
+	}
+	before := make([]Change, len(changes))
+	for i, c := range changes {
+		before[i] = Change{Path: c.Path, After: c.Before, Deleted: !c.BeforeExisted}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fmt.Errorf("gotest: %w", err)
+	}
+	overlay, _, _, err := writeOverlay(dir, opts.Root, before)
+	if err != nil {
+		return err
+	}
+	was, failure, err := runTests(ctx, opts, overlay, failing)
+	if err != nil || failure != "" {
+		return err
+	}
+	for i, o := range outcomes {
+		if !o.Passed && slices.ContainsFunc(was, func(w Outcome) bool {
+			return w.Package == o.Package && w.Test == o.Test && !w.Passed
+		}) {
+			outcomes[i].FailedBefore = true
+		}
+	}
+	return nil
 }
 
 func within(root, p string) bool {
