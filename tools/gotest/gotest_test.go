@@ -16,11 +16,17 @@ import (
 // calcModule writes testdata/gotest/calc.txtar under a temporary
 // directory and returns it.
 func calcModule(tb testing.TB) string {
+	return testModule(tb, "calc.txtar")
+}
+
+// testModule writes testdata/gotest/name under a temporary directory and
+// returns it.
+func testModule(tb testing.TB, name string) string {
 	tb.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		tb.Skip(err)
 	}
-	ar, err := txtar.ParseFile("../../testdata/gotest/calc.txtar")
+	ar, err := txtar.ParseFile("../../testdata/gotest/" + name)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -39,7 +45,12 @@ func calcModule(tb testing.TB) string {
 // each old of oldNew replaced by the new after it.
 func change(tb testing.TB, root string, oldNew ...string) gotest.Change {
 	tb.Helper()
-	p := filepath.Join(root, "calc", "calc.go")
+	return changeFile(tb, filepath.Join(root, "calc", "calc.go"), oldNew...)
+}
+
+// changeFile is change of the file p.
+func changeFile(tb testing.TB, p string, oldNew ...string) gotest.Change {
+	tb.Helper()
 	data, err := os.ReadFile(p)
 	if err != nil {
 		tb.Fatal(err)
@@ -48,7 +59,7 @@ func change(tb testing.TB, root string, oldNew ...string) gotest.Change {
 	for i := 0; i+1 < len(oldNew); i += 2 {
 		next := strings.Replace(after, oldNew[i], oldNew[i+1], 1)
 		if next == after {
-			tb.Fatalf("%q not in calc.go", oldNew[i])
+			tb.Fatalf("%q not in %s", oldNew[i], p)
 		}
 		after = next
 	}
@@ -118,6 +129,45 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRunFindsTheModule: the module is the nearest go.mod above the
+// changed file, and the tests run are those of the changed package and of
+// its importers, and theirs, that reach the change; an importer that uses
+// nothing that does (report) passes nothing on (to top).
+func TestRunFindsTheModule(t *testing.T) {
+	root := testModule(t, "nested.txtar")
+	calc := filepath.Join(root, "svc", "calc", "calc.go")
+	for _, tc := range []struct {
+		name   string
+		change gotest.Change
+		want   string
+	}{{
+		name:   "fixing Add reaches app's and, through app, web's test",
+		change: changeFile(t, calc, "a - b", "a + b"),
+		want:   "TestAdd passes\nTestQuad passes\nTestPage passes",
+	}, {
+		name:   "breaking Neg reaches report's and, through report, top's test",
+		change: changeFile(t, calc, "return -x", "return x"),
+		want:   "TestLoss fails: report_test.go:7: Loss(1) != -1\nTestGain fails: top_test.go:7: Gain(1) != 1",
+	}, {
+		name:   "a build error names the file from the workspace root",
+		change: changeFile(t, calc, "return -x", "return -y"),
+		want:   "tests of func Neg cannot run: the package does not build: svc/calc/calc.go:7:31: undefined: y",
+	}, {
+		name:   "a Go file in no module is left out",
+		change: gotest.Change{Path: filepath.Join(root, "tools", "gen.go"), After: "package main\n\nfunc main() {}\n"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := gotest.Run(context.Background(), gotest.Options{Root: root}, []gotest.Change{tc.change})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rep.Summary(); got != tc.want {
+				t.Errorf("summary:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestRunCapsTheTests(t *testing.T) {
 	root := calcModule(t)
 	c := change(t, root, "a - b", "a + b")
@@ -150,14 +200,26 @@ func TestRunLeavesOutWhatIsNotGo(t *testing.T) {
 }
 
 // BenchmarkRun measures one run on the calc module with the build cache
-// warm: listing, parsing, and `go test` of the three tests that reach Add.
+// warm: listing, parsing, and `go test` of the three tests that reach Add
+// (passing); and, with Neg broken as well, the same plus the second run
+// of the failing TestNeg on the text from before (failing).
 func BenchmarkRun(b *testing.B) {
 	root := calcModule(b)
-	c := change(b, root, "a - b", "a + b")
-	for b.Loop() {
-		rep, err := gotest.Run(context.Background(), gotest.Options{Root: root}, []gotest.Change{c})
-		if err != nil || len(rep.Outcomes) != 3 {
-			b.Fatalf("Run = %+v, %v", rep, err)
-		}
+	for _, bc := range []struct {
+		name   string
+		change gotest.Change
+		tests  int
+	}{
+		{"passing", change(b, root, "a - b", "a + b"), 3},
+		{"failing", change(b, root, "a - b", "a + b", "return -x", "return x"), 4},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				rep, err := gotest.Run(context.Background(), gotest.Options{Root: root}, []gotest.Change{bc.change})
+				if err != nil || len(rep.Outcomes) != bc.tests {
+					b.Fatalf("Run = %+v, %v", rep, err)
+				}
+			}
+		})
 	}
 }
