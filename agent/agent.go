@@ -24,6 +24,7 @@ import (
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/agent/store"
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/hooks"
 	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/permission"
 )
@@ -69,12 +70,19 @@ type Agent struct {
 	// PlannerMaxSteps bounds its model requests; 0 means MaxSteps.
 	Planner         *Agent
 	PlannerMaxSteps int
+	// Subagent is the agent task helpers run on ([agent]
+	// subagent_model) unless a custom agent names its model; nil means
+	// the session's.
+	Subagent *Agent
 	// NoRepair turns the tool-call repair passes off (repair.go).
 	NoRepair bool
 	// ParallelMax bounds how many read-only calls run at once.
 	ParallelMax int
 	Temperature *float64
 	MaxTokens   int
+	// ReasoningEffort is [agent] reasoning_effort: the effort a
+	// session's requests ask for until /effort changes it; "" asks none.
+	ReasoningEffort string
 
 	// ContextWindow is the model's context window in tokens; 0 turns
 	// automatic compaction off. CompactRatio is the share of it at which
@@ -128,9 +136,15 @@ type Agent struct {
 	// files or the events: they are replaced wherever they appear.
 	Secrets []Secret
 
+	// Hooks runs the user's hooks (hooks.go); nil when none is in force.
+	Hooks *hooks.Runner
+
 	// CommandDirs are the directories of custom slash commands, highest
 	// precedence first (CommandDirs).
 	CommandDirs []CommandDir
+	// AgentDirs are the directories of custom agents, highest
+	// precedence first (AgentDirs).
+	AgentDirs []CommandDir
 	// config resolves the model references of /model and of commands
 	// that name a model; models holds the agents made for them.
 	config *config.Config
@@ -222,6 +236,8 @@ type Session struct {
 	redact *redactor
 	// model is the model reference /model switched the session to.
 	model string
+	// effort is the reasoning effort /effort set for the session.
+	effort string
 	// nested holds the memory files of subdirectories attached so far.
 	nested nestedMemory
 	// steps records each model request attempt and tool call (steps.go);
@@ -231,6 +247,9 @@ type Session struct {
 	// upBy the agent whose budgets hold there.
 	up   *Session
 	upBy *Agent
+	// hooksStarted is set once the session's SessionStart hooks ran in
+	// this process (hooks.go).
+	hooksStarted bool
 }
 
 // NewSession starts a session with a fresh system message built from the

@@ -17,6 +17,7 @@ import (
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/gitdir"
 	"github.com/reasonix/reasonix/tools/history"
+	"github.com/reasonix/reasonix/tools/hooks"
 	"github.com/reasonix/reasonix/tools/mcp"
 	"github.com/reasonix/reasonix/tools/memory"
 	"github.com/reasonix/reasonix/tools/permission"
@@ -136,10 +137,12 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 		ParallelMax:     ParallelFromEnv(),
 		Temperature:     cfg.Agent.Temperature,
 		MaxTokens:       cfg.Agent.MaxTokens,
+		ReasoningEffort: cfg.Agent.ReasoningEffort,
 		Sink:            opts.Sink,
 		Store:           &Store{Dir: filepath.Join(home, "sessions")},
 		SystemPrompt:    system,
 		CommandDirs:     CommandDirs(root, home, userHome()),
+		AgentDirs:       AgentDirs(root, home, userHome()),
 		config:          cfg,
 		models:          &models{},
 		// Shell commands' changes are tracked for the agent's life.
@@ -169,11 +172,25 @@ func Build(cfg *config.Config, opts Options) (*Agent, error) {
 	a.Secrets = secrets(keys)
 	// Commands the agent runs do not inherit the keys.
 	env.HideEnv = append(env.HideEnv, keys...)
+	if hs := cfg.Hooks(); len(hs) > 0 {
+		// The user's own programs, run as the user runs them: outside
+		// the sandbox, in the workspace, without the model's keys.
+		a.Hooks = &hooks.Runner{Hooks: hs, Dir: root, Env: tools.WithoutVars(os.Environ(), env.HideEnv)}
+	}
 
 	a.attachProcesses(opts, root, jail)
 	a.ownsJail = jail != nil
 	a.attachGraph(cfg, opts, root, fsys, keys)
 	a.attachPlugins(cfg, opts, root)
+	// Subagent is set before the planner, as the agents onModel makes
+	// are copies of a: a session that /model switches to the planner's
+	// model still runs its tasks on subagent_model.
+	if ref := cfg.Agent.SubagentModel; ref != "" {
+		if a.Subagent, err = a.onModel(ref); err != nil {
+			a.Close()
+			return nil, fmt.Errorf("subagent_model %q: %w", ref, err)
+		}
+	}
 	if ref := cfg.Agent.PlannerModel; ref != "" {
 		if a.Planner, err = a.onModel(ref); err != nil {
 			a.Close()
@@ -242,13 +259,16 @@ func (e noKeyError) Unwrap() error        { return e.err }
 func (e noKeyError) Is(target error) bool { return target == ErrNoKey }
 
 // modelReady returns the missing-key error of the first model a turn may
-// ask (the session's, the planner's, the escalation's, the summarizer's)
-// whose key is not set, so that a turn that cannot run fails before it
+// ask (the session's, the planner's, the task helpers', the
+// escalation's, the summarizer's) whose key is not set, so that a turn that cannot run fails before it
 // starts rather than after the prompt is logged.
 func (a *Agent) modelReady() error {
 	provs := []provider.Provider{a.Provider}
 	if a.Planner != nil {
 		provs = append(provs, a.Planner.Provider)
+	}
+	if a.Subagent != nil {
+		provs = append(provs, a.Subagent.Provider)
 	}
 	if a.Escalation != nil {
 		provs = append(provs, a.Escalation.Provider)

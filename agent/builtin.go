@@ -24,6 +24,7 @@ const (
 	ActionMCP     ActionKind = "mcp"
 	ActionTrust   ActionKind = "trust"
 	ActionRewind  ActionKind = "rewind"
+	ActionEffort  ActionKind = "effort"
 )
 
 // Action is the outcome of a built-in command, in TurnResult.Action. The
@@ -35,6 +36,8 @@ type Action struct {
 	Kind ActionKind `json:"kind"`
 	// Model is the model reference /model REF switched the session to.
 	Model string `json:"model,omitempty"`
+	// Effort is the reasoning effort /effort LEVEL set for the session.
+	Effort string `json:"effort,omitempty"`
 	// Cancelled is set by a front end whose user declined to /clear.
 	Cancelled bool `json:"cancelled,omitempty"`
 	// Revoke is /trust revoke: forget what was trusted of the

@@ -117,13 +117,8 @@ func (l *commandLoader) dir(d CommandDir, path, prefix string, depth int) {
 			}
 			continue
 		}
-		data, err := l.env.ReadDisk(full, nil, maxCommandBytes)
-		if err != nil {
-			if errors.Is(err, walk.ErrTooLarge) {
-				l.warn(full, "larger than %d KiB", maxCommandBytes>>10)
-			} else {
-				l.warn(full, "%v", readRefusal(err))
-			}
+		data, ok := l.read(full)
+		if !ok {
 			continue
 		}
 		c, err := parseCommand(data)
@@ -134,6 +129,18 @@ func (l *commandLoader) dir(d CommandDir, path, prefix string, depth int) {
 		c.name, c.path, c.source = prefix+stem, full, d.Source
 		l.out = append(l.out, c)
 	}
+}
+
+// read reads the file at full, or warns why it cannot.
+func (l *commandLoader) read(full string) ([]byte, bool) {
+	data, err := l.env.ReadDisk(full, nil, maxCommandBytes)
+	switch {
+	case errors.Is(err, walk.ErrTooLarge):
+		l.warn(full, "larger than %d KiB", maxCommandBytes>>10)
+	case err != nil:
+		l.warn(full, "%v", readRefusal(err))
+	}
+	return data, err == nil
 }
 
 // commandSegment reports whether s can be one part of a command name.

@@ -61,13 +61,20 @@ type CommandDir struct {
 // each level Reasonix's own before Claude Code's. home is Reasonix's home
 // (config.Home), userHome the user's home directory ("" for none).
 func CommandDirs(root, home, userHome string) []CommandDir {
+	return extensionDirs(root, home, userHome, "commands")
+}
+
+// extensionDirs returns the directories named sub that hold files users
+// bring (commands, agents), highest precedence first: the workspace's
+// .reasonix and .claude, then Reasonix's home's and ~/.claude's.
+func extensionDirs(root, home, userHome, sub string) []CommandDir {
 	dirs := []CommandDir{
-		{filepath.Join(root, ".reasonix", "commands"), SourceProject},
-		{filepath.Join(root, ".claude", "commands"), SourceClaude},
-		{filepath.Join(home, "commands"), SourceUser},
+		{filepath.Join(root, ".reasonix", sub), SourceProject},
+		{filepath.Join(root, ".claude", sub), SourceClaude},
+		{filepath.Join(home, sub), SourceUser},
 	}
 	if userHome != "" {
-		dirs = append(dirs, CommandDir{filepath.Join(userHome, ".claude", "commands"), SourceClaude})
+		dirs = append(dirs, CommandDir{filepath.Join(userHome, ".claude", sub), SourceClaude})
 	}
 	return dirs
 }
@@ -80,6 +87,8 @@ var builtins = []Command{
 	{Name: "/compact", Source: SourceBuiltin, builtin: ActionCompact, Description: "Fold the conversation's older work into a summary"},
 	{Name: "/model", Source: SourceBuiltin, builtin: ActionModel, ArgumentHint: "[REF [prompt]]",
 		Description: "Show the model; switch the session to REF; or run one prompt on REF"},
+	{Name: "/effort", Source: SourceBuiltin, builtin: ActionEffort, ArgumentHint: "[low|medium|high [prompt]]",
+		Description: "Show the reasoning effort; set it for the session; or run one prompt at it"},
 	{Name: "/cost", Source: SourceBuiltin, builtin: ActionCost, Description: "Show the session's tokens, cache hits and cost"},
 	{Name: "/mcp", Source: SourceBuiltin, builtin: ActionMCP, Description: "Show the MCP servers and what they offer"},
 	{Name: "/rewind", Source: SourceBuiltin, builtin: ActionRewind, ArgumentHint: "[N]",

@@ -237,6 +237,7 @@ func (t *turn) compact(ctx context.Context, reason string) (CompactResult, error
 	if err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
+	t.preCompactHook(ctx, reason)
 	res.Before = s.estimate(schemas)
 	users := 0
 	for _, m := range p.Dropped {

@@ -54,6 +54,9 @@ const (
 	EventTurnDone EventKind = "turn_done"
 	// EventRewind reports a rewind (rewind.go): Rewind holds what it did.
 	EventRewind EventKind = "rewind"
+	// EventHook reports that one of the user's hooks ran (hooks.go): Text
+	// names the hook and its event and says how it ended.
+	EventHook EventKind = "hook"
 )
 
 // Event is one thing that happened in a session. The loop never prints:
@@ -149,6 +152,9 @@ type TurnResult struct {
 	// escalated, and then EscalatedFrom is the session's.
 	Model         string `json:"model,omitempty"`
 	EscalatedFrom string `json:"escalatedFrom,omitempty"`
+	// Effort is the reasoning effort the turn's requests asked for
+	// (/effort, [agent] reasoning_effort); empty when they asked none.
+	Effort string `json:"effort,omitempty"`
 	// Changes lists the files the turn changed, as the agent sees them
 	// when it ended (Before texts are left out here: the file_changed
 	// events carried them).

@@ -46,31 +46,37 @@ type toolCall struct {
 	// start is when run started the tool; zero for a call that did not
 	// get that far.
 	start time.Time
+	// hookAsks is set when a PreToolUse hook wants the user asked; ran
+	// when the tool ran and returned a result, for PostToolUse hooks.
+	hookAsks, ran bool
 }
 
 // execute runs one call through its steps: validate the arguments, the
-// plan gate, declare what the call touches, judge it by the permission
-// rules — any of which may end the call with a result — then decorate
-// its context and run it, and after a run that went through, record
-// what it changed, verify the edit and attach nested project memory.
+// plan gate, the user's PreToolUse hooks, declare what the call touches,
+// judge it by the permission rules — any of which may end the call with
+// a result — then decorate its context and run it, and after a run that
+// went through, record what it changed, verify the edit and attach
+// nested project memory; the PostToolUse hooks see what ran.
 // Nothing in it can fail the turn: every problem becomes a result the
 // model reads.
 func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool, known bool, ev *ToolEvent) tools.Result {
 	k := &toolCall{t: t, c: c, tool: tool, known: known, ev: ev}
 	_, k.own = tool.(turnTool)
 	defer k.stopClock()
-	for _, step := range []func(context.Context) (tools.Result, bool){k.validate, k.planGate, k.declare, k.judge} {
+	for _, step := range []func(context.Context) (tools.Result, bool){k.validate, k.planGate, k.preToolHook, k.declare, k.judge} {
 		if res, ok := step(ctx); !ok {
 			return res
 		}
 	}
 	res, ok := k.run(ctx, k.decorate(ctx))
-	if !ok {
-		return res
+	if ok {
+		k.record(&res)
+		k.verify(ctx, &res)
+		k.attachMemory(&res)
 	}
-	k.record(&res)
-	k.verify(ctx, &res)
-	k.attachMemory(&res)
+	if k.ran {
+		k.postToolHook(ctx, &res)
+	}
 	return res
 }
 
@@ -192,6 +198,8 @@ func (k *toolCall) judge(ctx context.Context) (tools.Result, bool) {
 	if gate == nil || k.own && !k.tool.(turnTool).gated() {
 		return tools.Result{}, true
 	}
+	// A hook may make a call asked about; it never makes one allowed.
+	k.req.AlwaysAsk = k.req.AlwaysAsk || k.hookAsks
 	v := gate.Check(ctx, k.req)
 	if !v.Allowed {
 		k.ev.Denied = true
@@ -241,6 +249,7 @@ func (k *toolCall) run(ctx, tctx context.Context) (tools.Result, bool) {
 		if err != nil {
 			return k.failed(ctx, err), false
 		}
+		k.ran = ctx.Err() == nil
 		return res, false
 	}
 	if err := ctx.Err(); err != nil {
@@ -270,6 +279,7 @@ func (k *toolCall) run(ctx, tctx context.Context) (tools.Result, bool) {
 	if err != nil {
 		return k.failed(ctx, err), false
 	}
+	k.ran = ctx.Err() == nil
 	return res, true
 }
 

@@ -48,6 +48,9 @@ type prepared struct {
 	// model is the model reference the turn runs on; "" for the
 	// session's.
 	model string
+	// effort is the reasoning effort the turn asks for; "" for the
+	// session's.
+	effort string
 	// notices are told the user as the turn starts.
 	notices []string
 
@@ -164,6 +167,8 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 		}
 	case ActionModel:
 		return a.switchModel(ctx, s, p, rest, nested)
+	case ActionEffort:
+		return a.setEffort(ctx, s, p, rest, nested)
 	case ActionRewind:
 		if rest == "" {
 			list, err := a.rewindList(s)
@@ -202,10 +207,16 @@ func (a *Agent) switchModel(ctx context.Context, s *Session, p prepared, rest st
 		p.action.Model = on.ModelRef
 		return p, nil
 	}
+	return a.thenPrompt(ctx, s, p, tail, func(q *prepared) { q.model = on.ModelRef })
+}
+
+// thenPrompt puts the prompt after /model REF or /effort LEVEL through
+// the pipeline, and lets mark set what the turn it makes runs with.
+func (a *Agent) thenPrompt(ctx context.Context, s *Session, p prepared, tail string, mark func(*prepared)) (prepared, error) {
 	q, err := a.dispatch(ctx, s, tail, true)
 	q.notices = append(p.notices, q.notices...)
 	if q.action == nil {
-		q.model = on.ModelRef
+		mark(&q)
 	}
 	return q, err
 }

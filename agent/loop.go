@@ -63,9 +63,10 @@ func (a *Agent) RunInput(ctx context.Context, s *Session, in Input) (TurnResult,
 		return TurnResult{SessionID: s.ID}, err
 	}
 	defer end()
+	t.effort = cmp.Or(p.effort, a.effortOf(s))
 
 	res, err := t.run(ctx, p)
-	res.SessionID, res.Turn, res.Model = s.ID, t.n, a.ModelRef
+	res.SessionID, res.Turn, res.Model, res.Effort = s.ID, t.n, a.ModelRef, t.effort
 	if m := t.answered; m.ref != "" && m.ref != a.ModelRef {
 		// The last answer came from escalation_model.
 		res.Model, res.EscalatedFrom = m.ref, a.ModelRef
@@ -141,6 +142,9 @@ type turn struct {
 	// nested is set on the turns of tasks and the planner, whose changes
 	// are checked with the turn that runs them.
 	nested bool
+	// effort is the reasoning effort the turn's requests ask for; its
+	// helpers' turns ask for the same.
+	effort string
 	check  checkState
 
 	// storm holds the turn's latest calls, for the storm repair pass
@@ -159,6 +163,10 @@ type turn struct {
 	// its budgets (budget.go), until its response is accounted. The
 	// turn sends one request at a time, from its own goroutine.
 	held *hold
+
+	// stopRounds counts the times Stop hooks sent the model back to
+	// work this turn (hooks.go).
+	stopRounds int
 
 	// emitMu serialises events of this turn: parallel tool calls report
 	// from several goroutines, and a Sink sees one event at a time per
@@ -213,6 +221,11 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 	for _, n := range p.notices {
 		t.event(Event{Kind: EventNotice, Text: n})
 	}
+	fromHooks, blocked := t.promptHooks(ctx, prompt)
+	if blocked {
+		return TurnResult{Stop: StopDone}, nil
+	}
+	p.attached += fromHooks
 	plan, approved, err := t.planFirst(ctx, prompt+p.attached)
 	switch {
 	case errors.Is(err, ErrBudgetExceeded):
@@ -255,6 +268,8 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			Tools:       schemas,
 			Temperature: a.Temperature,
 			MaxTokens:   a.MaxTokens,
+
+			ReasoningEffort: t.effort,
 		}
 		// Charged before it is sent: tasks and the planner spend from
 		// the session's budget too, at the same time.
@@ -316,6 +331,12 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			}
 			if resp.FinishReason == "length" {
 				t.event(Event{Kind: EventNotice, Text: "the answer was cut off at the model's output limit (max_tokens)"})
+			}
+			if why, goOn := t.stopHook(ctx); goOn {
+				if err := s.append(provider.Message{Role: provider.RoleUser, Content: why}); err != nil {
+					return TurnResult{}, err
+				}
+				continue
 			}
 			again, remaining, err := t.checkBeforeDone(ctx)
 			if again {

@@ -48,7 +48,7 @@ func (t *turn) planFirst(ctx context.Context, request string) (attach string, ap
 		steps = t.a.MaxSteps
 	}
 	planner := pa.helper(t, plannerParent, reg, plannerSystemPrompt, steps, 0)
-	pt := &turn{a: planner, s: planner.taskSession(t.s.ID, reg), n: 1, log: &changeLog{}, nested: true}
+	pt := &turn{a: planner, s: planner.taskSession(t.s.ID, reg), n: 1, log: &changeLog{}, nested: true, effort: t.effort}
 	pt.s.steps = t.s.steps.sub(plannerParent, t.n)
 	pt.s.spendFrom(t, planner.ModelRef)
 	defer func() {

@@ -19,7 +19,8 @@ import (
 // (references.go).
 
 // sessionTools returns the tools a new session offers: the agent's own
-// and the plugins' as they are now.
+// and the plugins' as they are now, the task tool knowing the custom
+// agents as their files are now (agents.go).
 func (a *Agent) sessionTools() *tools.Registry {
 	reg := a.Tools
 	if a.Plugins != nil {
@@ -35,7 +36,7 @@ func (a *Agent) sessionTools() *tools.Registry {
 		a.emit(Event{Kind: EventNotice, Text: fmt.Sprintf("%d tools are offered to the model; OpenAI-compatible APIs commonly refuse more than %d. "+
 			"Trim them with enabled_tools or disabled_tools in a [[plugins]] entry, or [tools] enabled.", n, maxAPITools)})
 	}
-	return reg
+	return a.withAgents(reg)
 }
 
 // maxAPITools is the number of tools OpenAI's API, and the APIs modelled

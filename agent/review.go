@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -63,7 +62,7 @@ func ReviewConfig(cfg *config.Config, dir string) []string {
 	ownOnly := func(changes []config.Change) []config.Change {
 		var out []config.Change
 		for _, c := range changes {
-			if !isWorkspaceFile(dir, c.At.File) {
+			if !config.IsWorkspaceFile(dir, c.At.File) {
 				out = append(out, c)
 			}
 		}
@@ -118,16 +117,6 @@ func recordingGrants(persist func(rule string) error, dir string) func(rule stri
 
 // recordPath names dir's record.
 func recordPath(dir string) (string, error) { return config.RecordPath(recordDir, dir) }
-
-// isWorkspaceFile reports whether file is one of the config files that
-// come with the workspace dir.
-func isWorkspaceFile(dir, file string) bool {
-	if file == "" {
-		return false
-	}
-	base := filepath.Base(file)
-	return (base == config.ProjectFileName || base == config.MCPFileName) && config.Canonical(filepath.Dir(file)) == dir
-}
 
 // readRecord reads dir's record; fs.ErrNotExist when there is none.
 func readRecord(path, dir string) (config.Security, error) {

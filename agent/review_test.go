@@ -82,6 +82,11 @@ func TestReviewConfigLeavesTheWorkspaceToTrust(t *testing.T) {
 	write(t, filepath.Join(home, "config.toml"), "[permissions]\napproval = \"yolo\"\n")
 	write(t, filepath.Join(dir, config.ProjectFileName), "[sandbox]\nbash = \"off\"\n")
 	write(t, filepath.Join(dir, config.MCPFileName), `{"mcpServers": {"helper": {"command": "npx", "args": ["helper"]}}}`)
+	t.Setenv("HOME", t.TempDir())
+	if err := os.Mkdir(filepath.Join(dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, config.ClaudeSettingsFile), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}`)
 	if msgs := reviewIn(t, dir); len(msgs) != 0 {
 		t.Fatalf("first session: %q", msgs)
 	}
@@ -89,7 +94,7 @@ func TestReviewConfigLeavesTheWorkspaceToTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.Workspace.Untrusted() || cfg.Sandbox.Bash == "off" || len(cfg.Plugins) != 0 {
+	if !cfg.Workspace.Untrusted() || cfg.Sandbox.Bash == "off" || len(cfg.Plugins) != 0 || len(cfg.Hooks()) != 0 {
 		t.Fatalf("the workspace's loosening is in force untrusted: %+v", cfg.Workspace)
 	}
 	if err := config.Trust(cfg.Workspace); err != nil {

@@ -38,27 +38,53 @@ var taskDescription string
 var taskSystemPrompt string
 
 // taskTool is the task tool. It is a turnTool: a child session needs
-// the parent's turn.
-type taskTool struct{}
+// the parent's turn. agents are the custom agents a call may name
+// (agents.go), read when the session started.
+type taskTool struct {
+	agents []*customAgent
+}
 
 var (
 	_ turnTool   = taskTool{}
 	_ callReader = taskTool{}
 )
 
-func (taskTool) Name() string        { return taskName }
-func (taskTool) Description() string { return taskDescription }
+func (taskTool) Name() string { return taskName }
+
+// Description lists the custom agents after what the tool does: the
+// model picks one by what it says of itself.
+func (tt taskTool) Description() string {
+	if len(tt.agents) == 0 {
+		return taskDescription
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(taskDescription))
+	b.WriteString("\n\nCustom agents (subagent_type), each with instructions of its own and only the tools it names; one that edits or runs commands needs read_only: false:")
+	for _, ag := range tt.agents {
+		fmt.Fprintf(&b, "\n- %s: %s", ag.name, ag.description)
+	}
+	return b.String()
+}
 
 // ReadOnly is false: whether a call only reads depends on its arguments
 // (readOnlyCall), and the tool alone must not pass for a reader.
 func (taskTool) ReadOnly() bool { return false }
 
-func (taskTool) Schema() json.RawMessage {
+func (tt taskTool) Schema() json.RawMessage {
+	agent := ""
+	if len(tt.agents) > 0 {
+		names := make([]string, len(tt.agents))
+		for i, ag := range tt.agents {
+			names[i] = ag.name
+		}
+		enum, _ := json.Marshal(names)
+		agent = `,"subagent_type":{"type":"string","enum":` + string(enum) + `,"description":"A custom agent to do the sub-task; none for a general helper."}`
+	}
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"description":{"type":"string","description":"The sub-task in a few words."},` +
 		`"prompt":{"type":"string","description":"Everything the helper needs."},` +
 		`"read_only":{"type":"boolean","description":"Default true; false lets it edit and run commands."},` +
-		`"max_steps":{"type":"integer","minimum":1,"description":"At most this many model requests."}},` +
+		`"max_steps":{"type":"integer","minimum":1,"description":"At most this many model requests."}` + agent + `},` +
 		`"required":["description","prompt"],"additionalProperties":false}`)
 }
 
@@ -78,12 +104,12 @@ func (taskTool) readOnlyCall(args string) bool {
 }
 
 // Execute runs the call on the turn that made it (runTask).
-func (taskTool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
+func (tt taskTool) Execute(ctx context.Context, env *tools.Env, args json.RawMessage) (tools.Result, error) {
 	k, ok := toolCallOf(ctx)
 	if !ok {
 		return tools.Result{}, errors.New("task runs only in an agent's turn")
 	}
-	return k.t.runTask(ctx, k.c, args, k.ev), nil
+	return k.t.runTask(ctx, k.c, args, k.ev, tt.agents), nil
 }
 
 // TaskTool returns the task tool, for registries.
@@ -94,6 +120,8 @@ type taskArgs struct {
 	Prompt      string `json:"prompt"`
 	ReadOnly    *bool  `json:"read_only"`
 	MaxSteps    int    `json:"max_steps"`
+	// SubagentType names a custom agent.
+	SubagentType string `json:"subagent_type"`
 }
 
 // taskLeftOut are the tools no child is offered: delegation and plan mode
@@ -110,8 +138,9 @@ func taskTools(parent *tools.Registry, readOnly bool) (*tools.Registry, error) {
 }
 
 // runTask runs a task call: a child session does the sub-task, and its
-// report, with a line of its usage, is the call's result.
-func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMessage, ev *ToolEvent) tools.Result {
+// report, with a line of its usage, is the call's result. agents are
+// the custom agents the call may name.
+func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMessage, ev *ToolEvent, agents []*customAgent) tools.Result {
 	var ta taskArgs
 	if err := tools.DecodeArgs(args, &ta); err != nil {
 		return tools.Errorf("%v", err)
@@ -127,15 +156,28 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 			IsError: true, Summary: "plan mode",
 		}
 	}
+	var as *customAgent
+	if ta.SubagentType != "" {
+		var err error
+		if as, err = findAgent(agents, ta.SubagentType); err != nil {
+			return tools.Errorf("%v", err)
+		}
+	}
 	reg, err := taskTools(t.s.tools, readOnly)
+	if err == nil && as != nil {
+		reg, err = reg.Pick(as.allows)
+	}
 	if err != nil {
 		return tools.Errorf("the task could not start: %v", err)
 	}
-	child := t.a.taskAgent(t, c.ID, reg, ta.MaxSteps)
+	child, err := t.a.taskAgent(t, c.ID, reg, ta.MaxSteps, as)
+	if err != nil {
+		return tools.Errorf("the task could not start: %v", err)
+	}
 	s := child.taskSession(t.s.ID, reg)
 	s.steps = t.s.steps.sub(c.ID, t.n)
 	s.spendFrom(t, child.ModelRef)
-	ct := &turn{a: child, s: s, n: 1, log: t.log, nested: true}
+	ct := &turn{a: child, s: s, n: 1, log: t.log, nested: true, effort: t.effort}
 	// What the parent changed so far is the child's to save before a
 	// shell command, as its own changes are.
 	for _, p := range t.changedFiles() {
@@ -176,6 +218,12 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 	if child.Price != nil {
 		line += fmt.Sprintf(", $%.4f", ct.cost)
 	}
+	switch {
+	case as != nil:
+		line += fmt.Sprintf(", agent %s on %s", as.name, child.ModelRef)
+	case child.ModelRef != t.a.ModelRef:
+		line += ", on " + child.ModelRef
+	}
 	line += "]"
 	return tools.Result{
 		Content: report + "\n\n" + line,
@@ -199,8 +247,10 @@ func lastFindings(s *Session) string {
 }
 
 // taskAgent is the agent a task's child runs on, with the child's step
-// limit: task_max_steps (else max_steps), or the call's if lower.
-func (a *Agent) taskAgent(parent *turn, callID string, reg *tools.Registry, maxSteps int) *Agent {
+// limit: task_max_steps (else max_steps), or the call's if lower. Its
+// model is the custom agent's, else subagent_model, else a's; its system
+// prompt carries the custom agent's instructions, if the call named one.
+func (a *Agent) taskAgent(parent *turn, callID string, reg *tools.Registry, maxSteps int, as *customAgent) (*Agent, error) {
 	steps := a.TaskMaxSteps
 	if steps == 0 {
 		steps = a.MaxSteps
@@ -208,7 +258,28 @@ func (a *Agent) taskAgent(parent *turn, callID string, reg *tools.Registry, maxS
 	if maxSteps > 0 && (steps == 0 || maxSteps < steps) {
 		steps = maxSteps
 	}
-	return a.helper(parent, callID, reg, taskSystemPrompt, steps, a.TaskTokenBudget)
+	on, system := a, taskSystemPrompt
+	if a.Subagent != nil {
+		on = a.Subagent
+	}
+	if as != nil {
+		system = as.prompt()
+		if as.model != "" {
+			m, err := a.onModel(as.model)
+			switch {
+			case err == nil:
+				on = m
+			case claudeModels[as.model]:
+				// A file written for Claude Code names its models;
+				// unless a provider here serves one by that name, the
+				// agent runs where a general helper would.
+				parent.event(Event{Kind: EventNotice, Parent: callID, Text: fmt.Sprintf("agent %s names the model %q, which no configured provider serves; it runs on %s", as.name, as.model, on.ModelRef)})
+			default:
+				return nil, fmt.Errorf("agent %s (%s): model: %w", as.name, shortPath(as.path, a.root()), err)
+			}
+		}
+	}
+	return on.helper(parent, callID, reg, system, steps, a.TaskTokenBudget), nil
 }
 
 // helper is the agent a child session runs on (a task's, the planner's):
@@ -219,7 +290,7 @@ func (a *Agent) helper(parent *turn, parentID string, reg *tools.Registry, syste
 	child := *a
 	child.Tools, child.Plugins = reg, nil
 	child.SystemPrompt = system
-	child.Store, child.Plans, child.Planner = nil, nil, nil
+	child.Store, child.Plans, child.Planner, child.Subagent = nil, nil, nil, nil
 	child.MaxSteps, child.TokenBudget = maxSteps, budget
 	// The session's cost budget is the parent's to check.
 	child.CostBudget = 0

@@ -535,3 +535,62 @@ forbid_read = [%q]
 		t.Errorf("%d of the child's bash calls denied, want the curl one", denied)
 	}
 }
+
+// TestTaskRunsACustomAgent: a task naming an agent no file defines is a
+// tool error listing those there are; one naming an agent of the
+// workspace runs with its instructions and, the call being read-only,
+// only the trusted readers among its tools; Claude Code's "sonnet",
+// which no provider serves here, leaves it on the session's model, with
+// a notice.
+func TestTaskRunsACustomAgent(t *testing.T) {
+	a, srv, log := newTaskAgent(t, `match check it
+call task {"description": "critic", "prompt": "critic: look", "subagent_type": "critic"}
+---
+match check it
+expect tool unknown subagent_type "critic": the agents are tester
+call task {"description": "test", "prompt": "tester: run the tests", "subagent_type": "tester"}
+---
+match tester:
+expect system Run go test and report failures.
+text No failures.
+---
+match check it
+expect tool No failures.
+text Checked.
+`)
+	root := a.Env.Root
+	if err := os.MkdirAll(filepath.Join(root, ".claude", "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".claude", "agents", "tester.md"),
+		[]byte("---\nname: tester\ndescription: Runs the tests\ntools: Bash, Read\nmodel: sonnet\n---\nRun go test and report failures.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.AgentDirs = agent.AgentDirs(root, t.TempDir(), "")
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(context.Background(), s, "check it")
+	if err != nil || res.Text != "Checked." {
+		t.Fatalf("%q, %v", res.Text, err)
+	}
+	var child []scripted.Request
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.Messages[1].Content, "tester:") {
+			child = append(child, r)
+		}
+	}
+	if len(child) != 1 || strings.Join(child[0].Tools, ",") != "read_file" || child[0].Model != "deepseek-flash" {
+		t.Fatalf("the helper's requests: %+v", child)
+	}
+	noted := false
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for _, e := range log.events {
+		noted = noted || e.Kind == agent.EventNotice && strings.Contains(e.Text, `agent tester names the model "sonnet", which no configured provider serves`)
+	}
+	if !noted {
+		t.Error("no notice of the model the agent names")
+	}
+}

@@ -127,6 +127,9 @@ func outcome(res agent.TurnResult, err error) string {
 	if res.Priced {
 		s += fmt.Sprintf(", $%.4f", res.Cost)
 	}
+	if res.Effort != "" {
+		s += ", effort " + res.Effort
+	}
 	if n := agent.NewErrorsSummary(res.NewErrors); n != "" {
 		s += "; " + n
 	}
@@ -163,7 +166,7 @@ func (s *Server) event(e agent.Event) {
 			line += " — " + e.Tool.Summary
 		}
 		s.logMessage(s.ctx, protocol.MessageTypeLog, "Reasonix: "+line)
-	case agent.EventRetry, agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck:
+	case agent.EventRetry, agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck, agent.EventHook:
 		s.logMessage(s.ctx, protocol.MessageTypeInfo, "Reasonix: "+e.Text)
 	case agent.EventFileChanged:
 		if e.File.Source == agent.SourceShell {

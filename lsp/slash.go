@@ -16,8 +16,8 @@ import (
 // agent answers /help, /cost, /mcp, /model and /compact itself, and
 // reports /new and /clear, which change the session the client shows.
 // Those two are performed here, and the answer's sessionId is then the
-// session to show from now on; /model REF, which switched the session's
-// model, is worded here.
+// session to show from now on; /model REF and /effort LEVEL, which
+// switched the session's model or reasoning effort, are worded here.
 
 // The answers of /clear's question.
 const (
@@ -31,6 +31,10 @@ func (m *sessions) perform(ctx context.Context, ls *liveSession, res agent.TurnR
 	case agent.ActionModel:
 		if res.Action.Model != "" {
 			res.Text = "This session now runs on " + res.Action.Model + "."
+		}
+	case agent.ActionEffort:
+		if res.Action.Effort != "" {
+			res.Text = "This session's requests now ask for " + res.Action.Effort + " reasoning effort."
 		}
 	case agent.ActionNew:
 		next, err := m.get(ls.ws, "")

@@ -136,6 +136,23 @@ func (r *Registry) Pick(keep func(Tool) bool) (*Registry, error) {
 	return r.keepProfile(NewRegistry(picked...))
 }
 
+// Replace returns a registry of r's tools with t in the place of the
+// tool of its name, shown as r shows them; an error when r has none.
+func (r *Registry) Replace(t Tool) (*Registry, error) {
+	if _, ok := r.tools[t.Name()]; !ok {
+		return nil, fmt.Errorf("no tool %q to replace", t.Name())
+	}
+	all := make([]Tool, 0, len(r.order))
+	for _, name := range r.order {
+		if name == t.Name() {
+			all = append(all, t)
+		} else {
+			all = append(all, r.tools[name])
+		}
+	}
+	return r.keepProfile(NewRegistry(all...))
+}
+
 // keepProfile shows the registry derived shown as r is shown.
 func (r *Registry) keepProfile(derived *Registry, err error) (*Registry, error) {
 	if err != nil {

@@ -36,3 +36,28 @@ func TestRegistryWith(t *testing.T) {
 		t.Error("a taken name was accepted")
 	}
 }
+
+// describedTool is a namedTool with a description of its own.
+type describedTool struct{ namedTool }
+
+func (describedTool) Description() string { return "replaced" }
+
+func TestRegistryReplace(t *testing.T) {
+	base, err := NewRegistry(namedTool("b"), namedTool("a"), namedTool("c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := base.Replace(describedTool{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := got.Names(); !slices.Equal(names, []string{"b", "a", "c"}) {
+		t.Errorf("names %v, want the base's order", names)
+	}
+	if s := got.Schemas(); s[1].Description != "replaced" || base.Schemas()[1].Description != "" {
+		t.Errorf("descriptions: replaced %q, base %q", s[1].Description, base.Schemas()[1].Description)
+	}
+	if _, err := base.Replace(namedTool("d")); err == nil {
+		t.Error("a tool the registry lacks replaced nothing without an error")
+	}
+}

@@ -19,8 +19,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/reasonix/reasonix/tools/hooks"
 )
 
 // Config is the merged configuration.
@@ -36,6 +39,9 @@ type Config struct {
 	Plugins      []PluginConfig   `toml:"plugins"`
 	// TrustSettings is [trust], taken from the user's own files only.
 	TrustSettings TrustConfig `toml:"trust"`
+	// HookSettings is a layer's [hooks], as decoded; the hooks merged
+	// from every source are Hooks().
+	HookSettings hooks.Settings `toml:"hooks"`
 
 	// Review says what becomes of the agent's file changes in an editor:
 	// "apply" sends them into the buffers at once, "propose" keeps them
@@ -59,6 +65,8 @@ type Config struct {
 	// trusted holds the digests of the entries the user trusted, which
 	// withhold keeps.
 	trusted map[string]bool
+	// hookList holds the hooks in force (hooks.go).
+	hookList []hookEntry
 	// withheldKeys, in a layer being merged, are the settings withheld
 	// for want of trust (withholdFrom).
 	withheldKeys map[string]bool
@@ -147,8 +155,17 @@ type AgentConfig struct {
 	// introduced to the model for one repair round; unset means on
 	// wherever a language server is configured for the file.
 	CheckEdits *bool `toml:"check_edits"`
+	// SubagentModel is a model reference for the helpers of the task
+	// tool, unless a custom agent's file names its own; "" means the
+	// session's model.
+	SubagentModel string `toml:"subagent_model"`
+	// ReasoningEffort is sent with each request of a turn as the
+	// request's reasoning_effort: low, medium or high; "" sends none,
+	// and the provider's default applies. /effort changes it for a
+	// session.
+	ReasoningEffort string `toml:"reasoning_effort"`
 
-	compactRatioAt, summaryModelAt, escalationModelAt, systemPromptFileAt Pos
+	compactRatioAt, summaryModelAt, escalationModelAt, systemPromptFileAt, reasoningEffortAt Pos
 }
 
 // ToolsConfig is the [tools] table.
@@ -245,6 +262,13 @@ type GraphServer struct {
 	// At is where the entry was declared.
 	At Pos `toml:"-"`
 }
+
+// Efforts are the values of [agent] reasoning_effort and /effort, from
+// least to most.
+var Efforts = []string{"low", "medium", "high"}
+
+// ValidEffort reports whether e is one of Efforts.
+func ValidEffort(e string) bool { return slices.Contains(Efforts, e) }
 
 // On reports whether a *bool setting is on, given its default.
 func On(b *bool, def bool) bool {

@@ -157,6 +157,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"bad mode", "[permissions]\nmode = \"sometimes\"\n", `reasonix.toml:2: [permissions] mode must be ask, allow or deny`},
 		{"bad posture", "[permissions]\n\napproval = \"always\"\n", `reasonix.toml:3: [permissions] approval must be ask, auto or yolo`},
 		{"bad compact ratio", "[agent]\nmax_steps = 5\ncompact_ratio = 1.5\n", `reasonix.toml:3: [agent] compact_ratio must be above 0 and at most 1, not 1.5`},
+		{"bad reasoning effort", "[agent]\nreasoning_effort = \"max\"\n", `reasonix.toml:2: [agent] reasoning_effort must be low, medium or high, not "max"`},
 		{"negative window", "[[providers]]\nname = \"a\"\nbase_url = \"u\"\nmodel = \"m\"\ncontext_window = -1\n", `reasonix.toml:1: provider "a": context_window must not be negative`},
 		{"wrong type", "[agent]\nmax_steps = \"ten\"\n", `reasonix.toml:2: "agent.max_steps" must be an integer, not a string`},
 		{"wrong type in a list", "[permissions]\nmode = \"ask\"\n\nallow = \"Bash\"\n", `reasonix.toml:4: "permissions.allow" must be an array, not a string`},

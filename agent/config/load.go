@@ -91,10 +91,16 @@ func (c *Config) load(opts Options) error {
 		if err := c.loadFile(user, true); err != nil {
 			return err
 		}
+		if f := userClaudeSettings(); f != "" {
+			c.loadClaudeSettings(f)
+		}
 	}
 	if opts.Dir != "" {
 		if err := c.loadFile(filepath.Join(opts.Dir, ProjectFileName), true); err != nil {
 			return err
+		}
+		if f := workspaceClaudeSettings(opts.Dir); f != "" {
+			c.loadClaudeSettings(f)
 		}
 	}
 	if opts.File != "" {
@@ -291,6 +297,9 @@ func (c *Config) validate() error {
 	}
 	if r := c.Agent.CompactRatio; !(r > 0 && r <= 1) {
 		return &Error{At: c.Agent.compactRatioAt, Msg: fmt.Sprintf("[agent] compact_ratio must be above 0 and at most 1, not %v", r)}
+	}
+	if e := c.Agent.ReasoningEffort; e != "" && !ValidEffort(e) {
+		return &Error{At: c.Agent.reasoningEffortAt, Msg: fmt.Sprintf("[agent] reasoning_effort must be low, medium or high, not %q", e)}
 	}
 	switch c.Review {
 	case "", "apply", "propose":

@@ -133,6 +133,7 @@ func init() {
 		"providers":     mergeProviders,
 		"plugins":       mergePlugins,
 		"trust":         mergeTrust,
+		"hooks":         mergeHooks,
 		"trust.env": func(y *layer, s setting) {
 			if y.defined(s) {
 				s.dst.Set(reflect.AppendSlice(s.dst, s.src))
@@ -143,6 +144,7 @@ func init() {
 		"agent.compact_ratio":      recordAt(func(c *Config) *Pos { return &c.Agent.compactRatioAt }),
 		"agent.escalation_model":   recordAt(func(c *Config) *Pos { return &c.Agent.escalationModelAt }),
 		"agent.summary_model":      recordAt(func(c *Config) *Pos { return &c.Agent.summaryModelAt }),
+		"agent.reasoning_effort":   recordAt(func(c *Config) *Pos { return &c.Agent.reasoningEffortAt }),
 
 		// [tools] enabled is a restriction: a layer's list replaces.
 		"tools.enabled": replace,

@@ -33,6 +33,9 @@ type Security struct {
 	GraphServers map[string]Program `json:"graph_servers,omitempty"`
 	// APIKeys are the providers that send a key, by name.
 	APIKeys map[string]KeyUse `json:"api_keys,omitempty"`
+	// Hooks are the hooks in force, by hookKey: programs run outside the
+	// jail.
+	Hooks map[string]Program `json:"hooks,omitempty"`
 }
 
 // SandboxSecurity is the security part of [sandbox].
@@ -120,6 +123,9 @@ func (c *Config) Security(dir string) Security {
 	}
 	for _, g := range c.Graph.Servers {
 		s.GraphServers = put(s.GraphServers, g.Name, Program{Command: g.Command, At: g.At})
+	}
+	for _, e := range c.hookList {
+		s.Hooks = put(s.Hooks, hookKey(e.hook), Program{Command: []string{e.hook.Command}, At: e.at})
 	}
 	for _, p := range c.Providers {
 		if p.APIKeyEnv == "" {
@@ -224,6 +230,7 @@ func Loosened(old, cur Security) []Change {
 
 	out = append(out, loosenedPrograms("MCP server", old.Plugins, cur.Plugins)...)
 	out = append(out, loosenedPrograms("language server", old.GraphServers, cur.GraphServers)...)
+	out = append(out, loosenedPrograms("hook", old.Hooks, cur.Hooks)...)
 
 	sent := map[[2]string]bool{}
 	for _, k := range old.APIKeys {

@@ -153,7 +153,7 @@ func (t WorkspaceTrust) matches(v string) bool {
 }
 
 // workspaceFiles are the files of the workspace dir whose content needs
-// trust: its reasonix.toml and .mcp.json.
+// trust: its reasonix.toml, .mcp.json and .claude/settings.json.
 func workspaceFiles(dir string) []string {
 	if dir == "" {
 		return nil
@@ -162,7 +162,21 @@ func workspaceFiles(dir string) []string {
 	if err != nil {
 		abs = dir
 	}
-	return []string{filepath.Join(abs, ProjectFileName), filepath.Join(abs, MCPFileName)}
+	files := []string{filepath.Join(abs, ProjectFileName), filepath.Join(abs, MCPFileName)}
+	if f := workspaceClaudeSettings(abs); f != "" {
+		files = append(files, f)
+	}
+	return files
+}
+
+// IsWorkspaceFile reports whether file is one of the configuration files
+// that come with the workspace dir, whose content needs trust.
+func IsWorkspaceFile(dir, file string) bool {
+	if file == "" {
+		return false
+	}
+	file = Canonical(file)
+	return slices.ContainsFunc(workspaceFiles(Canonical(dir)), func(f string) bool { return Canonical(f) == file })
 }
 
 // fromWorkspace reports whether a value set at at comes from the
@@ -231,6 +245,7 @@ func (c *Config) workspaceTrust(dir string) WorkspaceTrust {
 	if f := c.Agent.SystemPromptFile; f != "" && c.fromWorkspace(c.Agent.systemPromptFileAt) && !within(Canonical(f), t.Dir) {
 		add(c.Agent.systemPromptFileAt, fmt.Sprintf("[agent] system_prompt_file = %q: a file outside the workspace goes to the model", f), "agent.system_prompt_file", f)
 	}
+	t.Items = append(t.Items, c.hookItems()...)
 	if len(t.Items) > 0 {
 		h := sha256.New()
 		for _, it := range t.Items {
@@ -453,6 +468,7 @@ func (c *Config) withholdFrom(l *Config, path string) {
 		"agent.planner_model":    l.Agent.PlannerModel,
 		"agent.summary_model":    l.Agent.SummaryModel,
 		"agent.escalation_model": l.Agent.EscalationModel,
+		"agent.subagent_model":   l.Agent.SubagentModel,
 	} {
 		name, _, _ := strings.Cut(ref, "/")
 		keys[key] = ref != "" && (slices.Contains(gone, name) || slices.Contains(gone, ref))

@@ -26,6 +26,7 @@ model    = "qwen"
 
 [agent]
 max_steps = 12
+subagent_model = "corp/m"
 
 [sandbox]
 bash            = "off"
@@ -106,6 +107,9 @@ func TestUntrustedWorkspaceIsInert(t *testing.T) {
 	}
 	if _, ok := c.Provider("corp"); ok {
 		t.Error("the project's provider is configured")
+	}
+	if c.Agent.SubagentModel != "" {
+		t.Errorf("subagent_model %q, which names the project's provider, applies", c.Agent.SubagentModel)
 	}
 	if len(c.Plugins) != 1 || c.Plugins[0].Name != "mine" || c.Plugins[0].On() {
 		t.Errorf("plugins = %+v; want only the user's, turned off by the project", c.Plugins)

@@ -90,6 +90,11 @@ type Request struct {
 	// Temperature is omitted from the wire when nil.
 	Temperature *float64
 	MaxTokens   int
+	// ReasoningEffort asks a reasoning model to think less or more
+	// (low, medium, high); omitted from the wire when empty. It is a
+	// parameter of the request, outside the messages and tools, so
+	// changing it leaves the cached prefix as it was.
+	ReasoningEffort string
 }
 
 // Usage is the token accounting of one response.

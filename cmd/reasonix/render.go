@@ -206,7 +206,7 @@ func (r *renderer) event(e agent.Event) {
 		}
 		r.line(r.color(dim, "note: "+shown(e.Text)))
 		r.lastNotice = e.Text
-	case agent.EventNotice, agent.EventCompaction, agent.EventRepair:
+	case agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventHook:
 		r.line(r.color(dim, "note: "+shown(e.Text)))
 		r.lastNotice = e.Text
 	case agent.EventFileChanged:
@@ -278,6 +278,9 @@ func (r *renderer) finish(res agent.TurnResult) {
 		parts = append(parts, res.Model+" (escalated from "+res.EscalatedFrom+")")
 	case r.model != "":
 		parts = append(parts, r.model)
+	}
+	if res.Effort != "" {
+		parts = append(parts, "effort "+res.Effort)
 	}
 	parts = append(parts, "session "+res.SessionID)
 	fmt.Fprintln(r.err, r.color(dim, "— "+strings.Join(parts, " · ")))

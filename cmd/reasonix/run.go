@@ -192,7 +192,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // pointless says why a built-in command means nothing in `reasonix run`,
 // which runs one prompt and ends: "" when it does mean something (/help,
-// /cost, /mcp, /model alone, /compact and /rewind answer and exit 0).
+// /cost, /mcp, /model and /effort alone, /compact and /rewind answer and
+// exit 0).
 func pointless(act *agent.Action) string {
 	switch {
 	case act.Kind == agent.ActionNew:
@@ -202,6 +203,9 @@ func pointless(act *agent.Action) string {
 	case act.Kind == agent.ActionModel && act.Model != "":
 		return fmt.Sprintf("/model %s alone has no effect in reasonix run, which ends after one prompt: "+
 			"put the prompt after it (/model %[1]s PROMPT), or use --model %[1]s", act.Model)
+	case act.Kind == agent.ActionEffort && act.Effort != "":
+		return fmt.Sprintf("/effort %s alone has no effect in reasonix run, which ends after one prompt: "+
+			"put the prompt after it (/effort %[1]s PROMPT), or set [agent] reasoning_effort", act.Effort)
 	}
 	return ""
 }

@@ -140,28 +140,36 @@ func usageOf(u provider.Usage) *acpsdk.Usage {
 	return out
 }
 
-// turnMeta carries what the schema has no field for: the cache hit ratio
-// and the cost, under "reasonix".
+// turnMeta carries what the schema has no field for: the cache hit ratio,
+// the cost and the reasoning effort, under "reasonix".
 func turnMeta(res agent.TurnResult) map[string]any {
 	hit := 0.0
 	if n := res.Usage.CacheHitTokens + res.Usage.CacheMissTokens; n > 0 {
 		hit = float64(res.Usage.CacheHitTokens) / float64(n)
 	}
-	return map[string]any{"reasonix": map[string]any{
+	meta := map[string]any{
 		"cacheHitRatio": hit, "cost": res.Cost, "sessionCost": res.SessionCost, "priced": res.Priced,
 		"model": res.Model, "steps": res.Steps, "toolCalls": res.ToolCalls,
-	}}
+	}
+	if res.Effort != "" {
+		meta["effort"] = res.Effort
+	}
+	return map[string]any{"reasonix": meta}
 }
 
 // perform carries out a built-in command that changes what the client
 // shows: /new and /clear start afresh in the same ACP session, whose id
-// the client keeps; /model REF is worded here.
+// the client keeps; /model REF and /effort LEVEL are worded here.
 func (ss *session) perform(ctx context.Context, res agent.TurnResult) error {
 	switch res.Action.Kind {
 	case agent.ActionNew, agent.ActionClear:
 		ss.message("Start a new session from the agent panel: this one keeps its history (" + string(res.Action.Kind) + " is not available over ACP).")
 	case agent.ActionTrust:
 		ss.performTrust(ctx, res.Action.Revoke)
+	case agent.ActionEffort:
+		if res.Action.Effort != "" {
+			ss.message("This session's requests now ask for " + res.Action.Effort + " reasoning effort.")
+		}
 	case agent.ActionModel:
 		if res.Action.Model != "" {
 			ss.message("This session now runs on " + res.Action.Model + ".")

@@ -65,7 +65,7 @@ func (ss *session) event(e agent.Event) {
 		}
 	case agent.EventRetry:
 		ss.thought("(the model request failed and is being retried; what streamed since the last step is void)")
-	case agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck:
+	case agent.EventNotice, agent.EventCompaction, agent.EventRepair, agent.EventCheck, agent.EventHook:
 		if e.Text != "" {
 			ss.thought(e.Text)
 		}

@@ -237,6 +237,8 @@ func (c *Client) encode(req provider.Request) ([]byte, error) {
 		StreamOptions: &streamOptions{IncludeUsage: true},
 		Temperature:   req.Temperature,
 		MaxTokens:     req.MaxTokens,
+
+		ReasoningEffort: req.ReasoningEffort,
 	}
 	for _, t := range req.Tools {
 		params := t.Parameters

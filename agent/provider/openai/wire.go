@@ -17,6 +17,9 @@ type wireRequest struct {
 	StreamOptions *streamOptions `json:"stream_options,omitempty"`
 	Temperature   *float64       `json:"temperature,omitempty"`
 	MaxTokens     int            `json:"max_tokens,omitempty"`
+	// ReasoningEffort is OpenAI's reasoning_effort, which DeepSeek
+	// takes too (mapping medium to high).
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
 }
 
 type streamOptions struct {

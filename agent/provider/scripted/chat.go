@@ -60,7 +60,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	if s.opts.NoBodies {
 		rec.Body, rec.Messages = "", nil
 	}
-	rec.Temperature, rec.MaxTokens = req.Temperature, req.MaxTokens
+	rec.Temperature, rec.MaxTokens, rec.ReasoningEffort = req.Temperature, req.MaxTokens, req.ReasoningEffort
 	for _, t := range req.Tools {
 		rec.Tools = append(rec.Tools, t.Function.Name)
 	}

@@ -25,6 +25,8 @@ type Request struct {
 	// Temperature and MaxTokens are nil when the client did not send them.
 	Temperature *float64 `json:"temperature,omitempty"`
 	MaxTokens   *int     `json:"max_tokens,omitempty"`
+	// ReasoningEffort is the request's reasoning_effort, "" when unsent.
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
 
 	Status int `json:"status"`
 	// Step is the 1-based script step that answered, or 0 if none did.

@@ -22,6 +22,8 @@ type chatRequest struct {
 	Stream      bool
 	Temperature *float64
 	MaxTokens   *int
+	// ReasoningEffort is "" when the client did not send it.
+	ReasoningEffort string
 }
 
 // Message is one message of a request as the client sent it, with its
@@ -77,6 +79,8 @@ type rawRequest struct {
 	StreamOptions json.RawMessage `json:"stream_options"`
 	Temperature   *float64        `json:"temperature"`
 	MaxTokens     *int            `json:"max_tokens"`
+	// ReasoningEffort is OpenAI's, which DeepSeek takes too.
+	ReasoningEffort string `json:"reasoning_effort"`
 }
 
 // parseRequest decodes and validates a request body. Its errors are the
@@ -98,6 +102,8 @@ func parseRequest(body []byte) (*chatRequest, error) {
 		Stream:      raw.Stream,
 		Temperature: raw.Temperature,
 		MaxTokens:   raw.MaxTokens,
+
+		ReasoningEffort: raw.ReasoningEffort,
 	}
 	for i, t := range raw.Tools {
 		if t.Type != "function" {

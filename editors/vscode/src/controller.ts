@@ -318,7 +318,8 @@ export class Controller implements vscode.Disposable {
   /**
    * Follows up a built-in command the server ran: /new and /clear switched
    * the chat to another session (the answer's), /model REF to another
-   * model; the panel is told what happened.
+   * model, /effort LEVEL to another reasoning effort; the panel is told
+   * what happened.
    */
   private performed(result: TurnResult): void {
     const action = result.action;
@@ -329,7 +330,8 @@ export class Controller implements vscode.Disposable {
       return;
     }
     if (action.kind === 'model' && action.model) this.model = action.model;
-    if (action.kind === 'clear' || (action.kind === 'model' && action.model)) this.post({ type: 'notice', text: result.text });
+    const switched = (action.kind === 'model' && action.model) || (action.kind === 'effort' && action.effort);
+    if (action.kind === 'clear' || switched) this.post({ type: 'notice', text: result.text });
   }
 
   /** Stops the chat session's running turn. */

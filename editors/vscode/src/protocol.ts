@@ -71,6 +71,8 @@ export interface TurnResult {
   error?: string;
   /** The model the turn ran on ("provider/model"). */
   model?: string;
+  /** The reasoning effort the turn's requests asked for, when any. */
+  effort?: string;
   /** Set when the prompt was a built-in command, which ran no turn. */
   action?: CommandAction;
   /** The files the turn changed (without their texts). */
@@ -102,7 +104,7 @@ export interface CheckDiagnostic {
   server?: string;
 }
 
-export type CommandActionKind = 'help' | 'cost' | 'mcp' | 'model' | 'compact' | 'new' | 'clear' | 'rewind';
+export type CommandActionKind = 'help' | 'cost' | 'mcp' | 'model' | 'effort' | 'compact' | 'new' | 'clear' | 'rewind';
 
 /**
  * What a built-in command did. For `new` and `clear` (unless cancelled)
@@ -112,6 +114,8 @@ export type CommandActionKind = 'help' | 'cost' | 'mcp' | 'model' | 'compact' | 
 export interface CommandAction {
   kind: CommandActionKind;
   model?: string;
+  /** For `effort`: the reasoning effort the session's requests ask for from now on. */
+  effort?: string;
   cancelled?: boolean;
 }
 
@@ -547,6 +551,8 @@ export type ReasonixEvent =
   | (EventBase & { kind: 'compaction'; text: string; compaction: CompactionEvent })
   /** A tool-call repair pass fired: text is "storm: …", "scavenge: …", "truncation: …" or "flatten: …". */
   | (EventBase & { kind: 'repair'; text: string; repair: 'storm' | 'scavenge' | 'truncation' | 'flatten' })
+  /** One of the user's hooks ran: text names the hook and its event and says how it ended. */
+  | (EventBase & { kind: 'hook'; text: string })
   | (EventBase & { kind: 'tool_start'; tool: ToolEvent })
   /** How far along a running call is, in the tool's words ("1/3", "Compiling (2/10)"). */
   | (EventBase & { kind: 'tool_progress'; tool: ToolEvent; text: string })

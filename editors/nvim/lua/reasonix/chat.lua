@@ -262,6 +262,9 @@ function M.cost_line(done)
   if done.priced and done.cost then
     table.insert(parts, string.format('$%.4f', done.cost))
   end
+  if done.effort and done.effort ~= '' then
+    table.insert(parts, 'effort ' .. done.effort)
+  end
   return '— ' .. table.concat(parts, ' · ')
 end
 
@@ -422,6 +425,8 @@ end
 --- A compaction shows as a note: "compacted: 41k → 6.2k tokens, …".
 handlers.compaction = handlers.notice
 handlers.repair = handlers.notice
+--- One of the user's hooks ran: "hook PreToolUse [Bash] …: blocked (exit 2): …".
+handlers.hook = handlers.notice
 --- The check of the turn's edits: "checked: still 2 new errors in calc.go".
 handlers.check = handlers.notice
 

@@ -203,6 +203,14 @@ describe('chat', function()
     H.eq('_compacted: 41k → 6.2k tokens, 38 messages archived_', lines[#lines - 1], 'the note')
   end)
 
+  it("names the turn's reasoning effort on its cost line", function()
+    local chat = require('reasonix.chat')
+    local done = { steps = 1, toolCalls = 0, cacheHitRatio = 0.5, priced = true, cost = 0.0012 }
+    H.eq('— 1 request · 0 tool calls · 50% cache hit · $0.0012', chat.cost_line(done), 'without an effort')
+    done.effort = 'high'
+    H.eq('— 1 request · 0 tool calls · 50% cache hit · $0.0012 · effort high', chat.cost_line(done), 'with one')
+  end)
+
   it('shows the files a shell command changed and the check of the edits as notes', function()
     local chat, ev = session_chat('s6')
     ev({ kind = 'turn_start', turn = 1, text = 'fix it' })

@@ -107,6 +107,7 @@ export function applyEvent(store: Store, ev: ReasonixEvent): void {
     case 'notice':
     case 'compaction':
     case 'repair':
+    case 'hook':
     case 'check':
       store.add<NoticeEntry>({ kind: 'notice', level: 'info', text: ev.text });
       return;
@@ -168,6 +169,7 @@ function endTurn(store: Store, turn: number, done: TurnResult): void {
   const parts = [plural(done.steps, 'request'), plural(done.toolCalls, 'tool call')];
   const tokens = done.usage.prompt_tokens + done.usage.completion_tokens;
   parts.push(done.priced ? formatCost(done.cost) : `${formatTokens(tokens)} tokens`);
+  if (done.effort) parts.push(`effort ${done.effort}`);
   store.add({ kind: 'done', text: `Turn ${turn}: ${parts.join(' · ')}` });
 }
 

@@ -1,0 +1,137 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reasonix/reasonix/tools/hooks"
+)
+
+// Hooks are programs the user attaches to points of the agent's work, in
+// Claude Code's format (tools/hooks). They come from the "hooks" object
+// of Claude Code's settings files — the user's ~/.claude/settings.json
+// and a workspace's .claude/settings.json — and from [hooks] tables of
+// the same shape in Reasonix's own TOML files. All of them are in force
+// together, in the order the layers are read. A workspace's hooks run
+// programs, so each needs the user's trust (see WorkspaceTrust) and is
+// left out until it has it.
+
+// ClaudeSettingsFile is the settings file, in a workspace's .claude
+// directory and in the user's, whose hooks are read.
+var ClaudeSettingsFile = filepath.Join(".claude", "settings.json")
+
+// hookEntry is one hook in force and where it is set.
+type hookEntry struct {
+	hook hooks.Hook
+	at   Pos
+}
+
+// Hooks returns the hooks in force, in the order they are set, each with
+// where it is set as its Source.
+func (c *Config) Hooks() []hooks.Hook {
+	out := make([]hooks.Hook, len(c.hookList))
+	for i, e := range c.hookList {
+		out[i] = e.hook
+		out[i].Source = e.at.String()
+	}
+	return out
+}
+
+// addHooks adds the hooks of s, set in the file path, leaving out a
+// workspace's hooks the user has not trusted; line finds the line of an
+// event's group.
+func (c *Config) addHooks(s hooks.Settings, path string, line func(ev hooks.Event, group int) int) {
+	entries, problems := s.Flatten()
+	for _, p := range problems {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s", path, p))
+	}
+	for _, e := range entries {
+		at := Pos{File: path, Line: line(e.Event, e.Group)}
+		if c.withhold && c.fromWorkspace(at) && !c.trusted[digest(e.Content()...)] {
+			continue // not trusted: see WorkspaceTrust
+		}
+		c.hookList = append(c.hookList, hookEntry{hook: e.Hook, at: at})
+	}
+}
+
+// mergeHooks adds a TOML layer's [hooks].
+func mergeHooks(y *layer, _ setting) {
+	y.c.addHooks(y.l.HookSettings, y.path, func(ev hooks.Event, group int) int {
+		return y.loc.find("hooks."+string(ev), group, "")
+	})
+}
+
+// loadClaudeSettings adds the hooks of a Claude Code settings file. The
+// file belongs to Claude Code as well, so its problems are warnings.
+func (c *Config) loadClaudeSettings(path string) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %v (its hooks are not used)", path, err))
+		return
+	}
+	s, err := hooks.ParseFile(data)
+	if err != nil {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %v (its hooks are not used)", path, err))
+		return
+	}
+	c.addHooks(s, path, func(ev hooks.Event, _ int) int { return lineOfKey(data, string(ev)) })
+}
+
+// userClaudeSettings is the user's Claude Code settings file, "" when
+// there is no home directory.
+func userClaudeSettings() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ClaudeSettingsFile)
+}
+
+// workspaceClaudeSettings is the Claude Code settings file of the
+// workspace dir, absolute; "" when dir is the user's home, whose file is
+// the user's own (read once, as such).
+func workspaceClaudeSettings(dir string) string {
+	if home, err := os.UserHomeDir(); err == nil && Canonical(home) == Canonical(dir) {
+		return ""
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return filepath.Join(abs, ClaudeSettingsFile)
+}
+
+// hookKey names a hook in Security: its event and matcher, and its
+// command, so that a changed command is a new hook.
+func hookKey(h hooks.Hook) string {
+	key := string(h.Event)
+	if h.Matcher != "" {
+		key += " [" + h.Matcher + "]"
+	}
+	return key + " " + h.Command
+}
+
+// hookItems lists the workspace's hooks for its trust.
+func (c *Config) hookItems() []TrustItem {
+	var out []TrustItem
+	for _, e := range c.hookList {
+		if !c.fromWorkspace(e.at) {
+			continue
+		}
+		h := e.hook
+		on := ""
+		if h.Matcher != "" {
+			on = fmt.Sprintf(" on %q", h.Matcher)
+		}
+		what := fmt.Sprintf("%s hook%s: runs %s, outside the sandbox", h.Event, on, clip(word(strings.TrimSpace(h.Command))))
+		out = append(out, TrustItem{At: e.at, What: what, Digest: digest(h.Content()...)})
+	}
+	return out
+}
