@@ -636,5 +636,13 @@ func (t bash) Describe(args json.RawMessage) tools.Call {
 	// reading, not paths to show. The wording holds the whole command,
 	// as the terminal shows it: what a cut would leave out runs all the
 	// same once the call is allowed.
-	return tools.Call{Title: tools.Title(t.Name(), cmd), Wording: fmt.Sprintf("run the command `%s`", cmd)}
+	wording := fmt.Sprintf("run the command `%s`", cmd)
+	var bg struct {
+		RunInBackground bool `json:"run_in_background"`
+	}
+	if json.Unmarshal(args, &bg) == nil && bg.RunInBackground {
+		// Said, since it goes on running after the answer.
+		wording += " in the background"
+	}
+	return tools.Call{Title: tools.Title(t.Name(), cmd), Wording: wording}
 }

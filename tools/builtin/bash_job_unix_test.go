@@ -3,6 +3,7 @@
 package builtin
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,5 +186,19 @@ func TestBashBackgroundJobChangesControlFiles(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(toml); string(b) != "[agent]\n" {
 		t.Errorf("reasonix.toml after the next command: %q", b)
+	}
+}
+
+// TestBashBackgroundJobWording: the question about a background job says
+// it goes on in the background.
+func TestBashBackgroundJobWording(t *testing.T) {
+	d := lookup(t, "bash").(tools.Describer)
+	for args, want := range map[string]string{
+		`{"command": "npm run dev", "run_in_background": true}`: "run the command `npm run dev` in the background",
+		`{"command": "npm test"}`:                               "run the command `npm test`",
+	} {
+		if got := d.Describe(json.RawMessage(args)).Wording; got != want {
+			t.Errorf("%s: %q, want %q", args, got, want)
+		}
 	}
 }
