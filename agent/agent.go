@@ -125,6 +125,7 @@ type Agent struct {
 	Plugins     *mcp.Manager
 	ownsPlugins bool // Close closes Plugins
 	ownsProcs   bool // Close closes Env.Procs, ending what commands left running
+	ownsJobs    bool // Close stops Env.Jobs, the background jobs of its shell
 	ownsJail    bool // Close closes Env.Jail, removing its private caches
 	ownsShells  bool // Close closes shells
 	// shells tracks the files shell commands change, for the agent's
@@ -344,6 +345,11 @@ func (a *Agent) Close() error {
 	}
 	if a.ownsPlugins && a.Plugins != nil {
 		err = cmp.Or(err, a.Plugins.Close())
+	}
+	if a.ownsJobs && a.Env != nil && a.Env.Jobs != nil {
+		// The agent's background jobs end with it, also where the host
+		// they run under is shared and lives on.
+		a.Env.Jobs.StopAll()
 	}
 	if a.ownsProcs && a.Env != nil && a.Env.Procs != nil {
 		err = cmp.Or(err, a.Env.Procs.Close())

@@ -541,6 +541,10 @@ func secrets(names []string) []Secret {
 // What commands leave running ends with the session — with the editor's
 // server, when it shares its services among agents.
 func (a *Agent) attachProcesses(opts Options, root string, jail *sandbox.Jail) {
+	if _, ok := a.Tools.Get("bash_output"); ok {
+		// Background jobs only where their output can be read.
+		a.Env.Jobs, a.ownsJobs = &tools.Jobs{}, true
+	}
 	mkHost := func() *sandbox.Host { return sandbox.NewHost(jail) }
 	if opts.Services != nil {
 		a.Env.Procs = opts.Services.processHost(root, jail, mkHost)

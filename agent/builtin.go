@@ -247,6 +247,7 @@ func (a *Agent) onModel(ref string) (*Agent, error) {
 		}
 	}
 	b.ownsGraph, b.ownsPlugins, b.ownsProcs, b.ownsJail, b.ownsShells = false, false, false, false, false
+	b.ownsJobs = false
 	if cache.byRef == nil {
 		cache.byRef = map[string]*Agent{}
 	}

@@ -26,9 +26,12 @@ import (
 // (tools/pytest), so nothing is written and proposed text counts as it
 // would once accepted. Running them runs the project's code, so it
 // happens only where the bash tool would run the runner's command
-// without asking, and in the same sandbox. A failing test gets the
-// model the same one repair round as a new error; the outcome is the
-// turn's (TurnResult.Tests) and an EventCheck.
+// without asking, and in the same sandbox. A Go test that fails is
+// run once more on the text from before the turn (gotest's baseline):
+// one that failed there too is said to be already failing and left
+// alone. A test the turn broke gets the model the same one repair round
+// as a new error. The outcome is the turn's (TurnResult.Tests) and an
+// EventCheck.
 
 // testEdits runs the tests that reach the turn's changes, with each
 // language's runner (testRunners) that has changes to test, and puts
@@ -107,7 +110,7 @@ func (t *turn) runTests(ctx context.Context, r testrun.Runner) *testrun.Report {
 		return nil
 	}
 	rep.Proposed = a.Env.Proposes()
-	slog.Info("tested the turn's edits", "session", t.s.ID, "command", r.Command, "tests", len(rep.Outcomes), "failed", rep.Failed())
+	slog.Info("tested the turn's edits", "session", t.s.ID, "command", r.Command, "tests", len(rep.Outcomes), "failed", rep.Failed(), "regressed", rep.Regressed())
 	return &rep
 }
 
@@ -214,7 +217,9 @@ func (t *turn) testBeforeDone(ctx context.Context) (again bool, remaining []tool
 		return false, nil, nil
 	}
 	line := "tested: " + TestsSummary(rep)
-	if !rep.Failed() || t.check.repairUntil > 0 || ctx.Err() != nil {
+	// A test that failed before the turn too is said, but is not the
+	// model's to repair: only what the turn broke gets the round.
+	if !rep.Regressed() || t.check.repairUntil > 0 || ctx.Err() != nil {
 		t.event(Event{Kind: EventCheck, Text: line, Tests: rep})
 		return false, nil, nil
 	}
@@ -224,7 +229,7 @@ func (t *turn) testBeforeDone(ctx context.Context) (again bool, remaining []tool
 	}
 	t.check.repairUntil, t.check.repairTests = t.steps+steps, true
 	t.event(Event{Kind: EventCheck, Text: line + "; asking the model to fix them", Tests: rep})
-	msg := "Tests that reach your changes fail with them:\n" + rep.Summary() +
+	msg := "Tests that reach your changes fail with them:\n" + rep.Regressions().Summary() +
 		"\nFix the code (or the test, if the test is what is wrong), keeping the rest of your changes, then finish your answer."
 	if err := t.s.append(provider.Message{Role: provider.RoleUser, Content: msg}); err != nil {
 		return false, nil, err

@@ -50,8 +50,10 @@ func fence(t string) string {
 // the tests that reach its changes, where the user sees them. In propose
 // mode they are kept with the proposals of their files (each turn's check
 // replaces the last's) and the message says they come with accepting
-// them; failing tests get a message of their own. Every client gets the summary as a message: the
-// progress end, which has it too, is not shown by every editor.
+// them; tests the turn broke get a message of their own (a test failing
+// before the turn too is said only with the outcome). Every client gets
+// the summary as a message: the progress end, which has it too, is not
+// shown by every editor.
 func (s *Server) showNewErrors(ws *workspace, res agent.TurnResult) {
 	proposing := ws != nil && s.review.proposing(ws.root)
 	if proposing {
@@ -79,7 +81,7 @@ func (s *Server) showNewErrors(ws *workspace, res agent.TurnResult) {
 			s.publishProposals(s.ctx, p)
 		}
 	}
-	if res.Tests != nil && res.Tests.Failed() {
+	if res.Tests != nil && res.Tests.Regressed() {
 		s.showWarning(s.ctx, "Reasonix: "+agent.TestsSummary(res.Tests))
 	}
 	n := agent.NewErrorsSummary(res.NewErrors)

@@ -51,6 +51,9 @@ type Env struct {
 	// confines them with Jail. Nil starts each command on its own, and
 	// what it leaves running is nobody's to stop.
 	Procs ProcessHost
+	// Jobs are the commands the bash tool runs in the background, as
+	// units of Procs; nil when background jobs are not offered.
+	Jobs *Jobs
 	// EscalateUnconfined, when set, asks the user whether a command that
 	// failed inside Jail, apparently blocked by it, may run again outside
 	// it; reason says what looks blocked. Nil never re-runs a command.

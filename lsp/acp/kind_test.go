@@ -19,7 +19,7 @@ func TestToolKinds(t *testing.T) {
 		"remember": acpsdk.ToolKindEdit, "forget": acpsdk.ToolKindEdit,
 		"move_file": acpsdk.ToolKindMove,
 		"glob":      acpsdk.ToolKindSearch, "grep": acpsdk.ToolKindSearch, "project_graph": acpsdk.ToolKindSearch,
-		"bash": acpsdk.ToolKindExecute,
+		"bash": acpsdk.ToolKindExecute, "bash_output": acpsdk.ToolKindRead, "kill_shell": acpsdk.ToolKindExecute,
 		"task": acpsdk.ToolKindThink, "ask": acpsdk.ToolKindThink, "todo_write": acpsdk.ToolKindThink,
 		"exit_plan_mode":      acpsdk.ToolKindSwitchMode,
 		"mcp__web__fetch_url": acpsdk.ToolKindFetch,

@@ -31,8 +31,9 @@ var bashDescription string
 const bashDrainWait = 2 * time.Second
 
 type bashArgs struct {
-	Command        string `json:"command"`
-	TimeoutSeconds *int   `json:"timeout_seconds,omitempty"`
+	Command         string `json:"command"`
+	TimeoutSeconds  *int   `json:"timeout_seconds,omitempty"`
+	RunInBackground bool   `json:"run_in_background,omitempty"`
 }
 
 type bash struct{}
@@ -47,7 +48,8 @@ var bashSchema = schema(`{
 	"type": "object",
 	"properties": {
 		"command": {"type": "string", "description": "The command line."},
-		"timeout_seconds": {"type": "integer", "minimum": 1, "description": "Kill the command and every process it started after this many seconds. Defaults to the configured limit, which also caps it."}
+		"timeout_seconds": {"type": "integer", "minimum": 1, "description": "Kill the command and every process it started after this many seconds. Defaults to the configured limit, which also caps it."},
+		"run_in_background": {"type": "boolean", "description": "Start the command as a background job and return at once with its id; read its output with bash_output, stop it with kill_shell."}
 	},
 	"required": ["command"],
 	"additionalProperties": false
@@ -72,6 +74,9 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 	timeout, err := bashTimeout(args.TimeoutSeconds, env.BashTimeout)
 	if err != nil {
 		return tools.Errorf("%v", err), nil
+	}
+	if args.RunInBackground && (env.Jobs == nil || env.Procs == nil) {
+		return tools.Errorf("run_in_background is not available here: nothing would read the job's output or stop it; run the command in the foreground"), nil
 	}
 	var note string
 	if res, refused := refuseForbiddenReads(env, args.Command); refused {
@@ -102,7 +107,12 @@ func (bash) Execute(ctx context.Context, env *tools.Env, raw json.RawMessage) (t
 		// this command and the later ones, as the root's are.
 		j.ProtectNested(before.Known()...)
 	}
-	res, err := runConfined(ctx, env, args.Command, timeout)
+	var res tools.Result
+	if args.RunInBackground {
+		res, err = startJob(ctx, env, args.Command)
+	} else {
+		res, err = runConfined(ctx, env, args.Command, timeout)
+	}
 	// A command that was stopped may have changed files too: what it
 	// changed among the control paths is undone all the same.
 	after := context.WithoutCancel(ctx)
@@ -247,10 +257,7 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 	}
 	defer cancel()
 
-	cmd := shellCommand(env.Shell, command)
-	cmd.Dir = env.Root
-	// cmd.Environ, called after Dir is set, also points PWD at Dir.
-	cmd.Env = append(tools.WithoutVars(cmd.Environ(), env.HideEnv), nonInteractiveEnv()...)
+	cmd := newShellCmd(env, command)
 	if env.Terminal != nil {
 		if tc, confined, ok := terminalCommand(env, cmd, confine); ok {
 			return runInTerminal(ctx, runCtx, env, tc, confined, timeout)
@@ -329,6 +336,16 @@ func runShell(ctx context.Context, env *tools.Env, command string, timeout time.
 		orphaned: orphaned,
 	}
 	return run, nil
+}
+
+// newShellCmd builds the shell running command in the workspace root,
+// with the environment every command gets.
+func newShellCmd(env *tools.Env, command string) *exec.Cmd {
+	cmd := shellCommand(env.Shell, command)
+	cmd.Dir = env.Root
+	// cmd.Environ, called after Dir is set, also points PWD at Dir.
+	cmd.Env = append(tools.WithoutVars(cmd.Environ(), env.HideEnv), nonInteractiveEnv()...)
+	return cmd
 }
 
 // shellCommand builds the command line: <shell> -c <command>, where the
@@ -619,5 +636,13 @@ func (t bash) Describe(args json.RawMessage) tools.Call {
 	// reading, not paths to show. The wording holds the whole command,
 	// as the terminal shows it: what a cut would leave out runs all the
 	// same once the call is allowed.
-	return tools.Call{Title: tools.Title(t.Name(), cmd), Wording: fmt.Sprintf("run the command `%s`", cmd)}
+	wording := fmt.Sprintf("run the command `%s`", cmd)
+	var bg struct {
+		RunInBackground bool `json:"run_in_background"`
+	}
+	if json.Unmarshal(args, &bg) == nil && bg.RunInBackground {
+		// Said, since it goes on running after the answer.
+		wording += " in the background"
+	}
+	return tools.Call{Title: tools.Title(t.Name(), cmd), Wording: wording}
 }

@@ -6,12 +6,13 @@
 // Which tests reach a change is decided from the syntax alone: the
 // top-level declarations whose text differs are the changed symbols; in
 // their package a function reaches them when its body names one of them
-// or a function that does, by name, transitively; in the packages that
-// import it (directly) the same, with the changed package's reaching
-// functions as the names to find. A name shared by unrelated declarations
-// makes a test run that did not need to, never one left out that a call
-// by that name reaches; calls through interfaces or function values are
-// not followed.
+// or a function that does, by name, transitively; in the packages of the
+// module that import it, directly or through other importers, the same,
+// with the reaching functions of the packages they import as the names
+// to find. The module is the nearest go.mod above the changed file. A
+// name shared by unrelated declarations makes a test run that did not
+// need to, never one left out that a call by that name reaches; calls
+// through interfaces or function values are not followed.
 package gotest
 
 import (
@@ -55,8 +56,11 @@ type Change struct {
 
 // Options say where and how to run.
 type Options struct {
-	// Root is the directory `go` runs in: the workspace root, in a module.
+	// Root is the workspace root: changes outside it are left out, and
+	// each one's module is the nearest go.mod above it, within Root.
 	Root string
+	// dir is the module directory the go commands run in; Run sets it.
+	dir string
 	// Run starts cmd (built, with its output set) and waits for it; it
 	// must stop it when ctx ends. Nil runs it with os/exec.
 	Run func(ctx context.Context, cmd *exec.Cmd) error
@@ -76,6 +80,9 @@ type Outcome struct {
 	// ("calc_test.go:12: Twice(2) = 5, want 4").
 	Passed bool   `json:"passed"`
 	Why    string `json:"why,omitempty"`
+	// FailedBefore says a failed test failed on the texts from before the
+	// changes too: not something they broke.
+	FailedBefore bool `json:"failedBefore,omitempty"`
 }
 
 // A Report is what a run found.
@@ -99,10 +106,26 @@ func (r Report) Failed() bool {
 	return r.Failure != "" || slices.ContainsFunc(r.Outcomes, func(o Outcome) bool { return !o.Passed })
 }
 
+// Regressed reports whether the changes broke something: a test failed
+// that did not fail before them, or the run itself failed.
+func (r Report) Regressed() bool {
+	return r.Failure != "" || slices.ContainsFunc(r.Outcomes, Outcome.broken)
+}
+
+// Regressions is r with only the outcomes of the tests the changes broke.
+func (r Report) Regressions() Report {
+	r.Outcomes = slices.DeleteFunc(slices.Clone(r.Outcomes), func(o Outcome) bool { return !o.broken() })
+	r.Left = 0
+	return r
+}
+
+func (o Outcome) broken() bool { return !o.Passed && !o.FailedBefore }
+
 // Summary says the outcome in one line per test, of accepting the
 // proposal when the texts are Proposed: "TestAdd passes if accepted",
 // "TestTwice fails if accepted: calc_test.go:12: Twice(2) = 5, want 4",
-// "no tests reach func Add". Empty when nothing changed that a test
+// "TestAdd fails (already failing before this turn): …", "no tests reach
+// func Add". Empty when nothing changed that a test
 // could reach.
 func (r Report) Summary() string {
 	if len(r.Symbols) == 0 {
@@ -125,6 +148,9 @@ func (r Report) Summary() string {
 			continue
 		}
 		l := o.Test + " fails" + cond
+		if o.FailedBefore {
+			l += " (already failing before this turn)"
+		}
 		if o.Why != "" {
 			l += ": " + o.Why
 		}
@@ -137,21 +163,29 @@ func (r Report) Summary() string {
 }
 
 // Run finds the tests that reach changes and runs them on the changed
-// texts. Files that are not Go, or not under opts.Root, are left out; a
-// report with no Symbols means nothing to test.
+// texts, in the module of each changed file: the nearest directory with a
+// go.mod above it, within opts.Root. Files that are not Go, not under
+// opts.Root or in no module there are left out; a report with no Symbols
+// means nothing to test.
 func Run(ctx context.Context, opts Options, changes []Change) (Report, error) {
 	var rep Report
-	var goChanges []Change
+	byModule := map[string][]Change{} // module directory → its changes
+	var modules []string
 	for _, c := range changes {
-		if strings.HasSuffix(c.Path, ".go") && within(opts.Root, c.Path) {
-			goChanges = append(goChanges, c)
+		if !strings.HasSuffix(c.Path, ".go") || !within(opts.Root, c.Path) {
+			continue
 		}
+		mod := moduleOf(opts.Root, c.Path)
+		if mod == "" {
+			continue // in no module: nothing this runs
+		}
+		if _, ok := byModule[mod]; !ok {
+			modules = append(modules, mod)
+		}
+		byModule[mod] = append(byModule[mod], c)
 	}
-	if len(goChanges) == 0 {
+	if len(modules) == 0 {
 		return rep, nil
-	}
-	if _, err := os.Stat(filepath.Join(opts.Root, "go.mod")); err != nil {
-		return rep, nil // not the root of a module: nothing this runs
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -159,9 +193,59 @@ func Run(ctx context.Context, opts Options, changes []Change) (Report, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	limit := opts.MaxTests
+	if limit <= 0 {
+		limit = DefaultMaxTests
+	}
 
+	tmp, err := os.MkdirTemp("", "reasonix-gotest-")
+	if err != nil {
+		return rep, fmt.Errorf("gotest: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	for i, mod := range modules {
+		dir := filepath.Join(tmp, fmt.Sprint(i))
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return rep, fmt.Errorf("gotest: %w", err)
+		}
+		m := opts
+		m.dir = mod
+		m.MaxTests = max(limit-len(rep.Outcomes), 0)
+		r, err := runModule(ctx, m, dir, byModule[mod])
+		rep.Symbols = append(rep.Symbols, r.Symbols...)
+		rep.Outcomes = append(rep.Outcomes, r.Outcomes...)
+		rep.Left += r.Left
+		if rep.Failure == "" {
+			rep.Failure = r.Failure
+		}
+		if err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// moduleOf returns the directory of the nearest go.mod above path, within
+// root, or "" when there is none.
+func moduleOf(root, path string) string {
+	for dir := filepath.Dir(path); within(root, dir); dir = filepath.Dir(dir) {
+		if st, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && !st.IsDir() {
+			return dir
+		}
+		if dir == root || dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	return ""
+}
+
+// runModule runs the tests of opts.dir's module that reach changes, with
+// tmp for the overlays; opts.MaxTests is its share of the cap (0 runs none
+// and counts them left).
+func runModule(ctx context.Context, opts Options, tmp string, changes []Change) (Report, error) {
+	var rep Report
 	changed := map[string][]string{} // directory → changed names
-	for _, c := range goChanges {
+	for _, c := range changes {
 		names, descs := changedDecls(c)
 		dir := filepath.Dir(c.Path)
 		changed[dir] = append(changed[dir], names...)
@@ -174,13 +258,7 @@ func Run(ctx context.Context, opts Options, changes []Change) (Report, error) {
 	if len(rep.Symbols) == 0 {
 		return rep, nil
 	}
-
-	tmp, err := os.MkdirTemp("", "reasonix-gotest-")
-	if err != nil {
-		return rep, fmt.Errorf("gotest: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	overlay, texts, names, err := writeOverlay(tmp, opts.Root, goChanges)
+	overlay, texts, names, err := writeOverlay(tmp, opts.Root, changes)
 	if err != nil {
 		return rep, err
 	}
@@ -189,20 +267,64 @@ func Run(ctx context.Context, opts Options, changes []Change) (Report, error) {
 		return rep, err
 	}
 	tests := selectTests(pkgs, changed, texts)
-	limit := opts.MaxTests
-	if limit <= 0 {
-		limit = DefaultMaxTests
-	}
-	if len(tests) > limit {
-		rep.Left = len(tests) - limit
-		tests = tests[:limit]
+	if len(tests) > opts.MaxTests {
+		rep.Left = len(tests) - opts.MaxTests
+		tests = tests[:opts.MaxTests]
 	}
 	if len(tests) == 0 {
 		return rep, nil
 	}
 	rep.Outcomes, rep.Failure, err = runTests(ctx, opts, overlay, tests)
 	rep.Failure = names.Replace(rep.Failure)
-	return rep, err
+	if err != nil || rep.Failure != "" {
+		return rep, err
+	}
+	if err := baseline(ctx, opts, filepath.Join(tmp, "before"), changes, rep.Outcomes); err != nil && ctx.Err() != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// baseline runs the tests of outcomes that failed again, on the texts
+// from before the changes (the same overlay, of the other texts), and
+// marks those that failed there too as FailedBefore. It runs only when
+// something failed: most runs pass, and a second run of every selected
+// test alongside the first would double the compiling on every turn for
+// an answer needed only on failure. A baseline that cannot run leaves
+// every failure new: failing toward a repair, never toward silence.
+func baseline(ctx context.Context, opts Options, dir string, changes []Change, outcomes []Outcome) error {
+	var failing []test
+	for _, o := range outcomes {
+		if !o.Passed {
+			failing = append(failing, test{pkg: o.Package, name: o.Test})
+		}
+	}
+	if len(failing) == 0 {
+		return nil
+	}
+	before := make([]Change, len(changes))
+	for i, c := range changes {
+		before[i] = Change{Path: c.Path, After: c.Before, Deleted: !c.BeforeExisted}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fmt.Errorf("gotest: %w", err)
+	}
+	overlay, _, _, err := writeOverlay(dir, opts.Root, before)
+	if err != nil {
+		return err
+	}
+	was, failure, err := runTests(ctx, opts, overlay, failing)
+	if err != nil || failure != "" {
+		return err
+	}
+	for i, o := range outcomes {
+		if !o.Passed && slices.ContainsFunc(was, func(w Outcome) bool {
+			return w.Package == o.Package && w.Test == o.Test && !w.Passed
+		}) {
+			outcomes[i].FailedBefore = true
+		}
+	}
+	return nil
 }
 
 func within(root, p string) bool {
@@ -395,38 +517,104 @@ type test struct {
 	name string
 }
 
-// selectTests returns the tests of the changed packages and of their
-// direct importers that reach the changed names, by package, then name.
+// selectTests returns the tests that reach the changed names: in the
+// changed packages, then in the packages that import them, directly or
+// through other importers, nearest first (then in list order). What a
+// package passes on to its importers is the set of its functions that
+// reach, through its non-test imports, a name passed on to it; a package
+// that uses none passes nothing, so the walk stops where the changes stop
+// mattering, and only the packages that import one that passes something
+// on are parsed.
 func selectTests(pkgs []pkg, changed map[string][]string, texts map[string]string) []test {
-	var out []test
-	reachingOf := map[string][]string{} // import path of a changed package → its reaching names
-	var changedPaths []string
-	for _, p := range pkgs {
-		names, ok := changed[p.Dir]
+	graphs := map[string]graph{} // import path → its parsed graph
+	graphOf := func(p pkg) graph {
+		g, ok := graphs[p.ImportPath]
 		if !ok {
+			g = nameGraph(p, texts)
+			graphs[p.ImportPath] = g
+		}
+		return g
+	}
+	// First what each package passes on, dependencies first: non-test
+	// imports have no cycles, and a package's importers come after it.
+	reach := map[string][]string{} // import path → what it passes on
+	depth := map[string]int{}      // import path → importers away from a change
+	for _, p := range importOrder(pkgs) {
+		if names, ok := changed[p.Dir]; ok {
+			reach[p.ImportPath] = graphOf(p).reaching(names)
 			continue
 		}
-		g := nameGraph(p, texts)
-		reach := g.reaching(names)
-		reachingOf[p.ImportPath] = reach
-		changedPaths = append(changedPaths, p.ImportPath)
-		out = append(out, g.testsReaching(reach, p.ImportPath)...)
+		var passed []string
+		for _, i := range p.Imports {
+			if r := reach[i]; len(r) > 0 {
+				passed = append(passed, r...)
+				if d := depth[i] + 1; depth[p.ImportPath] == 0 || d < depth[p.ImportPath] {
+					depth[p.ImportPath] = d
+				}
+			}
+		}
+		if len(passed) > 0 {
+			reach[p.ImportPath] = graphOf(p).reaching(passed)
+		}
 	}
-	for _, p := range pkgs {
+	// Then the tests, whose files may import any of them.
+	type found struct {
+		depth, index int
+		tests        []test
+	}
+	var all []found
+	for i, p := range pkgs {
 		if _, ok := changed[p.Dir]; ok {
+			all = append(all, found{0, i, graphOf(p).testsReaching(reach[p.ImportPath], p.ImportPath)})
 			continue
 		}
 		var targets []string
-		for _, cp := range changedPaths {
-			if slices.Contains(p.Imports, cp) || slices.Contains(p.TestImports, cp) || slices.Contains(p.XTestImports, cp) {
-				targets = append(targets, reachingOf[cp]...)
+		d := 0
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if r := reach[imp]; len(r) > 0 {
+				targets = append(targets, r...)
+				if x := depth[imp] + 1; d == 0 || x < d {
+					d = x
+				}
 			}
 		}
-		if len(targets) == 0 {
-			continue
+		if len(targets) > 0 {
+			g := graphOf(p)
+			all = append(all, found{d, i, g.testsReaching(g.reaching(targets), p.ImportPath)})
 		}
-		g := nameGraph(p, texts)
-		out = append(out, g.testsReaching(g.reaching(targets), p.ImportPath)...)
+	}
+	slices.SortStableFunc(all, func(a, b found) int { return a.depth - b.depth })
+	var out []test
+	for _, f := range all {
+		out = append(out, f.tests...)
+	}
+	return out
+}
+
+// importOrder returns pkgs with every package after the packages of pkgs
+// it imports (test imports aside), else in list order.
+func importOrder(pkgs []pkg) []pkg {
+	byPath := map[string]pkg{}
+	for _, p := range pkgs {
+		byPath[p.ImportPath] = p
+	}
+	seen := map[string]bool{}
+	var out []pkg
+	var visit func(p pkg)
+	visit = func(p pkg) {
+		if seen[p.ImportPath] {
+			return
+		}
+		seen[p.ImportPath] = true // before the imports: a cycle (a broken build) ends here
+		for _, i := range p.Imports {
+			if q, ok := byPath[i]; ok {
+				visit(q)
+			}
+		}
+		out = append(out, p)
+	}
+	for _, p := range pkgs {
+		visit(p)
 	}
 	return out
 }

@@ -13,15 +13,19 @@ import (
 	"strings"
 )
 
-// goCommand builds a go command in opts.Root.
+// goCommand builds a go command in the module's directory.
 func goCommand(opts Options, args ...string) *exec.Cmd {
+	dir := opts.dir
+	if dir == "" {
+		dir = opts.Root
+	}
 	cmd := exec.Command("go", args...)
-	cmd.Dir = opts.Root
+	cmd.Dir = dir
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = append(slices.Clone(env), "PWD="+opts.Root)
+	cmd.Env = append(slices.Clone(env), "PWD="+dir)
 	return cmd
 }
 
