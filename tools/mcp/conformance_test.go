@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/reasonix/reasonix/tools"
+	"github.com/reasonix/reasonix/tools/mcp/mcptest"
 )
 
 // The MCP conformance suite (npm @modelcontextprotocol/conformance, on
@@ -45,19 +46,46 @@ var conformanceScenarios = []string{
 	"auth/token-endpoint-auth-none",
 	"auth/token-endpoint-auth-basic",
 	"auth/scope-from-www-authenticate",
+	"auth/scope-from-scopes-supported",
+	"auth/scope-omitted-when-undefined",
 	"auth/scope-step-up",
+	"auth/scope-retry-limit",
+	"auth/token-endpoint-auth-post",
+	"auth/pre-registration",
+	"auth/2025-03-26-oauth-endpoint-fallback",
+	"auth/2025-03-26-oauth-metadata-backcompat",
+	"auth/resource-mismatch",
+	"auth/offline-access-scope",
+	"auth/offline-access-not-supported",
+	"auth/basic-cimd",
 }
 
 // conformanceClient does what every client scenario expects of a client:
 // it connects to url over streamable HTTP, lists the tools and calls each
 // with arguments made from its schema, accepting what the server elicits
-// with the defaults it suggests. Any failure is an error, which the suite
-// sees as the client's exit status.
+// with the defaults it suggests. A server that wants a sign-in is signed
+// in to through an opener that follows the test authorization server's
+// redirects, as a browser would; a pre-registered client comes in
+// MCP_CONFORMANCE_CONTEXT ({"client_id", "client_secret"}). Any failure
+// is an error, which the suite sees as the client's exit status.
 func conformanceClient(url string) error {
+	var pre struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	if c := os.Getenv("MCP_CONFORMANCE_CONTEXT"); c != "" {
+		if err := json.Unmarshal([]byte(c), &pre); err != nil {
+			return fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
 	defer cancel()
 	m := Start(ctx, Options{
-		Servers:       []ServerConfig{{Name: "conformance", Type: "http", URL: url}},
+		Servers: []ServerConfig{{
+			Name: "conformance", Type: "http", URL: url,
+			ClientID: pre.ClientID, ClientSecret: pre.ClientSecret,
+		}},
+		Opener:        mcptest.FollowOpener(nil),
 		Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		ClientVersion: "conformance",
 	})
