@@ -320,3 +320,46 @@ func TestEnviron(t *testing.T) {
 		t.Errorf("environ = %q, want %q", got, want)
 	}
 }
+
+// TestSelectRunsFilesTheGraphLeftOut: a test file that names a function
+// the walk went through, where the graph placed no caller (a server still
+// reading the workspace, a call through getattr), runs whole; one that
+// does not name it stays out, and so does one the graph placed.
+func TestSelectRunsFilesTheGraphLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"calc/ops.py":          "def add(a, b):\n    return a + b\n",
+		"tests/test_named.py":  "from calc import ops\n\ndef test_it():\n    assert getattr(ops, 'add')(1, 2) == 3\n",
+		"tests/test_other.py":  "def test_other():\n    assert True\n",
+		"tests/test_placed.py": "from calc.ops import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+		"tests/test_words.py":  "def test_adder():\n    assert 'adder'\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ops, placed := filepath.Join(dir, "calc/ops.py"), filepath.Join(dir, "tests/test_placed.py")
+	f := &fakeFinder{decls: []tools.SymbolImpact{
+		{Path: ops, Lines: tools.LineSpan{Start: 1, End: 2}, Symbol: "func add", Callers: []tools.Place{{Path: placed, Line: 4}}},
+		{Path: placed, Lines: tools.LineSpan{Start: 3, End: 4}, Symbol: "func test_add"},
+	}}
+	s := selector{ctx: t.Context(), finder: f, dir: dir, seen: map[string]bool{}}
+	before := files["calc/ops.py"]
+	after := strings.Replace(before, "a + b", "b + a", 1)
+	if err := s.run([]testrun.Change{{Path: ops, Before: before, BeforeExisted: true, After: after}}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tt := range s.tests {
+		got = append(got, tt.nodeID())
+	}
+	want := []string{"tests/test_placed.py::test_add", "tests/test_named.py"}
+	if !slices.Equal(got, want) {
+		t.Errorf("tests %v, want %v", got, want)
+	}
+}

@@ -45,6 +45,13 @@ type selector struct {
 	seen    map[string]bool // declarations visited: path + "\x00" + symbol
 	symbols []string
 	tests   []test
+
+	// names are the short names of the declarations the walk went
+	// through that are not tests ("add" for "func add"), and placed the
+	// files the graph named a caller or a declaration in: what the check
+	// for callers it missed (unplaced) compares.
+	names  []string
+	placed map[string]bool
 }
 
 // errBound stops the walk when it has asked maxQueries questions.
@@ -108,10 +115,39 @@ walk:
 		}
 		frontier = next
 	}
+	if err := s.unplaced(); err != nil {
+		return err
+	}
 	if len(whole) > 0 {
 		return s.importers(whole)
 	}
 	return nil
+}
+
+// unplaced selects, whole, the test files that name a declaration the
+// walk went through although the graph placed no caller in them. A
+// language server still reading the workspace answers with the callers
+// in the files it has read so far (pyright, just started, knows the
+// changed file and not yet the tests), and Python reaches functions in
+// ways no server follows (getattr, fixtures, a module's attribute): a
+// file that names the function may call it, so it runs rather than
+// being said to be out of reach. A name that is only a word in the file
+// costs a test file's run, never a missed test.
+func (s *selector) unplaced() error {
+	if len(s.names) == 0 {
+		return nil
+	}
+	quoted := make([]string, len(s.names))
+	for i, n := range s.names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	named := regexp.MustCompile(`\b(?:` + strings.Join(quoted, "|") + `)\b`)
+	return s.eachTestFile(func(p, src string) {
+		if !s.placed[p] && named.MatchString(src) {
+			rel, _ := filepath.Rel(s.dir, p)
+			s.addTest(test{file: filepath.ToSlash(rel)})
+		}
+	})
 }
 
 // maxWiden bounds the questions that widen a local's span.
@@ -188,11 +224,31 @@ func (s *selector) visit(imp tools.SymbolImpact) []tools.Place {
 		return nil
 	}
 	s.seen[key] = true
+	if s.placed == nil {
+		s.placed = map[string]bool{}
+	}
+	s.placed[imp.Path] = true
+	for _, c := range imp.Callers {
+		s.placed[c.Path] = true
+	}
 	if t, ok := testOf(s.dir, imp.Path, imp.Symbol); ok {
 		s.addTest(t)
 		return nil
 	}
+	if n := shortName(imp.Symbol); n != "" && !slices.Contains(s.names, n) {
+		s.names = append(s.names, n)
+	}
 	return imp.Callers
+}
+
+// shortName is the name code calls a declaration by: "add" for "func
+// add", "twice" for "method Calc.twice".
+func shortName(symbol string) string {
+	_, name, _ := strings.Cut(symbol, " ")
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
 }
 
 func (s *selector) addTest(t test) {
@@ -295,8 +351,20 @@ func (s *selector) importers(changes []testrun.Change) error {
 	if len(pats) == 0 && len(conftests) == 0 {
 		return nil
 	}
+	return s.eachTestFile(func(p, src string) {
+		if slices.ContainsFunc(conftests, func(d string) bool { return within(d, p) }) ||
+			slices.ContainsFunc(pats, func(re *regexp.Regexp) bool { return re.MatchString(src) }) {
+			rel, _ := filepath.Rel(s.dir, p)
+			s.addTest(test{file: filepath.ToSlash(rel)})
+		}
+	})
+}
+
+// eachTestFile calls fn with each test file of the project and its text
+// (the changed text where the turn changed it), within maxWalk entries.
+func (s *selector) eachTestFile(fn func(p, src string)) error {
 	seen := 0
-	err := filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // an unreadable corner is not a reason to stop
 		}
@@ -320,14 +388,9 @@ func (s *selector) importers(changes []testrun.Change) error {
 			}
 			src = string(data)
 		}
-		if slices.ContainsFunc(conftests, func(d string) bool { return within(d, p) }) ||
-			slices.ContainsFunc(pats, func(re *regexp.Regexp) bool { return re.MatchString(src) }) {
-			rel, _ := filepath.Rel(s.dir, p)
-			s.addTest(test{file: filepath.ToSlash(rel)})
-		}
+		fn(p, src)
 		return s.ctx.Err()
 	})
-	return err
 }
 
 // skipDir reports whether the directory at p, named name, holds no
