@@ -45,11 +45,11 @@ func (f JobFifos) Job(line string) string {
 	return "{ echo " + line + "; echo > " + f.Ready + "; cat " + f.Hold + "; } 3> " + f.Alive
 }
 
-// startSteps are a scripted model's first steps for prompt: it starts
+// StartSteps are a scripted model's first steps for prompt: it starts
 // the job (bg1), which prints line, and then waits, in a command of its
 // own, until the job has printed it, so that a bash_output after them
 // finds the line.
-func (f JobFifos) startSteps(t testing.TB, prompt, line string) []string {
+func (f JobFifos) StartSteps(t testing.TB, prompt, line string) []string {
 	t.Helper()
 	return []string{
 		"match " + prompt,
@@ -67,7 +67,7 @@ func (f JobFifos) startSteps(t testing.TB, prompt, line string) []string {
 // "stopped". CheckJobRead checks the requests it was asked.
 func (f JobFifos) StopScript(t testing.TB, prompt, line string) string {
 	t.Helper()
-	return strings.Join(append(f.startSteps(t, prompt, line),
+	return strings.Join(append(f.StartSteps(t, prompt, line),
 		"---",
 		"match "+prompt,
 		`call bash_output {"id": "bg1"}`,
@@ -103,7 +103,7 @@ func CheckJobRead(t testing.TB, reqs []scripted.Request, line string) {
 // job, which prints line, and answers "started" with the job running.
 func (f JobFifos) LeaveScript(t testing.TB, prompt, line string) string {
 	t.Helper()
-	return strings.Join(append(f.startSteps(t, prompt, line),
+	return strings.Join(append(f.StartSteps(t, prompt, line),
 		"---",
 		"match "+prompt,
 		"text started",
