@@ -57,6 +57,11 @@ func runReasonix(t *testing.T, dir, home string, env []string, args ...string) r
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
+	return execute(t, reasonixCmd(ctx, dir, home, env, args...))
+}
+
+// reasonixCmd is the command runReasonix runs.
+func reasonixCmd(ctx context.Context, dir, home string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, reasonixBin, args...)
 	cmd.Dir = dir
 	// Plugins are found by name: the reference plugin and the npm MCP
@@ -64,7 +69,7 @@ func runReasonix(t *testing.T, dir, home string, env []string, args ...string) r
 	path := strings.Join([]string{binDir, mcptest.BinDir(), os.Getenv("PATH")}, string(os.PathListSeparator))
 	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home, "DEEPSEEK_API_KEY=", "PATH="+path)
 	cmd.Env = append(cmd.Env, env...)
-	return execute(t, cmd)
+	return cmd
 }
 
 // execute runs cmd, a command of the binary, and returns what it wrote
