@@ -4,8 +4,11 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -82,5 +85,43 @@ func TestServerEndsBackgroundJob(t *testing.T) {
 			tc.end(ed)
 			agenttest.AssertJobGone(t, alive)
 		})
+	}
+}
+
+// TestShutdownReleasesBeforeItAnswers: by the time shutdown answers, the
+// background job has ended and the private cache layers its commands used
+// are gone from the Reasonix home, so an editor that waits for the answer
+// and then removes that home (or the workspace) races with nothing.
+func TestShutdownReleasesBeforeItAnswers(t *testing.T) {
+	f := agenttest.MakeJobFifos(t)
+	const prompt = "start the server"
+	root, _ := workspace(t, f.LeaveScript(t, prompt, "serving"), "[permissions]\napproval = \"auto\"\n")
+	layers := filepath.Join(os.Getenv("REASONIX_HOME"), "layers")
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+	done, alive := askWithJob(t, ed, f, prompt)
+	if text := <-done; text != "started" {
+		t.Fatalf("the turn: %s", text)
+	}
+	before, _ := os.ReadDir(layers)
+	if err := ed.Server().Shutdown(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadDir(layers)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range after {
+		left = append(left, e.Name())
+	}
+	if len(left) > 0 {
+		t.Errorf("after shutdown answered, %s still holds %v", layers, left)
+	}
+	if len(before) == 0 {
+		t.Logf("no private cache layers were made here (%s is empty): only the job is checked", layers)
+	}
+	agenttest.AssertJobGone(t, alive)
+	if code := ed.Disconnect(); code != 0 {
+		t.Errorf("exit code %d after shutdown", code)
 	}
 }

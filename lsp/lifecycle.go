@@ -204,13 +204,15 @@ func (s *Server) Initialized(ctx context.Context, params *protocol.InitializedPa
 	return nil
 }
 
-// Shutdown stops running turns; the connection stays up for exit.
+// Shutdown stops running turns and releases what the workspaces hold
+// (background jobs, sandbox hosts and their cache layers, language and
+// MCP servers) before it answers; the connection stays up for exit.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.state = stateShutdown
 	s.exitCode = 0
 	s.mu.Unlock()
-	s.sessions.cancelAll()
+	s.release()
 	return nil
 }
 

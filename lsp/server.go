@@ -97,17 +97,19 @@ type Server struct {
 
 	sessions *sessions
 	// services keep the project graphs (language servers) and MCP
-	// servers of the workspaces across agent rebuilds; teardown closes
+	// servers of the workspaces across agent rebuilds; release closes
 	// them.
 	services *agent.Services
-	// warming counts the background builds warmUp started; teardown
+	// warming counts the background builds warmUp started; release
 	// waits for them, so none starts servers after services are closed
 	// or writes into the Reasonix home after Run returns.
 	warming  sync.WaitGroup
-	tornDown bool // set by teardown, under mu: no more warm-ups
-	inflight inflight
-	exited   chan struct{}
-	exitOnce sync.Once
+	tornDown bool // set by release, under mu: no more warm-ups
+	// releaseOnce runs release once, from shutdown or from Run's end.
+	releaseOnce sync.Once
+	inflight    inflight
+	exited      chan struct{}
+	exitOnce    sync.Once
 }
 
 // state is the lifecycle of a connection.
@@ -225,34 +227,49 @@ func (s *Server) Run(ctx context.Context, stream jsonrpc2.Stream) int {
 	return s.exitCode
 }
 
-// teardown stops every running turn (closing model streams and killing
-// shell commands), waits a bounded time for them to record their end, and
-// closes the session files.
+// teardown ends the connection's work when Run returns: it cancels the
+// connection's context, then releases what release holds, if shutdown did
+// not already.
 func (s *Server) teardown() {
 	s.cancel()
-	s.mu.Lock()
-	s.tornDown = true
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		s.sessions.wait()
-		s.warming.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(s.opts.ShutdownGrace):
-		s.log.Warn("turns did not stop in time; exiting anyway")
-	}
-	s.sessions.closeAll()
-	s.mu.Lock()
-	if s.diffs != "" {
-		os.RemoveAll(s.diffs)
-	}
-	s.mu.Unlock()
-	if err := s.services.Close(); err != nil {
-		s.log.Warn("stopping language and MCP servers", "err", err)
-	}
+	s.release()
+}
+
+// release stops every running turn (closing model streams and killing
+// shell commands), waits a bounded time for them to record their end,
+// closes the session files and stops the language servers, MCP servers,
+// background jobs and sandbox hosts, removing what they keep on disk.
+// Shutdown calls it before answering, so that a client that waits for the
+// answer and then removes the Reasonix home (a test, a sandboxed editor)
+// finds nothing still being written; Run's end calls it for a client that
+// vanished without a shutdown. It runs once.
+func (s *Server) release() {
+	s.releaseOnce.Do(func() {
+		s.mu.Lock()
+		s.tornDown = true
+		s.mu.Unlock()
+		s.sessions.cancelAll()
+		done := make(chan struct{})
+		go func() {
+			s.sessions.wait()
+			s.warming.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(s.opts.ShutdownGrace):
+			s.log.Warn("turns did not stop in time; exiting anyway")
+		}
+		s.sessions.closeAll()
+		s.mu.Lock()
+		if s.diffs != "" {
+			os.RemoveAll(s.diffs)
+		}
+		s.mu.Unlock()
+		if err := s.services.Close(); err != nil {
+			s.log.Warn("stopping language and MCP servers", "err", err)
+		}
+	})
 }
 
 // handle is the connection's one handler. It enforces the lifecycle,

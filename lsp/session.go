@@ -19,7 +19,7 @@ type sessions struct {
 
 	mu   sync.Mutex // guards live
 	live map[string]*liveSession
-	// running counts turns in flight, so teardown can wait for them.
+	// running counts turns in flight, so release can wait for them.
 	running sync.WaitGroup
 }
 

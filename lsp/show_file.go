@@ -52,7 +52,7 @@ func (s *Server) showFile(ctx context.Context, pattern, text string) (u uri.URI,
 }
 
 // diffDir returns the connection's directory for the files it shows (a
-// proposal's diff, a plan), made on first use; teardown removes it.
+// proposal's diff, a plan), made on first use; release removes it.
 func (s *Server) diffDir() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
