@@ -117,6 +117,8 @@ type runCase struct {
 	proposed bool
 	want     string
 	failed   bool
+	// before says every failure was there before the change too.
+	before bool
 }
 
 // check runs tc's change with finder and checks its summary, and that the
@@ -134,6 +136,9 @@ func (tc runCase) check(t *testing.T, root string, finder tools.ImpactFinder) {
 	}
 	if rep.Failed() != tc.failed {
 		t.Errorf("Failed() = %v, want %v", rep.Failed(), tc.failed)
+	}
+	if want := tc.failed && !tc.before; rep.Regressed() != want {
+		t.Errorf("Regressed() = %v, want %v", rep.Regressed(), want)
 	}
 	if data, _ := os.ReadFile(c.Path); string(data) != c.Before {
 		t.Errorf("ops.py on disk changed to:\n%s", data)
@@ -155,9 +160,13 @@ func TestRunWithPyright(t *testing.T) {
 		old:  "a - b", new: "a + b", proposed: true,
 		want: "test_add passes if accepted\nTestTwice.test_twice passes if accepted",
 	}, {
-		name: "breaking twice is said with the assertion",
+		name: "breaking neg is said with the assertion",
+		old:  "return -x", new: "return x",
+		want: "test_neg fails: test_neg.py:5: assert 1 == -1", failed: true,
+	}, {
+		name: "a test that failed before the change too says so, and is no regression",
 		old:  "return add(x, x)", new: "return add(x, x) + 1",
-		want: "TestTwice.test_twice fails: test_ops.py:11: assert 1 == 4", failed: true,
+		want: "TestTwice.test_twice fails (already failing before this turn): test_ops.py:11: assert 1 == 4", failed: true, before: true,
 	}, {
 		name: "a change to a local is its function's",
 		old:  "return a - b", new: "s = a + b; return s",
@@ -179,6 +188,10 @@ func TestRunWithoutGraph(t *testing.T) {
 		name: "the importing test files run",
 		old:  "a - b", new: "a + b",
 		want: "test_neg passes\ntest_add passes\nTestTwice.test_twice passes",
+	}, {
+		name: "only the failure the change made is new",
+		old:  "return -x", new: "return x",
+		want: "test_neg fails: test_neg.py:5: assert 1 == -1\ntest_add fails (already failing before this turn): test_ops.py:5: assert -1 == 5\nTestTwice.test_twice fails (already failing before this turn): test_ops.py:11: assert 0 == 4", failed: true,
 	}, {
 		name: "a module that does not import says so",
 		old:  "def neg(x):", new: "def neg(x) ::", proposed: true,
