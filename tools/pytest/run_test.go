@@ -3,6 +3,7 @@ package pytest_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -287,5 +288,49 @@ func TestRunSaysWhyPytestDidNotRun(t *testing.T) {
 	_, err := pytest.Run(t.Context(), testrun.Options{Root: root}, nil, []testrun.Change{c})
 	if err == nil || !strings.Contains(err.Error(), "pytest ran no tests: ") || !strings.Contains(err.Error(), "--no-such-option") {
 		t.Errorf("Run: %v; want pytest's complaint", err)
+	}
+}
+
+// TestRunUsesTheProjectsVirtualEnvironment: with no environment active,
+// the tests run on the interpreter of the project's .venv, activated as
+// its script would (its bin first on PATH), as the user would run them.
+func TestRunUsesTheProjectsVirtualEnvironment(t *testing.T) {
+	root := calcProject(t)
+	real, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip(err)
+	}
+	venv := filepath.Join(root, ".venv")
+	mark := filepath.Join(t.TempDir(), "used")
+	script := "#!/bin/sh\necho \"$VIRTUAL_ENV $PATH\" > " + mark + "\nexec " + real + " \"$@\"\n"
+	for name, body := range map[string]string{"pyvenv.cfg": "home = /usr/bin\n", "bin/python3": script} {
+		p := filepath.Join(venv, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "VIRTUAL_ENV=") {
+			env = append(env, kv)
+		}
+	}
+	c := change(t, root, "a - b", "a + b")
+	rep, err := pytest.Run(t.Context(), testrun.Options{Root: root, Env: env}, nil, []testrun.Change{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Summary(), "test_neg passes\ntest_add passes\nTestTwice.test_twice passes"; got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+	used, err := os.ReadFile(mark)
+	if err != nil {
+		t.Fatalf("the tests did not run on .venv's python3: %v", err)
+	}
+	if !strings.HasPrefix(string(used), venv+" "+filepath.Join(venv, "bin")+string(os.PathListSeparator)) {
+		t.Errorf("the environment was not activated: VIRTUAL_ENV and PATH were %q", used)
 	}
 }
