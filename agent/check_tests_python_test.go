@@ -7,12 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/pytest/pytesttest"
 	"github.com/reasonix/reasonix/tools/sandbox"
+	"github.com/reasonix/reasonix/tools/testrun/testruntest"
 )
 
 // runPyTested runs one turn of script over testdata/pytest/calc.txtar
@@ -27,17 +26,7 @@ func runPyTested(t *testing.T, script string, mode string, allow ...string) (age
 	for _, name := range []string{"go.mod", "main.go", "util.go"} {
 		os.Remove(filepath.Join(root, name)) // a Go module's files
 	}
-	ar, err := txtar.ParseFile("../testdata/pytest/calc.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(root, fsys); err != nil {
-		t.Fatal(err)
-	}
+	testruntest.Extract(t, "../testdata/pytest/calc.txtar", root)
 	policy, err := permission.NewPolicy(mode, allow, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -129,17 +118,7 @@ func TestPythonTestsRunInTheJail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar, err := txtar.ParseFile("../testdata/pytest/calc.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(dir, fsys); err != nil {
-		t.Fatal(err)
-	}
+	testruntest.Extract(t, "../testdata/pytest/calc.txtar", dir)
 	a, _ := builtAgent(t, `call edit_file {"path": "calc/ops.py", "old_string": "a - b", "new_string": "a + b"}
 ---
 text fixed

@@ -9,13 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/pytest"
 	"github.com/reasonix/reasonix/tools/pytest/pytesttest"
 	"github.com/reasonix/reasonix/tools/testrun"
+	"github.com/reasonix/reasonix/tools/testrun/testruntest"
 )
 
 // calcProject writes testdata/pytest/calc.txtar under a temporary
@@ -23,19 +22,7 @@ import (
 func calcProject(tb testing.TB) string {
 	tb.Helper()
 	pytesttest.Require(tb)
-	ar, err := txtar.ParseFile("../../testdata/pytest/calc.txtar")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	root := tb.TempDir()
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.CopyFS(root, fsys); err != nil {
-		tb.Fatal(err)
-	}
-	return root
+	return testruntest.Extract(tb, "../../testdata/pytest/calc.txtar", "")
 }
 
 // change is the change of root's calc/ops.py with old replaced by new.
