@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -282,6 +283,35 @@ func (a *Agent) NewSession() (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// Adopt moves s, a session another agent of the same workspace started
+// (one built before the editor's settings or the workspace's trust
+// changed), to a: its next turn runs with a's permissions, model,
+// hooks, budgets and tools. What the session holds stays: the
+// conversation with the system message it started with (so the cached
+// prefix holds when the tools are the same), /model, /effort, plan mode
+// and the todo list. If the tools differ, the next request misses the
+// prompt cache once, and a notice says so. The secrets of both agents
+// stay redacted: a value that was a secret when the session wrote it is
+// not let through later. s must not be running a turn.
+func (a *Agent) Adopt(s *Session) error {
+	reg := a.sessionTools()
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrBusy
+	}
+	changed := PrefixHash("", toolSchemas(s.tools)) != PrefixHash("", toolSchemas(reg))
+	s.tools = reg
+	r := newRedactor(append(slices.Clone(s.redact.secrets), a.Secrets...))
+	s.redact = &r
+	s.mu.Unlock()
+	if changed {
+		a.emit(Event{Kind: EventNotice, SessionID: s.ID,
+			Text: "the tool set changed with the settings; the next request will miss the prompt cache"})
+	}
+	return nil
 }
 
 // Resume reopens a stored session. Its stored system message is kept as

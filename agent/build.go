@@ -537,13 +537,21 @@ func secrets(names []string) []Secret {
 	return out
 }
 
-// attachProcesses gives the agent the host its shell commands run under.
-// What commands leave running ends with the session — with the editor's
-// server, when it shares its services among agents.
+// attachProcesses gives the agent the host its shell commands run under
+// and the list of their background jobs. What commands leave running ends
+// with the session — with the editor's server, or the removal of the
+// workspace folder, when it shares its services among agents.
 func (a *Agent) attachProcesses(opts Options, root string, jail *sandbox.Jail) {
 	if _, ok := a.Tools.Get("bash_output"); ok {
-		// Background jobs only where their output can be read.
-		a.Env.Jobs, a.ownsJobs = &tools.Jobs{}, true
+		// Background jobs only where their output can be read; shared
+		// with the workspace's later agents where services are.
+		var shared bool
+		if opts.Services != nil {
+			a.Env.Jobs, shared = opts.Services.jobs(root)
+		}
+		if !shared {
+			a.Env.Jobs, a.ownsJobs = &tools.Jobs{}, true
+		}
 	}
 	mkHost := func() *sandbox.Host { return sandbox.NewHost(jail) }
 	if opts.Services != nil {

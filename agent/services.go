@@ -24,11 +24,18 @@ import (
 // old agent would lose them. Agents built with Services leave closing
 // them to it.
 type Services struct {
+	// ShareJobs pools each workspace's background jobs too, for a front
+	// end whose sessions move to the agents built later (the editor's
+	// server, as settings change); without it each agent keeps its own
+	// jobs, which end when it is closed.
+	ShareJobs bool
+
 	mu      sync.Mutex // guards the maps and closed
 	graphs  map[string]pooled[tools.ProjectGraph]
 	plugins map[string]pooled[*mcp.Manager]
 	procs   map[string]pooled[*sandbox.Host]
 	shells  map[string]pooled[*shellTracking]
+	jobsOf  map[string]pooled[*tools.Jobs]
 	closed  bool
 	// ctx bounds the start of services; Close cancels it, so servers
 	// still starting then are stopped rather than waited for.
@@ -129,38 +136,96 @@ func (p *Services) shellTracking(root string, settings any) (*shellTracking, boo
 	return share(p, &p.shells, root, settings, func() *shellTracking { return &shellTracking{} })
 }
 
+// jobs returns the background jobs of root's shell commands: shared, so
+// that a session moved to an agent built later (new settings) still
+// reads and stops the jobs it started; ok is false without ShareJobs or
+// once the pool is closed.
+func (p *Services) jobs(root string) (*tools.Jobs, bool) {
+	if !p.ShareJobs {
+		return nil, false
+	}
+	return share(p, &p.jobsOf, root, nil, func() *tools.Jobs { return &tools.Jobs{} })
+}
+
 // Close shuts every service down. Agents built afterwards get none.
 func (p *Services) Close() error {
 	p.mu.Lock()
-	graphs, plugins, procs, shells := p.graphs, p.plugins, p.procs, p.shells
-	p.graphs, p.plugins, p.procs, p.shells, p.closed = nil, nil, nil, nil, true
+	var closers []io.Closer
+	for root := range p.roots() {
+		closers = append(closers, p.take(root)...)
+	}
+	p.closed = true
 	if p.cancel != nil {
 		p.cancel()
 	}
 	p.mu.Unlock()
+	return closeAll(closers)
+}
+
+// Release shuts down the services of root, a workspace folder the editor
+// removed: its language servers, MCP servers, background jobs and the
+// host of its shell commands. Agents built for root later get new ones.
+func (p *Services) Release(root string) error {
+	p.mu.Lock()
+	closers := p.take(root)
+	p.mu.Unlock()
+	return closeAll(closers)
+}
+
+// roots returns the roots that have a service. p.mu is held.
+func (p *Services) roots() map[string]bool {
+	out := map[string]bool{}
+	addKeys(out, p.graphs)
+	addKeys(out, p.plugins)
+	addKeys(out, p.procs)
+	addKeys(out, p.shells)
+	addKeys(out, p.jobsOf)
+	return out
+}
+
+// take removes root's services from the pool and returns them to be
+// closed. p.mu is held.
+func (p *Services) take(root string) []io.Closer {
+	var out []io.Closer
+	out = appendTaken(out, p.jobsOf, root)
+	out = appendTaken(out, p.graphs, root)
+	out = appendTaken(out, p.plugins, root)
+	out = appendTaken(out, p.procs, root)
+	out = appendTaken(out, p.shells, root)
+	return out
+}
+
+// appendTaken removes root's service from m, appending it to out.
+func appendTaken[T io.Closer](out []io.Closer, m map[string]pooled[T], root string) []io.Closer {
+	if v, ok := m[root]; ok {
+		delete(m, root)
+		out = append(out, v.v)
+	}
+	return out
+}
+
+// addKeys adds m's keys to set.
+func addKeys[T io.Closer](set map[string]bool, m map[string]pooled[T]) {
+	for k := range m {
+		set[k] = true
+	}
+}
+
+// closeAll closes cs at once and returns the first error. They need no
+// order: a host closing under a background job it runs ends the job too.
+func closeAll(cs []io.Closer) error {
 	var wg sync.WaitGroup
-	errs := make(chan error, len(graphs)+len(plugins)+len(procs)+len(shells))
-	for _, g := range graphs {
-		wg.Go(func() { errs <- g.v.Close() })
-	}
-	for _, pl := range plugins {
-		wg.Go(func() { errs <- pl.v.Close() })
-	}
-	for _, h := range procs {
-		wg.Go(func() { errs <- h.v.Close() })
-	}
-	for _, t := range shells {
-		wg.Go(func() { errs <- t.v.Close() })
+	errs := make([]error, len(cs))
+	for i, c := range cs {
+		wg.Go(func() { errs[i] = c.Close() })
 	}
 	wg.Wait()
-	close(errs)
-	var first error
-	for err := range errs {
-		if err != nil && first == nil {
-			first = err
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return first
+	return nil
 }
 
 // newProjectGraph returns the project graph of root: language servers that

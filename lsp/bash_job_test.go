@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/lsp/lsptest"
@@ -19,30 +21,31 @@ import (
 
 // askWithJob starts a reasonix.ask turn on prompt and returns once the
 // job of f started and holds its Alive, with the channel the turn's
-// result (its text, or why it failed) comes on.
-func askWithJob(t *testing.T, ed *lsptest.Editor, f agenttest.JobFifos, prompt string) (<-chan string, *os.File) {
+// result (its text, or why it failed, and its session) comes on.
+func askWithJob(t *testing.T, ed *lsptest.Editor, f agenttest.JobFifos, prompt string) (<-chan jobTurn, *os.File) {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{"prompt": prompt})
-	done, ended := make(chan string, 1), make(chan struct{})
-	var text string
+	done, ended := make(chan jobTurn, 1), make(chan struct{})
+	var out jobTurn
 	go func() {
 		defer close(ended)
 		res, err := ed.Server().ExecuteCommand(ctx(t), &protocol.ExecuteCommandParams{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
-		var out struct {
-			Text string `json:"text"`
-		}
 		switch {
 		case err != nil:
-			text = "reasonix.ask: " + err.Error()
+			out.Text = "reasonix.ask: " + err.Error()
 		case json.Unmarshal(res, &out) != nil:
-			text = fmt.Sprintf("reasonix.ask result %s", res)
-		default:
-			text = out.Text
+			out.Text = fmt.Sprintf("reasonix.ask result %s", res)
 		}
-		done <- text
+		done <- out
 	}()
-	alive := f.OpenAlive(t, ended, func() string { return text })
+	alive := f.OpenAlive(t, ended, func() string { return out.Text })
 	return done, alive
+}
+
+// jobTurn is what askWithJob's turn answered.
+type jobTurn struct {
+	Text      string `json:"text"`
+	SessionID string `json:"sessionId"`
 }
 
 // TestBackgroundJobOverLSP: in the editor, the model starts a job with
@@ -55,8 +58,8 @@ func TestBackgroundJobOverLSP(t *testing.T) {
 	root, srv := workspace(t, f.StopScript(t, prompt, "serving-on-8080"), "[permissions]\napproval = \"auto\"\n")
 	ed := lsptest.New(t, lsptest.Options{Root: root})
 	done, alive := askWithJob(t, ed, f, prompt)
-	if text := <-done; text != "stopped" {
-		t.Fatalf("the turn: %s", text)
+	if r := <-done; r.Text != "stopped" {
+		t.Fatalf("the turn: %s", r.Text)
 	}
 	agenttest.CheckJobRead(t, srv.Requests(), "serving-on-8080")
 	agenttest.AssertJobGone(t, alive)
@@ -79,8 +82,8 @@ func TestServerEndsBackgroundJob(t *testing.T) {
 			root, _ := workspace(t, f.LeaveScript(t, prompt, "serving"), "[permissions]\napproval = \"auto\"\n")
 			ed := lsptest.New(t, lsptest.Options{Root: root})
 			done, alive := askWithJob(t, ed, f, prompt)
-			if text := <-done; text != "started" {
-				t.Fatalf("the turn: %s", text)
+			if r := <-done; r.Text != "started" {
+				t.Fatalf("the turn: %s", r.Text)
 			}
 			tc.end(ed)
 			agenttest.AssertJobGone(t, alive)
@@ -99,8 +102,8 @@ func TestShutdownReleasesBeforeItAnswers(t *testing.T) {
 	layers := filepath.Join(os.Getenv("REASONIX_HOME"), "layers")
 	ed := lsptest.New(t, lsptest.Options{Root: root})
 	done, alive := askWithJob(t, ed, f, prompt)
-	if text := <-done; text != "started" {
-		t.Fatalf("the turn: %s", text)
+	if r := <-done; r.Text != "started" {
+		t.Fatalf("the turn: %s", r.Text)
 	}
 	before, _ := os.ReadDir(layers)
 	if err := ed.Server().Shutdown(ctx(t)); err != nil {
@@ -123,5 +126,73 @@ func TestShutdownReleasesBeforeItAnswers(t *testing.T) {
 	agenttest.AssertJobGone(t, alive)
 	if code := ed.Disconnect(); code != 0 {
 		t.Errorf("exit code %d after shutdown", code)
+	}
+}
+
+// TestOpenSessionFollowsTheSettings: a change of the editor's settings
+// applies to the next turn of a session already open, not only to new
+// ones. Taking Bash back from the allow list refuses the session's next
+// command (fail closed); the background job it started before the change
+// is still its own to stop (the workspace's jobs outlive the agent the
+// settings rebuilt).
+func TestOpenSessionFollowsTheSettings(t *testing.T) {
+	f := agenttest.MakeJobFifos(t)
+	script := f.LeaveScript(t, "start", "serving") + "\n---\n" + strings.Join([]string{
+		"match stop",
+		`call bash {"command": "echo after"}`,
+		"---",
+		"match stop",
+		"expect tool Permission denied",
+		`call kill_shell {"id": "bg1"}`,
+		"---",
+		"match stop",
+		"expect tool Stopped job bg1",
+		"text stopped",
+	}, "\n")
+	root, _ := workspace(t, script, "")
+	ed := lsptest.New(t, lsptest.Options{Root: root, Settings: map[string]any{
+		"reasonix": map[string]any{"permissions": map[string]any{"allow": []string{"Bash"}}},
+	}})
+	done, alive := askWithJob(t, ed, f, "start")
+	first := <-done
+	if first.Text != "started" {
+		t.Fatalf("the turn: %s", first.Text)
+	}
+	settings, _ := json.Marshal(map[string]any{"permissions": map[string]any{"deny": []string{"Bash(echo:*)"}}})
+	if err := ed.Server().DidChangeConfiguration(ctx(t), &protocol.DidChangeConfigurationParams{Settings: settings}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"prompt": "stop", "sessionId": first.SessionID})
+	if res := execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}}); res["text"] != "stopped" {
+		t.Fatalf("the turn after the settings changed: %v", res)
+	}
+	agenttest.AssertJobGone(t, alive)
+}
+
+// TestRemovedFolderEndsItsWork: removing a workspace folder from the
+// editor ends what its workspace left running — here a background job,
+// with every process it started — while the server goes on with the
+// folder added in its place; the removed folder's open session then says
+// why it runs no more turns.
+func TestRemovedFolderEndsItsWork(t *testing.T) {
+	f := agenttest.MakeJobFifos(t)
+	root, _ := workspace(t, f.LeaveScript(t, "start", "serving"), "[permissions]\napproval = \"auto\"\n")
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+	done, alive := askWithJob(t, ed, f, "start")
+	first := <-done
+	if first.Text != "started" {
+		t.Fatalf("the turn: %s", first.Text)
+	}
+	if err := ed.Server().DidChangeWorkspaceFolders(ctx(t), &protocol.DidChangeWorkspaceFoldersParams{Event: protocol.WorkspaceFoldersChangeEvent{
+		Removed: []protocol.WorkspaceFolder{{URI: ed.URI(""), Name: filepath.Base(root)}},
+		Added:   []protocol.WorkspaceFolder{{URI: uri.File(t.TempDir()), Name: "other"}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	agenttest.AssertJobGone(t, alive)
+	b, _ := json.Marshal(map[string]any{"prompt": "more", "sessionId": first.SessionID})
+	res := execute(t, ed, protocol.Command{Command: "reasonix.ask", Arguments: []protocol.LSPAny{b}})
+	if msg, _ := res["error"].(string); !strings.Contains(msg, "is no longer open in the editor") {
+		t.Errorf("a turn in the removed folder's session: %v", res)
 	}
 }

@@ -144,8 +144,12 @@ func (s *Server) warmUp() {
 
 // workspace is one workspace folder's agent, built from its configuration.
 type workspace struct {
-	root  string
-	agent *agent.Agent
+	// folder is the editor's workspace folder the workspace was built
+	// for (the key of Server.spaces); root is its agent's root, the
+	// folder with symbolic links resolved (the key of its services).
+	folder string
+	root   string
+	agent  *agent.Agent
 	// review is the resolved review setting: reviewApply or
 	// reviewPropose.
 	review string
@@ -194,6 +198,9 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 	if s.building[root] == b {
 		delete(s.building, root)
 	}
+	if b.err == nil {
+		s.servicesRoot[root] = b.w.root
+	}
 	if b.err == nil && gen == s.settingsGen {
 		s.spaces[root] = b.w
 		s.review.setMode(b.w.root, b.w.review)
@@ -227,7 +234,7 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 	if cfg.Workspace.Untrusted() {
 		s.offerTrust(root, cfg.Workspace)
 	}
-	w := &workspace{review: s.reviewModeFor(cfg.Review), needsTrust: len(cfg.Workspace.Items) > 0, trustStamp: stamp}
+	w := &workspace{folder: root, review: s.reviewModeFor(cfg.Review), needsTrust: len(cfg.Workspace.Items) > 0, trustStamp: stamp}
 	opts := agent.Options{
 		Dir:      root,
 		Asker:    &asker{s: s},
@@ -257,6 +264,19 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 	s.tellConfigWarnings(root, cfg.Warnings)
 	w.root, w.agent = a.Env.Root, a
 	return w, nil
+}
+
+// folderOpen reports whether path is one of the editor's workspace
+// folders.
+func (s *Server) folderOpen(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.folders {
+		if f.path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // rootFor picks the workspace folder containing path, the innermost when

@@ -227,10 +227,12 @@ func (s *Server) SetTrace(ctx context.Context, params *protocol.SetTraceParams) 
 	return nil
 }
 
-// DidChangeWorkspaceFolders updates the folders sessions run in.
+// DidChangeWorkspaceFolders updates the folders sessions run in. A
+// removed folder's turns are cancelled, its sessions run no more, and
+// what its workspace holds (language servers, MCP servers, background
+// jobs, the host of its shell commands) is shut down in the background.
 func (s *Server) DidChangeWorkspaceFolders(ctx context.Context, params *protocol.DidChangeWorkspaceFoldersParams) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	removed := map[string]bool{}
 	for _, f := range params.Event.Removed {
 		removed[filepath.Clean(pathOf(f.URI))] = true
@@ -244,8 +246,31 @@ func (s *Server) DidChangeWorkspaceFolders(ctx context.Context, params *protocol
 	for _, f := range params.Event.Added {
 		if p := pathOf(f.URI); p != "" {
 			kept = append(kept, folder{uri: f.URI, path: filepath.Clean(p), name: f.Name})
+			delete(removed, filepath.Clean(p)) // removed and added again: kept
 		}
 	}
 	s.folders = kept
+	gone := map[string]string{} // folder → services root
+	for p := range removed {
+		if root, ok := s.servicesRoot[p]; ok {
+			gone[p] = root
+		}
+		delete(s.servicesRoot, p)
+		delete(s.spaces, p)
+	}
+	if s.tornDown {
+		clear(gone) // release closes everything
+	}
+	s.warming.Add(len(gone))
+	s.mu.Unlock()
+	for folder, root := range gone {
+		s.sessions.cancelIn(folder)
+		go func() {
+			defer s.warming.Done()
+			if err := s.services.Release(root); err != nil {
+				s.log.Warn("stopping a removed folder's servers", "folder", folder, "err", err)
+			}
+		}()
+	}
 	return nil
 }

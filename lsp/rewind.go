@@ -100,7 +100,7 @@ func (s *Server) checkpoints(_ context.Context, args checkpointsArgs) (checkpoin
 	if err != nil {
 		return checkpointsResult{}, err
 	}
-	cps, err := ls.ws.agent.Checkpoints(ls.sess)
+	cps, err := s.sessions.workspaceOf(ls).agent.Checkpoints(ls.sess)
 	if err != nil {
 		return checkpointsResult{}, internalError(fmt.Errorf("%s: %w", cmdCheckpoints, err))
 	}
@@ -119,7 +119,7 @@ func (s *Server) rewind(ctx context.Context, args rewindArgs) (agent.RewindPlan,
 	if err != nil {
 		return agent.RewindPlan{}, err
 	}
-	a, turn := ls.ws.agent, *args.Turn
+	a, turn := s.sessions.workspaceOf(ls).agent, *args.Turn
 	cps, err := a.Checkpoints(ls.sess)
 	if err != nil {
 		return agent.RewindPlan{}, internalError(fmt.Errorf("%s: %w", cmdRewind, err))
@@ -154,7 +154,7 @@ func (s *Server) rewind(ctx context.Context, args rewindArgs) (agent.RewindPlan,
 		return agent.RewindPlan{}, rewindError(err)
 	}
 	summary := a.RewindSummary(plan) + "."
-	unsaved, err := s.saveRewound(tctx, ls.ws.root, closed)
+	unsaved, err := s.saveRewound(tctx, s.sessions.workspaceOf(ls).root, closed)
 	if err != nil {
 		unsaved = []string{err.Error()}
 	}

@@ -77,6 +77,10 @@ type Server struct {
 	// reasonix.review.diff's diffs, plans.
 	diffs  string
 	spaces map[string]*workspace
+	// servicesRoot maps each folder a workspace was built for to its
+	// agent's root, the key of the folder's services: a removed folder's
+	// are shut down by it, also when a settings change emptied spaces.
+	servicesRoot map[string]string
 	// building holds the builds under way, by root, so callers that need
 	// a workspace while it is built (its MCP servers starting) wait for
 	// that build instead of starting another. settingsGen counts settings
@@ -175,22 +179,25 @@ func New(opts Options) *Server {
 		opts.AnswerTimeout = DefaultAnswerTimeout
 	}
 	s := &Server{
-		opts:     opts,
-		log:      log,
-		docs:     newOverlay(),
-		edits:    newEditTracker(),
-		review:   newReviewState(),
-		enc:      wire.UTF16,
-		spaces:   map[string]*workspace{},
-		building: map[string]*workspaceBuild{},
-		exitCode: 1,
-		exited:   make(chan struct{}),
+		opts:         opts,
+		log:          log,
+		docs:         newOverlay(),
+		edits:        newEditTracker(),
+		review:       newReviewState(),
+		enc:          wire.UTF16,
+		spaces:       map[string]*workspace{},
+		servicesRoot: map[string]string{},
+		building:     map[string]*workspaceBuild{},
+		exitCode:     1,
+		exited:       make(chan struct{}),
 	}
 	s.sessions = newSessions(s)
 	s.configWarned = map[string][]string{}
 	s.trustAsked = map[string]string{}
 	s.refusalsShown = map[string]bool{}
-	s.services = &agent.Services{}
+	// Sessions follow their workspace's rebuilt agents (follow), and
+	// the jobs they started go with them.
+	s.services = &agent.Services{ShareJobs: true}
 	return s
 }
 

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -25,7 +26,9 @@ type sessions struct {
 
 // liveSession is a session this connection has used.
 type liveSession struct {
-	id   string
+	id string
+	// ws is the workspace whose agent runs the session's turns; a turn
+	// moves it to the current one (follow). Guarded by sessions.mu.
 	ws   *workspace
 	sess *agent.Session
 	// turn is the running turn, nil when idle; guarded by sessions.mu.
@@ -183,7 +186,13 @@ func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, in 
 		// is the rewind, made at once in propose mode too.
 		ctx = context.WithValue(ctx, rewindingKey{}, true)
 	}
-	res, err := ls.ws.agent.RunInput(ctx, ls.sess, in)
+	ws, err := m.follow(ls)
+	var res agent.TurnResult
+	if err == nil {
+		res, err = ws.agent.RunInput(ctx, ls.sess, in)
+	} else {
+		res.SessionID = ls.id
+	}
 	if res.Action != nil || (err != nil && res.Steps == 0) {
 		m.s.review.ReturnRejections(ls.id, rejected)
 	}
@@ -191,16 +200,51 @@ func (m *sessions) turn(ctx context.Context, ls *liveSession, ts *turnState, in 
 		res, err = m.perform(ctx, ls, res)
 	}
 	if err == nil {
-		m.s.showNewErrors(ls.ws, res)
+		m.s.showNewErrors(ws, res)
 	}
 	switch {
 	case err != nil && ctx.Err() == nil:
-		m.s.reportTurnError(err, ls.ws)
+		m.s.reportTurnError(err, ws)
 	case err == nil && background && res.Text != "":
 		showMessage.notify(m.s.ctx, m.s, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: "Reasonix: " + clip(res.Text, 1000)})
 	}
 	ts.progress.finish(res, err)
 	return res, err
+}
+
+// workspaceOf returns the workspace ls runs in.
+func (m *sessions) workspaceOf(ls *liveSession) *workspace {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return ls.ws
+}
+
+// follow moves ls, reserved for a turn, to its folder's current agent
+// when the workspace was rebuilt since its last turn (the editor's
+// settings changed, or the workspace's trust): a change applies to the
+// next turn of an open session as to a new one's, a permission taken
+// back included. The conversation stays (agent.Adopt). A session whose
+// folder the editor removed, or whose configuration now fails, runs no
+// more turns: it gets the error a new session would.
+func (m *sessions) follow(ls *liveSession) (*workspace, error) {
+	ws := m.workspaceOf(ls)
+	if !m.s.folderOpen(ws.folder) {
+		return nil, fmt.Errorf("the workspace folder %s is no longer open in the editor", ws.folder)
+	}
+	cur, err := m.s.workspaceFor(ws.folder)
+	switch {
+	case err != nil:
+		return nil, err
+	case cur == ws:
+		return ws, nil
+	}
+	if err := cur.agent.Adopt(ls.sess); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	ls.ws = cur
+	m.mu.Unlock()
+	return cur, nil
 }
 
 // reportTurnError shows a failed turn's error with what to do about it.
@@ -280,6 +324,17 @@ func (m *sessions) cancelAll() {
 	defer m.mu.Unlock()
 	for _, ls := range m.live {
 		if ls.turn != nil {
+			ls.turn.cancel()
+		}
+	}
+}
+
+// cancelIn cancels the running turns of the sessions of folder.
+func (m *sessions) cancelIn(folder string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, ls := range m.live {
+		if ls.turn != nil && ls.ws.folder == folder {
 			ls.turn.cancel()
 		}
 	}

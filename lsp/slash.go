@@ -37,7 +37,7 @@ func (m *sessions) perform(ctx context.Context, ls *liveSession, res agent.TurnR
 			res.Text = "This session's requests now ask for " + res.Action.Effort + " reasoning effort."
 		}
 	case agent.ActionNew:
-		next, err := m.get(ls.ws, "")
+		next, err := m.get(m.workspaceOf(ls), "")
 		if err != nil {
 			return res, fmt.Errorf("/new: %w", err)
 		}
@@ -70,14 +70,14 @@ func (m *sessions) perform(ctx context.Context, ls *liveSession, res agent.TurnR
 		if err := m.discard(ls); err != nil {
 			return res, fmt.Errorf("/clear: %w", err)
 		}
-		next, err := m.get(ls.ws, "")
+		next, err := m.get(m.workspaceOf(ls), "")
 		if err != nil {
 			return res, fmt.Errorf("/clear: %w", err)
 		}
 		res.SessionID, res.ContextFill = next.id, agent.ContextFill{} // the old session's
 		res.Text = fmt.Sprintf("The conversation was deleted; session %s starts afresh.", next.id)
 	case agent.ActionTrust:
-		args := trustArgs{URI: string(uri.File(ls.ws.root))}
+		args := trustArgs{URI: string(uri.File(m.workspaceOf(ls).root))}
 		if res.Action.Revoke {
 			args.Action = trustRevoke
 		}

@@ -109,6 +109,13 @@ func (js *Jobs) StopAll() {
 	}
 }
 
+// Close stops every job still running, as StopAll does; it makes Jobs a
+// service a workspace's agents share.
+func (js *Jobs) Close() error {
+	js.StopAll()
+	return nil
+}
+
 // Stop ends the job's shell and every process it started, politely
 // first, and waits for the shell to end.
 func (j *Job) Stop() {

@@ -25,7 +25,7 @@ describe('demo', function()
     vim.cmd('cfirst')
     H.truthy(vim.api.nvim_buf_get_name(0):match('calc_test%.go$'), 'the quickfix entry is in calc_test.go')
     vim.cmd('Reasonix fix')
-    H.wait_turn_done(20000)
+    H.wait_turn_done()
 
     -- The README's promise: four prompts, answered "Allow once", in this
     -- order: go test first, the two edits of calc.go (the first one is

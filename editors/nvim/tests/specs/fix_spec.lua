@@ -41,7 +41,7 @@ describe('fix', function()
     })
 
     vim.cmd('Reasonix fix')
-    H.wait_turn_done(20000)
+    H.wait_turn_done()
 
     H.eq(H.calc_fixed, H.buffer_text(bufnr), 'the buffer')
     H.eq(H.calc_fixed, H.read(root .. '/calc.go'), 'calc.go on disk')

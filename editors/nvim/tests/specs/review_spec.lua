@@ -35,7 +35,7 @@ describe('review', function()
     H.stub_select('Allow for session')
 
     require('reasonix').ask('fix Add and document Sub')
-    H.wait_turn_done(20000)
+    H.wait_turn_done()
     H.eq(H.calc_go, H.buffer_text(bufnr), 'the buffer before any hunk is accepted')
 
     H.wait('the proposals in the buffer', function()
