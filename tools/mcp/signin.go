@@ -174,6 +174,8 @@ func (a *authorizer) signIn(ctx context.Context, req *http.Request, resp *http.R
 			if u, err := url.Parse(args.URL); err == nil {
 				resource = u.Query().Get("resource")
 			}
+			// The page as built, to compare with what a browser was given.
+			a.log.Info("MCP sign-in page", "url", a.url, "page", args.URL)
 			return awaitCode(ctx, ln, func(ctx context.Context, u string) error { return a.open(ctx, a.name, u) }, args.URL)
 		},
 		Client:              a.client,
