@@ -58,6 +58,12 @@ export interface Hooks {
   saveDocuments(params: SaveDocumentsParams): Promise<SaveDocumentsResult>;
   /** The question whether to trust a workspace folder's own configuration. */
   trust(params: ShowMessageRequestParams): Promise<MessageActionItem | null>;
+  /**
+   * Whether a window/showMessage's text is already told elsewhere (the
+   * panel's own account of a rewind it asked for), so that no
+   * notification repeats it.
+   */
+  told(message: string): boolean;
   /** Called with every workspace/applyEdit; `apply` is the default handling. */
   applyEdit(
     params: ApplyWorkspaceEditParams,
@@ -249,6 +255,7 @@ function registerHandlers(client: LanguageClient, hooks: Hooks): void {
   // messages (a background turn's answer) for Markdown, which a
   // notification shows as written.
   client.onNotification(ShowMessageNotification.type, (params: ShowMessageParams) => {
+    if (hooks.told(params.message)) return;
     void showFor(params.type)(plainText(params.message));
   });
   // Replaces the client's default dialog: permission questions go where

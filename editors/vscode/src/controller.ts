@@ -102,6 +102,7 @@ export class Controller implements vscode.Disposable {
         question: (p, token) => this.questions.ask(p, token),
         saveDocuments: (p) => saveDocuments(p),
         trust: (p) => askTrust(p),
+        told: (m) => this.told(m),
         applyEdit: (p, apply) => this.review.apply(p, apply),
       }, this.extensionPath);
       const c = this.current;
@@ -397,6 +398,24 @@ export class Controller implements vscode.Disposable {
    * `rewindPreview` or `rewound`; or `rewindFailed` with why. Resolves to
    * the server's plan, undefined on failure.
    */
+  /**
+   * The starts of the server's rewind summaries the panel is telling
+   * itself: a rewind of its own under way.
+   */
+  private readonly rewindSummaries: string[] = [];
+
+  /**
+   * Whether a server message is the summary of a rewind the panel asked
+   * for, which the panel shows: a summary that adds what the panel does
+   * not say (files the editor holds unsaved) is still shown.
+   */
+  private told(message: string): boolean {
+    const i = this.rewindSummaries.findIndex((s) => message === s || [' ', ':', '.'].some((c) => message.startsWith(s + c)));
+    if (i < 0 || message.includes('did not save')) return false;
+    this.rewindSummaries.splice(i, 1);
+    return true;
+  }
+
   async rewind(turn: number, preview: boolean): Promise<RewindPlan | undefined> {
     try {
       const client = await this.requireClient();
@@ -407,7 +426,15 @@ export class Controller implements vscode.Disposable {
         );
       }
       if (!this.sessionId) throw new Error('There is no session to rewind.');
-      const plan = await client.execute(Commands.rewind, { sessionId: this.sessionId, turn, preview });
+      // The server tells the outcome as a notification too, before it
+      // answers; the panel tells it itself.
+      const summary = preview ? '' : `Reasonix: Rewound to before turn ${turn}`;
+      if (summary) this.rewindSummaries.push(summary);
+      const plan = await client.execute(Commands.rewind, { sessionId: this.sessionId, turn, preview }).finally(() => {
+        // Told by now, or never to come (a failure, an older server).
+        const i = this.rewindSummaries.indexOf(summary);
+        if (i >= 0) this.rewindSummaries.splice(i, 1);
+      });
       const shown: RewindPlan = { ...plan, files: plan.files.map((f) => ({ ...f, path: vscode.workspace.asRelativePath(f.path, false) })) };
       if (preview) {
         this.post({ type: 'rewindPreview', plan: shown });

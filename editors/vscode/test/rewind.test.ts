@@ -70,6 +70,11 @@ test('rewind: the preview, then the files and the document back to before turn 1
     assert.equal(doc.getText(), calcGo, 'the document is back to before turn 1');
     assert.equal(fs.existsSync(notes), false, 'the file the shell created is gone');
     assert.deepEqual(panel.of('rewindFailed'), []);
+    // The panel tells the outcome (its notice); no notification repeats it.
+    assert.deepEqual(
+      vscode._test.messages.filter((m) => m.message.includes('Rewound to before turn')).map((m) => m.message),
+      [],
+    );
 
     // The turns are gone: rewinding to one of them again is refused, and the panel says why.
     from = panel.posted().length;
