@@ -198,6 +198,12 @@ func (s *Server) workspaceFor(path string) (*workspace, error) {
 	if s.building[root] == b {
 		delete(s.building, root)
 	}
+	if b.err == nil && !s.folderOpenLocked(root) {
+		// The editor removed the folder while it was built: what the
+		// build started goes, as the removal's release would have.
+		s.releaseServices(root, b.w.root)
+		b.w, b.err = nil, fmt.Errorf("the workspace folder %s is no longer open in the editor", root)
+	}
 	if b.err == nil {
 		s.servicesRoot[root] = b.w.root
 	}
@@ -271,12 +277,28 @@ func (s *Server) buildWorkspace(root string, settings []byte) (*workspace, error
 func (s *Server) folderOpen(path string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, f := range s.folders {
-		if f.path == path {
-			return true
-		}
+	return s.folderOpenLocked(path)
+}
+
+// folderOpenLocked is folderOpen with s.mu held.
+func (s *Server) folderOpenLocked(path string) bool {
+	return slices.ContainsFunc(s.folders, func(f folder) bool { return f.path == path })
+}
+
+// releaseServices stops, in the background, the services of folder, whose
+// agents' root is root: its background jobs, language servers, MCP
+// servers and shell host. Release waits for it. s.mu is held.
+func (s *Server) releaseServices(folder, root string) {
+	if s.tornDown {
+		return // release closes everything
 	}
-	return false
+	s.warming.Add(1)
+	go func() {
+		defer s.warming.Done()
+		if err := s.services.Release(root); err != nil {
+			s.log.Warn("stopping a removed folder's servers", "folder", folder, "err", err)
+		}
+	}()
 }
 
 // rootFor picks the workspace folder containing path, the innermost when

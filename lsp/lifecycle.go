@@ -250,27 +250,16 @@ func (s *Server) DidChangeWorkspaceFolders(ctx context.Context, params *protocol
 		}
 	}
 	s.folders = kept
-	gone := map[string]string{} // folder → services root
 	for p := range removed {
 		if root, ok := s.servicesRoot[p]; ok {
-			gone[p] = root
+			s.releaseServices(p, root)
 		}
 		delete(s.servicesRoot, p)
 		delete(s.spaces, p)
 	}
-	if s.tornDown {
-		clear(gone) // release closes everything
-	}
-	s.warming.Add(len(gone))
 	s.mu.Unlock()
-	for folder, root := range gone {
-		s.sessions.cancelIn(folder)
-		go func() {
-			defer s.warming.Done()
-			if err := s.services.Release(root); err != nil {
-				s.log.Warn("stopping a removed folder's servers", "folder", folder, "err", err)
-			}
-		}()
+	for p := range removed {
+		s.sessions.cancelIn(p)
 	}
 	return nil
 }
