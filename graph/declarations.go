@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/reasonix/reasonix/tools"
 )
@@ -23,11 +22,8 @@ var _ tools.DeclarationLister = (*Manager)(nil)
 // starting for the next question.
 func (m *Manager) Declarations(ctx context.Context, path string) ([]tools.Declaration, error) {
 	path = m.abs(path)
-	if !m.Checks(path) {
-		return nil, nil
-	}
-	sv, err := m.supervisorFor(path)
-	if err != nil {
+	sv, err := m.handledBy(path)
+	if sv == nil || err != nil {
 		return nil, err
 	}
 	src := m.source()
@@ -36,14 +32,8 @@ func (m *Manager) Declarations(ctx context.Context, path string) ([]tools.Declar
 		if err := s.sync(ctx, src, []string{path}); err != nil {
 			return err
 		}
-		var res protocol.DocumentSymbolResult
-		err := s.call(ctx, "textDocument/documentSymbol", &protocol.DocumentSymbolParams{
-			TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(path)},
-		}, &res)
+		res, err := s.documentSymbols(ctx, path)
 		if err != nil {
-			if refusal(err) {
-				return nil
-			}
 			return fmt.Errorf("%s: documentSymbol: %w", s.name, err)
 		}
 		out = topLevel(res)
