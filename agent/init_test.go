@@ -26,7 +26,7 @@ func TestInit(t *testing.T) {
 	}
 	logged := len(s.Messages())
 	path := filepath.Join(root, "AGENTS.md")
-	draft, err := projectdoc.Draft(t.Context(), root, func(p string) bool { return h.a.Env.CheckReadUnasked(p) != nil })
+	draft, err := projectdoc.Draft(t.Context(), root, projectdoc.Options{Withhold: func(p string) bool { return h.a.Env.CheckReadUnasked(p) != nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
