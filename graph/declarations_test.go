@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestDeclarations asks gopls and pyright for a file's top-level
+// TestDeclarations asks gopls, pyright and typescript-language-server for a file's top-level
 // declarations: named and kinded as each server names them, in the order
 // of the file, members left in their type; the editor's unsaved buffer
 // is what is asked about.
@@ -37,6 +37,15 @@ func TestDeclarations(t *testing.T) {
 				"calc/__init__.py": "\"\"\"Adds numbers.\"\"\"\n\nLIMIT = 10\n\n\nclass Calc:\n    def add(self, n):\n        return n\n\n\ndef _helper():\n    pass\n\n\ndef total(xs):\n    return sum(xs)\n",
 			},
 			want: "constant LIMIT:3, class Calc:6, function _helper:11, function total:15",
+		},
+		{
+			server: "typescript-language-server",
+			file:   "src/index.ts",
+			files: map[string]string{
+				"package.json": "{\"name\": \"calc\"}\n",
+				"src/index.ts": "export const LIMIT = 10;\n\nexport class Calc {\n  add(n: number): number {\n    return n;\n  }\n}\n\nexport function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0);\n}\n\ninterface Shape {\n  area(): number;\n}\n",
+			},
+			want: "constant LIMIT:1, class Calc:3, function total:9, interface Shape:13",
 		},
 	} {
 		t.Run(c.server, func(t *testing.T) {
