@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestDeclarations asks gopls, pyright and typescript-language-server for a file's top-level
-// declarations: named and kinded as each server names them, in the order
-// of the file, members left in their type; the editor's unsaved buffer
-// is what is asked about.
+// TestDeclarations asks gopls, pyright and typescript-language-server
+// for a file's top-level declarations: named and kinded as each server
+// names them, in the order of the file, members left in their type; the
+// editor's unsaved buffer is what is asked about.
 func TestDeclarations(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
