@@ -463,7 +463,7 @@ func newEnv(cfg *config.Config, opts Options, root, home string, guard *sandbox.
 	}
 	env.Skills = skillConfig(cfg, root, home, userHome())
 	if opts.Approver != nil {
-		env.EscalateUnconfined = escalation(opts.Approver)
+		env.EscalateUnconfined = escalation(withNotification(opts.Approver))
 	}
 	return env, disk
 }
@@ -485,7 +485,7 @@ func newGate(cfg *config.Config, opts Options, env *tools.Env, fsys tools.FS) (*
 	gate := &permission.Checker{
 		Policy:   policy,
 		Posture:  posture,
-		Approver: opts.Approver,
+		Approver: withNotification(opts.Approver),
 		Notify:   opts.Notify,
 		Refused:  opts.Refused,
 		Persist:  func(rule string) error { return config.AppendRule(projectFile, "allow", rule) },

@@ -7,12 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/tools/permission"
 	"github.com/reasonix/reasonix/tools/pytest/pytesttest"
 	"github.com/reasonix/reasonix/tools/sandbox"
+	"github.com/reasonix/reasonix/tools/testrun/testruntest"
 )
 
 // runPyTested runs one turn of script over testdata/pytest/calc.txtar
@@ -27,17 +26,7 @@ func runPyTested(t *testing.T, script string, mode string, allow ...string) (age
 	for _, name := range []string{"go.mod", "main.go", "util.go"} {
 		os.Remove(filepath.Join(root, name)) // a Go module's files
 	}
-	ar, err := txtar.ParseFile("../testdata/pytest/calc.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(root, fsys); err != nil {
-		t.Fatal(err)
-	}
+	testruntest.Extract(t, "../testdata/pytest/calc.txtar", root)
 	policy, err := permission.NewPolicy(mode, allow, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -75,25 +64,27 @@ text fixed
 	}
 }
 
-// TestPythonTestsRepairBreakingEdit: an edit that breaks twice gets the
-// model the failing assertion for one repair round.
+// TestPythonTestsRepairBreakingEdit: an edit that breaks neg gets the
+// model the failing assertion for one repair round; twice, whose test
+// failed before the turn as well, is not held against it.
 func TestPythonTestsRepairBreakingEdit(t *testing.T) {
-	const script = `call multi_edit {"path": "calc/ops.py", "edits": [{"old_string": "a - b", "new_string": "a + b"}, {"old_string": "return add(x, x)", "new_string": "return add(x, x) + 1"}]}
+	const script = `call multi_edit {"path": "calc/ops.py", "edits": [{"old_string": "return add(x, x)", "new_string": "return add(x, x) + 1"}, {"old_string": "return -x", "new_string": "return x"}]}
 ---
 text done
 ---
 expect user Tests that reach your changes fail with them:
-expect user TestTwice.test_twice fails: test_ops.py:11: assert 5 == 4
-call edit_file {"path": "calc/ops.py", "old_string": "return add(x, x) + 1", "new_string": "return add(x, x)"}
+expect user test_neg fails: test_neg.py:5: assert 1 == -1
+call edit_file {"path": "calc/ops.py", "old_string": "return x", "new_string": "return -x"}
 ---
 text repaired
 `
 	res, r, n := runPyTested(t, script, "allow")
-	if res.Text != "repaired" || n != 4 || res.Tests == nil || res.Tests.Failed() {
-		t.Fatalf("answer %q after %d requests, tests %+v; want the repaired answer after 4, passing", res.Text, n, res.Tests)
+	if res.Text != "repaired" || n != 4 || res.Tests == nil || res.Tests.Regressed() {
+		t.Fatalf("answer %q after %d requests, tests %+v; want the repaired answer after 4, no regression", res.Text, n, res.Tests)
 	}
 	checks := r.of(agent.EventCheck)
-	if len(checks) != 2 || !strings.Contains(checks[0].Text, "TestTwice.test_twice fails: test_ops.py:11: assert 5 == 4; ") ||
+	if len(checks) != 2 || !strings.Contains(checks[0].Text, "test_neg fails: test_neg.py:5: assert 1 == -1; ") ||
+		!strings.Contains(checks[0].Text, "TestTwice.test_twice fails (already failing before this turn)") ||
 		!strings.HasSuffix(checks[0].Text, "asking the model to fix them") {
 		t.Errorf("check events %+v", checks)
 	}
@@ -127,17 +118,7 @@ func TestPythonTestsRunInTheJail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar, err := txtar.ParseFile("../testdata/pytest/calc.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(dir, fsys); err != nil {
-		t.Fatal(err)
-	}
+	testruntest.Extract(t, "../testdata/pytest/calc.txtar", dir)
 	a, _ := builtAgent(t, `call edit_file {"path": "calc/ops.py", "old_string": "a - b", "new_string": "a + b"}
 ---
 text fixed

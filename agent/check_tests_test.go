@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/reasonix/reasonix/agent"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
 	"github.com/reasonix/reasonix/tools/permission"
+	"github.com/reasonix/reasonix/tools/testrun/testruntest"
 )
 
 // runTested runs one turn of script over testdata/gotest/calc.txtar with
@@ -29,17 +28,7 @@ func runTested(t *testing.T, script string, mode string, allow ...string) (agent
 	for _, name := range []string{"go.mod", "main.go", "util.go"} {
 		os.Remove(filepath.Join(root, name)) // another module's files
 	}
-	ar, err := txtar.ParseFile("../testdata/gotest/calc.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(root, fsys); err != nil {
-		t.Fatal(err)
-	}
+	testruntest.Extract(t, "../testdata/gotest/calc.txtar", root)
 	policy, err := permission.NewPolicy(mode, allow, nil, nil)
 	if err != nil {
 		t.Fatal(err)

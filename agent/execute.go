@@ -61,6 +61,7 @@ type toolCall struct {
 // model reads.
 func (t *turn) execute(ctx context.Context, c provider.ToolCall, tool tools.Tool, known bool, ev *ToolEvent) tools.Result {
 	k := &toolCall{t: t, c: c, tool: tool, known: known, ev: ev}
+	ctx = context.WithValue(ctx, notifyKey{}, t)
 	_, k.own = tool.(turnTool)
 	defer k.stopClock()
 	for _, step := range []func(context.Context) (tools.Result, bool){k.validate, k.planGate, k.preToolHook, k.declare, k.judge} {

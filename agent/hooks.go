@@ -7,6 +7,7 @@ import (
 
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/hooks"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // The user's hooks (tools/hooks) at the points of a turn they attach
@@ -132,22 +133,72 @@ func hookContext(text string) string {
 }
 
 // stopHook runs the Stop hooks when the model answered without calling
-// a tool. It returns the reason to go on when a hook blocked the stop,
-// at most maxStopRounds times a turn.
-func (t *turn) stopHook(ctx context.Context) (string, bool) {
-	if t.nested || !t.a.Hooks.Has(hooks.Stop) {
+// a tool — for a task's helper, the SubagentStop hooks — with answer,
+// the answer it stops with. It returns the reason to go on when a hook
+// blocked the stop, at most maxStopRounds times a turn. The planner's
+// turns run neither.
+func (t *turn) stopHook(ctx context.Context, answer string) (string, bool) {
+	ev := hooks.Stop
+	if t.nested {
+		if t.subagent == "" {
+			return "", false
+		}
+		ev = hooks.SubagentStop
+	}
+	if !t.a.Hooks.Has(ev) {
 		return "", false
 	}
-	r := t.runHooks(ctx, hooks.Input{Event: hooks.Stop, StopHookActive: t.stopRounds > 0})
+	r := t.runHooks(ctx, hooks.Input{Event: ev, StopHookActive: t.stopRounds > 0, LastAssistantMessage: answer, AgentType: t.subagent})
 	if !r.Block {
 		return "", false
 	}
 	if t.stopRounds >= maxStopRounds {
-		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("a Stop hook asked to go on once more; the turn ends, as Stop hooks sent the model back %d times already", maxStopRounds)})
+		t.event(Event{Kind: EventNotice, Text: fmt.Sprintf("a %s hook asked to go on once more; the turn ends, as stop hooks sent the model back %d times already", ev, maxStopRounds)})
 		return "", false
 	}
 	t.stopRounds++
-	return "The user's Stop hook asks you to go on: " + r.Reason, true
+	return fmt.Sprintf("The user's %s hook asks you to go on: %s", ev, r.Reason), true
+}
+
+// notifyKey carries, in a tool call's context, the turn whose
+// Notification hooks run before the user is asked about the call.
+type notifyKey struct{}
+
+// notifying is an Approver that runs the Notification hooks of the turn
+// in ctx before it asks, as Claude Code does before a permission
+// question: the user may be looking elsewhere.
+type notifying struct{ permission.Approver }
+
+func (n notifying) Approve(ctx context.Context, p permission.Prompt) (permission.Answer, error) {
+	if t, ok := ctx.Value(notifyKey{}).(*turn); ok && t.a.Hooks.Has(hooks.Notification) {
+		t.runHooks(ctx, hooks.Input{Event: hooks.Notification, NotificationType: "permission_prompt",
+			Message: "Reasonix needs your permission to use " + p.Request.Tool})
+	}
+	return n.Approver.Approve(ctx, p)
+}
+
+// EndSession runs the SessionEnd hooks of s, a session that ran a turn
+// in this process, for reason ("clear", "other"); front ends call it
+// before they close the session. Its hooks cannot keep the session.
+func (a *Agent) EndSession(ctx context.Context, s *Session, reason string) {
+	if !a.Hooks.Has(hooks.SessionEnd) || !s.hooksRan() {
+		return
+	}
+	in := hooks.Input{Event: hooks.SessionEnd, SessionID: s.ID, Reason: reason}
+	if a.Store != nil && s.file != nil {
+		in.TranscriptPath = a.Store.Path(s.ID)
+	}
+	a.Hooks.Run(ctx, in, func(o hooks.Outcome) {
+		a.emit(Event{Kind: EventHook, SessionID: s.ID, Text: o.String()})
+	})
+}
+
+// hooksRan reports whether the session's SessionStart hooks ran in this
+// process: it ran a turn here.
+func (s *Session) hooksRan() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hooksStarted
 }
 
 // startHooks reports whether the session's SessionStart hooks are yet to
@@ -169,4 +220,13 @@ func (t *turn) preCompactHook(ctx context.Context, reason string) {
 		trigger = "manual"
 	}
 	t.runHooks(ctx, hooks.Input{Event: hooks.PreCompact, Trigger: trigger})
+}
+
+// withNotification is ap with the turn's Notification hooks run before
+// it asks; nil stays nil, so that no one to ask still refuses.
+func withNotification(ap permission.Approver) permission.Approver {
+	if ap == nil {
+		return nil
+	}
+	return notifying{ap}
 }

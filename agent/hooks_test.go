@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -190,5 +191,81 @@ func TestStopHook(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(h.a.Env.Root, "stops.jsonl"))
 	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != maxStopRounds+1 || strings.Contains(lines[0], "stop_hook_active") || !strings.Contains(lines[1], `"stop_hook_active":true`) {
 		t.Errorf("the hook read %q", lines)
+	}
+}
+
+// notedApprover answers yes, and records whether the Notification hook
+// had written its file by the time it was asked.
+type notedApprover struct {
+	file  string
+	asked int
+	noted bool
+}
+
+func (a *notedApprover) Approve(context.Context, permission.Prompt) (permission.Answer, error) {
+	a.asked++
+	_, err := os.Stat(a.file)
+	a.noted = err == nil
+	return permission.AnswerOnce, nil
+}
+
+// TestNotificationHookBeforeTheQuestion: the Notification hooks run
+// before the user is asked about a call, told what the question is
+// about; a call nobody is asked about notifies no one.
+func TestNotificationHookBeforeTheQuestion(t *testing.T) {
+	h, bash := hookHarness(t, []provider.Response{
+		calls(tc("1", "bash", `{"command":"make"}`)),
+		calls(tc("2", "read_file", `{"path":"x"}`)),
+		answer("ok"),
+	}, hooks.Hook{Event: hooks.Notification, Matcher: "permission_prompt", Command: `cat >> notify.jsonl`})
+	policy, err := permission.NewPolicy("ask", nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap := &notedApprover{file: filepath.Join(h.a.Env.Root, "notify.jsonl")}
+	h.a.Gate = &permission.Checker{Policy: policy, Approver: withNotification(ap)}
+	s, _ := h.a.NewSession()
+	if _, err := h.a.Run(t.Context(), s, "build"); err != nil {
+		t.Fatal(err)
+	}
+	if ap.asked != 1 || !ap.noted || bash.peak.Load() == 0 {
+		t.Fatalf("asked %d times, notified before: %v, ran: %v", ap.asked, ap.noted, bash.peak.Load() > 0)
+	}
+	b, _ := os.ReadFile(ap.file)
+	var in map[string]any
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &in) != nil {
+		t.Fatalf("the hook read %q", b)
+	}
+	if in["hook_event_name"] != "Notification" || in["notification_type"] != "permission_prompt" ||
+		in["message"] != "Reasonix needs your permission to use bash" || in["session_id"] != s.ID {
+		t.Errorf("the hook read %v", in)
+	}
+	if withNotification(nil) != nil {
+		t.Error("no one to ask became someone")
+	}
+}
+
+// TestSessionEndHook: a session that ran a turn here runs its
+// SessionEnd hooks when it ends, with the reason; one that did not
+// (resumed to be listed, say) runs none.
+func TestSessionEndHook(t *testing.T) {
+	h, _ := hookHarness(t, []provider.Response{answer("ok")},
+		hooks.Hook{Event: hooks.SessionEnd, Matcher: "clear", Command: `cat >> ends.jsonl`})
+	idle, _ := h.a.NewSession()
+	h.a.EndSession(t.Context(), idle, "clear")
+	s, _ := h.a.NewSession()
+	if _, err := h.a.Run(t.Context(), s, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	h.a.EndSession(t.Context(), s, "other") // the matcher selects "clear" only
+	h.a.EndSession(t.Context(), s, "clear")
+	b, _ := os.ReadFile(filepath.Join(h.a.Env.Root, "ends.jsonl"))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], `"hook_event_name":"SessionEnd"`) || !strings.Contains(lines[0], `"reason":"clear"`) ||
+		!strings.Contains(lines[0], `"session_id":"`+s.ID+`"`) {
+		t.Errorf("the hook read %q", lines)
+	}
+	if got := h.hookLines(); len(got) != 1 || !strings.Contains(got[0], "hook SessionEnd [clear]") {
+		t.Errorf("hook lines = %q", got)
 	}
 }

@@ -168,6 +168,9 @@ type turn struct {
 	// stopRounds counts the times Stop hooks sent the model back to
 	// work this turn (hooks.go).
 	stopRounds int
+	// subagent is, on a task's turn, the helper's agent as SubagentStop
+	// hooks read it: its custom agent's name, or "general-purpose".
+	subagent string
 
 	// emitMu serialises events of this turn: parallel tool calls report
 	// from several goroutines, and a Sink sees one event at a time per
@@ -333,7 +336,7 @@ func (t *turn) run(ctx context.Context, p prepared) (TurnResult, error) {
 			if resp.FinishReason == "length" {
 				t.event(Event{Kind: EventNotice, Text: "the answer was cut off at the model's output limit (max_tokens)"})
 			}
-			if why, goOn := t.stopHook(ctx); goOn {
+			if why, goOn := t.stopHook(ctx, msg.Content); goOn {
 				if err := s.append(provider.Message{Role: provider.RoleUser, Content: why}); err != nil {
 					return TurnResult{}, err
 				}

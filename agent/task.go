@@ -177,7 +177,10 @@ func (t *turn) runTask(ctx context.Context, c provider.ToolCall, args json.RawMe
 	s := child.taskSession(t.s.ID, reg)
 	s.steps = t.s.steps.sub(c.ID, t.n)
 	s.spendFrom(t, child.ModelRef)
-	ct := &turn{a: child, s: s, n: 1, log: t.log, nested: true, effort: t.effort}
+	ct := &turn{a: child, s: s, n: 1, log: t.log, nested: true, effort: t.effort, subagent: "general-purpose"}
+	if as != nil {
+		ct.subagent = as.name
+	}
 	// What the parent changed so far is the child's to save before a
 	// shell command, as its own changes are.
 	for _, p := range t.changedFiles() {

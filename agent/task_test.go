@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/agent/provider"
 	"github.com/reasonix/reasonix/agent/provider/scripted"
+	"github.com/reasonix/reasonix/tools/hooks"
 	"github.com/reasonix/reasonix/tools/sandbox"
 )
 
@@ -592,5 +594,50 @@ text Checked.
 	}
 	if !noted {
 		t.Error("no notice of the model the agent names")
+	}
+}
+
+// TestSubagentStopHook: a task's helper that stops runs the SubagentStop
+// hooks, not the Stop hooks, which are the user's turn's; one that
+// blocks sends the helper back with its reason, and the parent gets the
+// helper's last answer.
+func TestSubagentStopHook(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the hooks of this test are sh scripts")
+	}
+	a, _, _ := newTaskAgent(t, `match check it
+call task {"description": "look", "prompt": "helper: look around"}
+---
+match helper:
+text Looked.
+---
+match The user's SubagentStop hook asks you to go on: say more
+text Looked harder.
+---
+match check it
+expect tool Looked harder.
+text Checked.
+`)
+	root := a.Env.Root
+	a.Hooks = &hooks.Runner{Dir: root, Hooks: []hooks.Hook{
+		{Event: hooks.SubagentStop, Matcher: "general-purpose", Command: `in=$(cat); echo "$in" >> sub.jsonl; case "$in" in *stop_hook_active*) exit 0;; esac; echo 'say more' >&2; exit 2`},
+		{Event: hooks.Stop, Command: `cat >> stop.jsonl`},
+	}}
+	s, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.Run(context.Background(), s, "check it"); err != nil || res.Text != "Checked." {
+		t.Fatalf("%q, %v", res.Text, err)
+	}
+	sub, _ := os.ReadFile(filepath.Join(root, "sub.jsonl"))
+	lines := strings.Split(strings.TrimSpace(string(sub)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"hook_event_name":"SubagentStop"`) || !strings.Contains(lines[0], `"agent_type":"general-purpose"`) ||
+		!strings.Contains(lines[0], `"last_assistant_message":"Looked."`) || !strings.Contains(lines[1], `"stop_hook_active":true`) {
+		t.Errorf("the SubagentStop hook read %q", lines)
+	}
+	stop, _ := os.ReadFile(filepath.Join(root, "stop.jsonl"))
+	if lines := strings.Split(strings.TrimSpace(string(stop)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `"last_assistant_message":"Checked."`) {
+		t.Errorf("the Stop hook read %q; want the parent's stop only", lines)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -346,8 +348,13 @@ func (m *sessions) wait() { m.running.Wait() }
 // closeAll flushes and closes every session file.
 func (m *sessions) closeAll() {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, ls := range m.live {
+	live := slices.Collect(maps.Values(m.live))
+	m.mu.Unlock()
+	for _, ls := range live {
+		// The editor's server is going: each session the user worked
+		// in here ends (its SessionEnd hooks, whose log goes through
+		// the event sink, so outside m.mu), and is kept.
+		m.workspaceOf(ls).agent.EndSession(context.Background(), ls.sess, "other")
 		if err := ls.sess.Close(); err != nil {
 			m.s.log.Warn("closing session", "id", ls.id, "err", err)
 		}

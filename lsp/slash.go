@@ -99,7 +99,9 @@ func (m *sessions) perform(ctx context.Context, ls *liveSession, res agent.TurnR
 func (m *sessions) discard(ls *liveSession) error {
 	m.mu.Lock()
 	delete(m.live, ls.id)
+	ws := ls.ws
 	m.mu.Unlock()
+	ws.agent.EndSession(m.s.ctx, ls.sess, "clear")
 	return ls.sess.Discard()
 }
 

@@ -14,7 +14,9 @@ import (
 // Hooks are programs the user attaches to points of the agent's work, in
 // Claude Code's format (tools/hooks). They come from the "hooks" object
 // of Claude Code's settings files — the user's ~/.claude/settings.json
-// and a workspace's .claude/settings.json — and from [hooks] tables of
+// and a workspace's .claude/settings.json and .claude/settings.local.json
+// (the user's own settings for the project, which Claude Code keeps out
+// of version control) — and from [hooks] tables of
 // the same shape in Reasonix's own TOML files. All of them are in force
 // together, in the order the layers are read. A workspace's hooks run
 // programs, so each needs the user's trust (see WorkspaceTrust) and is
@@ -23,6 +25,11 @@ import (
 // ClaudeSettingsFile is the settings file, in a workspace's .claude
 // directory and in the user's, whose hooks are read.
 var ClaudeSettingsFile = filepath.Join(".claude", "settings.json")
+
+// ClaudeLocalSettingsFile is the settings file, in a workspace's .claude
+// directory, for the user's own settings of the project; its hooks run
+// after those of ClaudeSettingsFile, as Claude Code reads it above that.
+var ClaudeLocalSettingsFile = filepath.Join(".claude", "settings.local.json")
 
 // hookEntry is one hook in force and where it is set.
 type hookEntry struct {
@@ -99,18 +106,19 @@ func userClaudeSettings() string {
 	return filepath.Join(home, ClaudeSettingsFile)
 }
 
-// workspaceClaudeSettings is the Claude Code settings file of the
-// workspace dir, absolute; "" when dir is the user's home, whose file is
-// the user's own (read once, as such).
-func workspaceClaudeSettings(dir string) string {
+// workspaceClaudeSettings are the Claude Code settings files of the
+// workspace dir, absolute, in the order they are read; none when dir is
+// the user's home, whose settings.json is the user's own (read once, as
+// such).
+func workspaceClaudeSettings(dir string) []string {
 	if home, err := os.UserHomeDir(); err == nil && Canonical(home) == Canonical(dir) {
-		return ""
+		return nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		abs = dir
 	}
-	return filepath.Join(abs, ClaudeSettingsFile)
+	return []string{filepath.Join(abs, ClaudeSettingsFile), filepath.Join(abs, ClaudeLocalSettingsFile)}
 }
 
 // hookKey names a hook in Security: its event and matcher, and its

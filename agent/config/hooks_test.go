@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -91,8 +92,8 @@ func TestHookWarnings(t *testing.T) {
 	writeFile(t, home, ".claude/settings.json", `{"hooks": `)
 	ws := t.TempDir()
 	writeFile(t, ws, "reasonix.toml", `
-[[hooks.SubagentStop]]
-[[hooks.SubagentStop.hooks]]
+[[hooks.SubagentStart]]
+[[hooks.SubagentStart.hooks]]
 type = "command"
 command = "x"
 `)
@@ -101,7 +102,7 @@ command = "x"
 		t.Fatal(err)
 	}
 	w := strings.Join(c.Warnings, "\n")
-	if !strings.Contains(w, "settings.json") || !strings.Contains(w, `"SubagentStop"`) || len(c.Hooks()) != 0 {
+	if !strings.Contains(w, "settings.json") || !strings.Contains(w, `"SubagentStart"`) || len(c.Hooks()) != 0 {
 		t.Errorf("warnings = %q, hooks = %v", w, c.Hooks())
 	}
 }
@@ -120,5 +121,34 @@ func TestHooksInHome(t *testing.T) {
 	}
 	if got := hookNames(c.Hooks()); got != "Stop  notify" || len(c.Workspace.Items) != 0 {
 		t.Errorf("hooks = %q, trust items = %+v", got, c.Workspace.Items)
+	}
+}
+
+// TestHooksInLocalSettings: a workspace's .claude/settings.local.json
+// (the user's own settings for the project, in Claude Code) adds its
+// hooks after those of .claude/settings.json, and needs the same trust:
+// a repository can ship that file too.
+func TestHooksInLocalSettings(t *testing.T) {
+	isolate(t)
+	t.Setenv("HOME", t.TempDir())
+	ws := t.TempDir()
+	writeFile(t, ws, ".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "shared"}]}]}}`)
+	writeFile(t, ws, ".claude/settings.local.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}], "Notification": [{"hooks": [{"type": "command", "command": "ding"}]}]}}`)
+	c, err := Load(Options{Dir: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Hooks()) != 0 || !strings.Contains(c.Workspace.Question(), "Notification hook: runs ding") || len(c.Workspace.Pending()) != 3 {
+		t.Fatalf("untrusted: hooks %v, pending %+v", c.Hooks(), c.Workspace.Pending())
+	}
+	trust(t, ws)
+	if c, err = Load(Options{Dir: ws}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := hookNames(c.Hooks()), "Stop  shared; Stop  mine; Notification  ding"; got != want {
+		t.Errorf("trusted: hooks = %q, want %q", got, want)
+	}
+	if src := c.Hooks()[1].Source; !strings.HasSuffix(src, filepath.Join(".claude", "settings.local.json")+":1") {
+		t.Errorf("source = %q", src)
 	}
 }

@@ -99,7 +99,7 @@ func (c *Config) load(opts Options) error {
 		if err := c.loadFile(filepath.Join(opts.Dir, ProjectFileName), true); err != nil {
 			return err
 		}
-		if f := workspaceClaudeSettings(opts.Dir); f != "" {
+		for _, f := range workspaceClaudeSettings(opts.Dir) {
 			c.loadClaudeSettings(f)
 		}
 	}

@@ -153,7 +153,8 @@ func (t WorkspaceTrust) matches(v string) bool {
 }
 
 // workspaceFiles are the files of the workspace dir whose content needs
-// trust: its reasonix.toml, .mcp.json and .claude/settings.json.
+// trust: its reasonix.toml, .mcp.json, .claude/settings.json and
+// .claude/settings.local.json.
 func workspaceFiles(dir string) []string {
 	if dir == "" {
 		return nil
@@ -163,10 +164,7 @@ func workspaceFiles(dir string) []string {
 		abs = dir
 	}
 	files := []string{filepath.Join(abs, ProjectFileName), filepath.Join(abs, MCPFileName)}
-	if f := workspaceClaudeSettings(abs); f != "" {
-		files = append(files, f)
-	}
-	return files
+	return append(files, workspaceClaudeSettings(abs)...)
 }
 
 // IsWorkspaceFile reports whether file is one of the configuration files

@@ -32,7 +32,8 @@ func hookGroup(matcher, command string) []any {
 // TestHooksInRun: the user's PreToolUse hook in ~/.claude/settings.json
 // blocks a bash rm, and what it says is the call's result in the next
 // request to the model; the PostToolUse hook reads the next call, and
-// its result, as JSON; stderr logs both.
+// its result, as JSON; the SessionEnd hook runs when the run ends;
+// stderr logs them.
 func TestHooksInRun(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the hooks are sh scripts")
@@ -49,10 +50,11 @@ expect tool cleaned
 text done
 `)
 	home, rhome, work, out := realTempDir(t), realTempDir(t), realTempDir(t), realTempDir(t)
-	post := filepath.Join(out, "post.json")
+	post, end := filepath.Join(out, "post.json"), filepath.Join(out, "end.json")
 	writeClaudeSettings(t, home, map[string]any{
 		"PreToolUse":  hookGroup("Bash", `if grep -q '"command":"rm '; then echo 'rm is blocked here: move it to the trash instead' >&2; exit 2; fi`),
 		"PostToolUse": hookGroup("Bash", "cat > "+post),
+		"SessionEnd":  hookGroup("", "cat > "+end),
 	})
 	mustWrite(t, filepath.Join(rhome, "config.toml"), scriptedConfig(url))
 	r := runReasonix(t, work, rhome, []string{"HOME=" + home}, "run", "--approval", "auto", "clean up")
@@ -63,7 +65,7 @@ text done
 	if len(reqs) != 3 || !strings.Contains(reqs[1].Body, "rm is blocked here: move it to the trash instead") {
 		t.Errorf("%d requests; the second does not carry the hook's message", len(reqs))
 	}
-	for _, want := range []string{"hook PreToolUse [Bash]", "blocked (exit 2): rm is blocked here", "hook PostToolUse [Bash]", ": ok"} {
+	for _, want := range []string{"hook PreToolUse [Bash]", "blocked (exit 2): rm is blocked here", "hook PostToolUse [Bash]", ": ok", "hook SessionEnd"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
@@ -91,6 +93,13 @@ text done
 	if in.SessionID == "" || in.Event != "PostToolUse" || in.Cwd != work || in.ToolName != "Bash" || in.ToolInput.Command != "echo cleaned" ||
 		!strings.Contains(in.ToolResponse.Content, "cleaned") || in.ToolResponse.IsError {
 		t.Errorf("the hook read %s", b)
+	}
+	b, err = os.ReadFile(end)
+	if err != nil {
+		t.Fatalf("the SessionEnd hook did not run: %v", err)
+	}
+	if want := `"session_id":"` + in.SessionID + `"`; !strings.Contains(string(b), want) || !strings.Contains(string(b), `"hook_event_name":"SessionEnd"`) || !strings.Contains(string(b), `"reason":"other"`) {
+		t.Errorf("the SessionEnd hook read %s", b)
 	}
 }
 

@@ -161,6 +161,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer s.Close()
+	// The run is the session's life in this process: its SessionEnd
+	// hooks run when it ends, however it ends.
+	defer a.EndSession(context.WithoutCancel(ctx), s, "other")
 	r.model = a.ModelRef
 	if *f.plan {
 		s.SetPlanMode(true)

@@ -7,6 +7,7 @@
 //	scripted-model -script FILE [-addr 127.0.0.1:0] [-key KEY] [-model NAME]
 //	               [-url-file PATH] [-no-reasoning-check] [-fallback TEXT]
 //	               [-context-window TOKENS] [-v]
+//	               [-signin-mcp-url-file PATH [-signin-mcp-addr 127.0.0.1:0]]
 //	scripted-model -script FILE -extract DIR
 //	scripted-model -script FILE -section NAME
 //
@@ -20,6 +21,15 @@
 // refuse it (HTTP 400, context_length_exceeded). With -v every request is
 // logged to stderr. SIGINT and SIGTERM stop the server cleanly.
 //
+// With -signin-mcp-url-file, an MCP server that wants a sign-in is served
+// beside the model on -signin-mcp-addr, with its authorization server
+// (package tools/mcp/mcptest's OAuthServer, which signs the user in at
+// once and registers clients with ids in standard base64, whose +, / and
+// = the authorization page's address must carry escaped), and its URL is
+// written to PATH as -url-file writes the model's: editor tests outside
+// Go configure it as an HTTP plugin. A wrong step of a client's sign-in
+// is logged to stderr as "sign-in server: …".
+//
 // For scripts that stage a scenario: -extract writes the scenario's
 // starting workspace (its files/ sections) under DIR, and -section prints
 // one section (such as the prompt); both exit at once.
@@ -32,12 +42,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"sync"
 	"syscall"
 
 	"github.com/reasonix/reasonix/agent/provider/scripted"
+	"github.com/reasonix/reasonix/tools/mcp/mcptest"
 	"golang.org/x/tools/txtar"
 )
 
@@ -64,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	noReasoningCheck := fs.Bool("no-reasoning-check", false, "do not require reasoning_content to be passed back in tool-call turns")
 	fallback := fs.String("fallback", "", "answer with this text once the script has no step left, instead of an error")
 	window := fs.Int("context-window", 0, "refuse prompts of more tokens with 400 context_length_exceeded (default: no limit)")
+	signinFile := fs.String("signin-mcp-url-file", "", "also serve an MCP server that wants a sign-in; write its URL to this file")
+	signinAddr := fs.String("signin-mcp-addr", "127.0.0.1:0", "the address of the MCP server that wants a sign-in")
 	verbose := fs.Bool("v", false, "log every request to stderr")
 	extract := fs.String("extract", "", "write the scenario's files/ sections under this directory and exit")
 	section := fs.String("section", "", "print this section of the scenario and exit")
@@ -102,9 +118,51 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer os.Remove(*urlFile)
 	}
+	if *signinFile != "" {
+		ln, err := net.Listen("tcp", *signinAddr)
+		if err != nil {
+			return fmt.Errorf("the MCP server that wants a sign-in: %w", err)
+		}
+		r := &reporter{w: stderr}
+		defer r.stop()
+		o := mcptest.ServeOAuth(r, "none", ln)
+		o.Base64IDs = true
+		if err := writeAtomic(*signinFile, o.URL()); err != nil {
+			return err
+		}
+		defer os.Remove(*signinFile)
+	}
 	fmt.Fprintf(stdout, "scripted-model listening on %s\n", url)
 	<-ctx.Done()
 	return srv.Close()
+}
+
+// A reporter stands for the test an mcptest.OAuthServer expects: it logs
+// the server's complaints and stops it when the command ends.
+type reporter struct {
+	w io.Writer
+
+	mu      sync.Mutex // guards cleanup
+	cleanup []func()
+}
+
+func (r *reporter) Errorf(format string, args ...any) {
+	fmt.Fprintf(r.w, "sign-in server: "+format+"\n", args...)
+}
+
+func (r *reporter) Cleanup(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cleanup = append(r.cleanup, f)
+}
+
+// stop runs the cleanups, the last registered first, as a test's end does.
+func (r *reporter) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range slices.Backward(r.cleanup) {
+		f()
+	}
 }
 
 // stage extracts a scenario's workspace or prints one of its sections.

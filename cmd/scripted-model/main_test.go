@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -32,30 +33,48 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// A running is the command run by a test: its first line on stdout
+// (the rest is discarded), its stderr, and stop, which ends it and
+// returns run's error.
+type running struct {
+	line   string
+	stderr *syncBuffer
+	stop   func() error
+}
+
+// startRun runs the command with args until the test ends or stop.
+func startRun(t *testing.T, args ...string) running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	stdoutR, stdoutW := io.Pipe()
+	stderr := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, args, stdoutW, stderr)
+		stdoutW.Close()
+	}()
+	line, err := bufio.NewReader(stdoutR).ReadString('\n')
+	if err != nil {
+		cancel()
+		<-done
+		t.Fatalf("reading the first line: %v (stderr: %s)", err, stderr.String())
+	}
+	go io.Copy(io.Discard, stdoutR)
+	return running{line, stderr, func() error { cancel(); return <-done }}
+}
+
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "demo.txtar")
 	os.WriteFile(scenario, []byte("A demo.\n-- prompt --\nsay hi\n-- model --\ntext hello from the script\n"), 0o644)
 	urlFile := filepath.Join(dir, "url")
 
-	ctx, cancel := context.WithCancel(t.Context())
-	stdoutR, stdoutW := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-script", scenario, "-key", "sk-demo", "-url-file", urlFile, "-v"}, stdoutW, &stderr)
-		stdoutW.Close()
-	}()
-
-	line, err := bufio.NewReader(stdoutR).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the first line: %v (stderr: %s)", err, stderr.String())
-	}
+	cmd := startRun(t, "-script", scenario, "-key", "sk-demo", "-url-file", urlFile, "-v")
+	line := cmd.line
 	url, ok := strings.CutPrefix(strings.TrimSpace(line), "scripted-model listening on ")
 	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("first line = %q", line)
 	}
-	go io.Copy(io.Discard, stdoutR)
 	if got, err := os.ReadFile(urlFile); err != nil || string(got) != url {
 		t.Errorf("url file = %q, %v; want %q", got, err, url)
 	}
@@ -73,11 +92,10 @@ func TestRun(t *testing.T) {
 		t.Errorf("response %d: %s", resp.StatusCode, data)
 	}
 
-	cancel()
-	if err := <-done; err != nil {
+	if err := cmd.stop(); err != nil {
 		t.Errorf("run = %v", err)
 	}
-	if log := stderr.String(); !strings.Contains(log, "#1 POST /chat/completions") || !strings.Contains(log, "step 1") {
+	if log := cmd.stderr.String(); !strings.Contains(log, "#1 POST /chat/completions") || !strings.Contains(log, "step 1") {
 		t.Errorf("stderr log = %q", log)
 	}
 	if _, err := os.Stat(urlFile); !os.IsNotExist(err) {
@@ -88,19 +106,11 @@ func TestRun(t *testing.T) {
 func TestRunBareScript(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "script")
 	os.WriteFile(script, []byte("text bare\n"), 0o644)
-	ctx, cancel := context.WithCancel(t.Context())
-	stdoutR, stdoutW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-script", script}, stdoutW, io.Discard)
-		stdoutW.Close()
-	}()
-	line, err := bufio.NewReader(stdoutR).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "scripted-model listening on http://") {
-		t.Fatalf("first line = %q, %v", line, err)
+	cmd := startRun(t, "-script", script)
+	if !strings.HasPrefix(cmd.line, "scripted-model listening on http://") {
+		t.Fatalf("first line = %q", cmd.line)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := cmd.stop(); err != nil {
 		t.Errorf("run = %v", err)
 	}
 }
@@ -127,5 +137,61 @@ func TestRunErrors(t *testing.T) {
 				t.Errorf("run = %v (stderr %q), want %q", err, stderr.String(), tt.want)
 			}
 		})
+	}
+}
+
+// TestRunSignInServer: -signin-mcp-url-file serves an MCP server that
+// wants a sign-in, on -signin-mcp-addr; it refuses a request without a
+// token, its authorization server registers clients under ids in
+// standard base64, and a wrong step of the flow is logged; the URL file
+// goes when the command ends.
+func TestRunSignInServer(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "script")
+	os.WriteFile(script, []byte("text unused\n"), 0o644)
+	urlFile := filepath.Join(dir, "signin-url")
+	cmd := startRun(t, "-script", script, "-signin-mcp-url-file", urlFile, "-signin-mcp-addr", "127.0.0.1:0")
+	data, err := os.ReadFile(urlFile)
+	mcpURL := string(data)
+	if err != nil || !strings.HasPrefix(mcpURL, "http://127.0.0.1:") || !strings.HasSuffix(mcpURL, "/mcp") {
+		t.Fatalf("sign-in URL file = %q, %v", data, err)
+	}
+	base := strings.TrimSuffix(mcpURL, "/mcp")
+
+	do := func(method, url, body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	if resp, _ := do(http.MethodPost, mcpURL, `{}`); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata=") {
+		t.Errorf("a request without a token: %d %q, want 401 with resource_metadata", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	resp, body := do(http.MethodPost, base+"/tenant/register", `{"redirect_uris":["http://127.0.0.1:1/callback"],"grant_types":["authorization_code","refresh_token"]}`)
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	json.Unmarshal([]byte(body), &reg)
+	if resp.StatusCode != http.StatusCreated || !strings.HasPrefix(reg.ClientID, "+/") || !strings.HasSuffix(reg.ClientID, "==") {
+		t.Errorf("registration: %d %s; want a client id in standard base64 (+/…==)", resp.StatusCode, body)
+	}
+	if resp, _ := do(http.MethodGet, base+"/tenant/authorize?client_id=nobody", ""); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("authorization for an unknown client: %d, want 400", resp.StatusCode)
+	}
+
+	if err := cmd.stop(); err != nil {
+		t.Errorf("run = %v", err)
+	}
+	if log := cmd.stderr.String(); !strings.Contains(log, `sign-in server: authorization for unknown client "nobody"`) {
+		t.Errorf("stderr = %q, want the wrong step logged", log)
+	}
+	if _, err := os.Stat(urlFile); !os.IsNotExist(err) {
+		t.Errorf("sign-in URL file left behind: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -557,8 +558,17 @@ func (ss *session) close() {
 	agents := ss.agents
 	ss.agents = map[string]*agent.Agent{}
 	sess := ss.sess
+	// Every agent of the session runs the same hooks; the base one
+	// when there is one.
+	base := agents[""]
+	for _, a := range agents {
+		base = cmp.Or(base, a)
+	}
 	ss.mu.Unlock()
 	if sess != nil {
+		if base != nil {
+			base.EndSession(context.Background(), sess, "other")
+		}
 		if err := sess.Close(); err != nil {
 			ss.s.log.Warn("closing session", "id", ss.id, "err", err)
 		}

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/reasonix/reasonix/tools/gotest"
+	"github.com/reasonix/reasonix/tools/testrun/testruntest"
 )
 
 // calcModule writes testdata/gotest/calc.txtar under a temporary
@@ -26,19 +25,7 @@ func testModule(tb testing.TB, name string) string {
 	if _, err := exec.LookPath("go"); err != nil {
 		tb.Skip(err)
 	}
-	ar, err := txtar.ParseFile("../../testdata/gotest/" + name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	root := tb.TempDir()
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.CopyFS(root, fsys); err != nil {
-		tb.Fatal(err)
-	}
-	return root
+	return testruntest.Extract(tb, "../../testdata/gotest/"+name, "")
 }
 
 // change is the change of root's calc/calc.go from its text to one with

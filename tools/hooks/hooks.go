@@ -43,10 +43,21 @@ const (
 	SessionStart Event = "SessionStart"
 	// PreCompact runs before a compaction.
 	PreCompact Event = "PreCompact"
+	// SubagentStop is Stop for a task's helper: it runs when the helper
+	// answers without calling a tool, and may make it go on.
+	SubagentStop Event = "SubagentStop"
+	// Notification runs when Reasonix is about to ask the user (a
+	// permission question); it cannot block. Users attach desktop
+	// notifications to it.
+	Notification Event = "Notification"
+	// SessionEnd runs when a session that ran a turn in this process
+	// ends: the run is over, the editor's server shuts down, /clear; it
+	// cannot block.
+	SessionEnd Event = "SessionEnd"
 )
 
 // Events lists the events hooks attach to.
-var Events = []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart, PreCompact}
+var Events = []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
 
 // DefaultTimeout bounds a hook that names no timeout of its own.
 const DefaultTimeout = 60 * time.Second

@@ -21,7 +21,8 @@ func TestParseAndFlatten(t *testing.T) {
       {"matcher": "(", "hooks": [{"type": "command", "command": "bad"}]}
     ],
     "Stop": [{"hooks": [{"type": "command", "command": "done"}]}],
-    "Notification": [{"hooks": [{"type": "command", "command": "notify"}]}]
+    "Notification": [{"hooks": [{"type": "command", "command": "notify"}]}],
+    "SubagentStart": [{"hooks": [{"type": "command", "command": "started"}]}]
   }
 }`))
 	if err != nil {
@@ -32,14 +33,14 @@ func TestParseAndFlatten(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, string(e.Event)+" "+e.Matcher+" "+e.Command)
 	}
-	want := []string{"PreToolUse Bash check-bash", "PreToolUse Edit|Write fmt", "Stop  done"}
+	want := []string{"PreToolUse Bash check-bash", "PreToolUse Edit|Write fmt", "Stop  done", "Notification  notify"}
 	if strings.Join(got, ";") != strings.Join(want, ";") {
 		t.Errorf("hooks = %q, want %q", got, want)
 	}
 	if entries[0].Timeout != 5 || entries[1].Group != 1 {
 		t.Errorf("entries = %+v", entries)
 	}
-	if len(problems) != 3 || !strings.Contains(problems[0], "Notification") || !strings.Contains(problems[1], "prompt") || !strings.Contains(problems[2], `"("`) {
+	if len(problems) != 3 || !strings.Contains(problems[0], "SubagentStart") || !strings.Contains(problems[1], "prompt") || !strings.Contains(problems[2], `"("`) {
 		t.Errorf("problems = %q", problems)
 	}
 	if _, err := ParseFile([]byte(`{"hooks": [`)); err == nil {
@@ -108,6 +109,9 @@ func TestRunDecisions(t *testing.T) {
 		{"no such program", PreToolUse, "exec /nonexistent/hook", Outcome{Exit: 127}, false},
 		{"SessionStart cannot block", SessionStart, "echo no >&2; exit 2", Outcome{Exit: 2}, false},
 		{"PreCompact cannot block", PreCompact, `echo '{"decision": "block"}'`, Outcome{}, true},
+		{"Notification cannot block", Notification, "echo no >&2; exit 2", Outcome{Exit: 2}, false},
+		{"SessionEnd cannot block", SessionEnd, "echo no >&2; exit 2", Outcome{Exit: 2}, false},
+		{"SubagentStop blocks with stderr", SubagentStop, "echo 'run the tests first' >&2; exit 2", Outcome{Exit: 2, Block: true, Reason: "run the tests first"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := &Runner{Hooks: []Hook{{Event: c.event, Command: c.command}}, Dir: t.TempDir()}

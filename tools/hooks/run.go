@@ -35,9 +35,22 @@ type Input struct {
 	Source string `json:"source,omitempty"`
 	// Trigger is set for PreCompact: "manual" or "auto".
 	Trigger string `json:"trigger,omitempty"`
-	// StopHookActive is set for Stop when the agent goes on because a
-	// Stop hook said so before in this turn.
+	// StopHookActive is set for Stop and SubagentStop when the agent
+	// goes on because a stop hook said so before in this turn.
 	StopHookActive bool `json:"stop_hook_active,omitempty"`
+	// LastAssistantMessage is, for Stop and SubagentStop, the answer
+	// the model is stopping with.
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
+	// AgentType is set for SubagentStop: the helper's custom agent, or
+	// "general-purpose" for a task that names none.
+	AgentType string `json:"agent_type,omitempty"`
+	// Message and NotificationType are set for Notification: what the
+	// user is told ("Reasonix needs your permission to use bash") and
+	// why ("permission_prompt").
+	Message          string `json:"message,omitempty"`
+	NotificationType string `json:"notification_type,omitempty"`
+	// Reason is set for SessionEnd: "clear" or "other".
+	Reason string `json:"reason,omitempty"`
 }
 
 // ToolResponse is a tool call's outcome as a PostToolUse hook reads it.
@@ -48,7 +61,8 @@ type ToolResponse struct {
 }
 
 // key is what the event's matchers select: the tool's name, the
-// compaction's trigger or the session's source.
+// compaction's trigger, the session's source or end, the helper's agent
+// or the notification's type.
 func (in Input) key() (string, bool) {
 	switch in.Event {
 	case PreToolUse, PostToolUse:
@@ -57,6 +71,12 @@ func (in Input) key() (string, bool) {
 		return in.Trigger, true
 	case SessionStart:
 		return in.Source, true
+	case SessionEnd:
+		return in.Reason, true
+	case SubagentStop:
+		return in.AgentType, true
+	case Notification:
+		return in.NotificationType, true
 	}
 	return "", false
 }
@@ -293,9 +313,16 @@ func (r *Runner) run(ctx context.Context, h Hook, stdin []byte) Outcome {
 }
 
 // canBlock reports whether a hook of ev can block what it attaches to:
-// a session that started has started, and a compaction is what lets a
-// session that no longer fits its model go on.
-func (ev Event) canBlock() bool { return ev != SessionStart && ev != PreCompact }
+// a session that started has started, one that ends ends, a compaction
+// is what lets a session that no longer fits its model go on, and a
+// notification only tells.
+func (ev Event) canBlock() bool {
+	switch ev {
+	case SessionStart, SessionEnd, PreCompact, Notification:
+		return false
+	}
+	return true
+}
 
 // answer reads what a hook that exited with 0 printed: JSON that
 // decides, or for the events that add context, plain text.

@@ -174,6 +174,8 @@ func (a *authorizer) signIn(ctx context.Context, req *http.Request, resp *http.R
 			if u, err := url.Parse(args.URL); err == nil {
 				resource = u.Query().Get("resource")
 			}
+			// The page as built, to compare with what a browser was given.
+			a.log.Info("MCP sign-in page", "url", a.url, "page", args.URL)
 			return awaitCode(ctx, ln, func(ctx context.Context, u string) error { return a.open(ctx, a.name, u) }, args.URL)
 		},
 		Client:              a.client,
@@ -278,6 +280,10 @@ func awaitCode(ctx context.Context, ln net.Listener, open func(ctx context.Conte
 				cb.res = &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
 				page(w, http.StatusOK, "Signed in", "Reasonix is signed in. You can close this page.")
 			}
+			// The page goes out before the answer is handed on: the
+			// sign-in then stops this server, and the browser must not
+			// be left with a connection cut short.
+			http.NewResponseController(w).Flush()
 			select {
 			case got <- cb:
 			default: // the first answer counts
@@ -285,7 +291,15 @@ func awaitCode(ctx context.Context, ln net.Listener, open func(ctx context.Conte
 		}),
 	}
 	go srv.Serve(ln)
-	defer srv.Close()
+	defer func() {
+		// Shutdown lets a page being written finish; Close ends what
+		// is still open after a moment.
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
+	}()
 	if err := open(ctx, authURL); err != nil {
 		return nil, fmt.Errorf("opening the sign-in page: %w", err)
 	}

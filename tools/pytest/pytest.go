@@ -213,7 +213,55 @@ func runProject(ctx context.Context, opts testrun.Options, finder tools.ImpactFi
 	}
 	var err error
 	rep.Outcomes, rep.Failure, err = runTests(ctx, opts, dir, changes, tests)
-	return rep, err
+	if err != nil || rep.Failure != "" {
+		return rep, err
+	}
+	if err := baseline(ctx, opts, dir, changes, tests, rep.Outcomes); err != nil && ctx.Err() != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// baseline runs the tests with a failing outcome again, in a mirror of
+// dir with the texts from before the changes, and marks the outcomes that
+// failed there too as FailedBefore, as gotest's baseline does: only when
+// something failed, and a baseline that cannot run (a collection error
+// before the turn, say) leaves every failure new — failing toward a
+// repair, never toward silence. A test in a file the changes created had
+// no before: its failure is new.
+func baseline(ctx context.Context, opts testrun.Options, dir string, changes []testrun.Change, tests []test, outcomes []testrun.Outcome) error {
+	created := map[string]bool{}
+	before := make([]testrun.Change, len(changes))
+	for i, c := range changes {
+		before[i] = testrun.Change{Path: c.Path, After: c.Before, Deleted: !c.BeforeExisted}
+		if !c.BeforeExisted {
+			created[c.Path] = true
+		}
+	}
+	var failing []test
+	for _, t := range tests {
+		if created[filepath.Join(dir, filepath.FromSlash(t.file))] {
+			continue
+		}
+		if slices.ContainsFunc(outcomes, func(o testrun.Outcome) bool { return !o.Passed && t.names(o) }) {
+			failing = append(failing, t)
+		}
+	}
+	if len(failing) == 0 {
+		return nil
+	}
+	was, failure, err := runTests(ctx, opts, dir, before, failing)
+	if err != nil || failure != "" {
+		return err
+	}
+	for i, o := range outcomes {
+		if !o.Passed && slices.ContainsFunc(was, func(w testrun.Outcome) bool {
+			return w.Package == o.Package && w.Test == o.Test && !w.Passed
+		}) {
+			outcomes[i].FailedBefore = true
+		}
+	}
+	return nil
 }
 
 // errNotInstalled says python3 has no pytest.

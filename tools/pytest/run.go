@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -102,12 +103,17 @@ func runTests(ctx context.Context, opts testrun.Options, dir string, changes []t
 		args = append(args, t.nodeID())
 	}
 	var out, errb bytes.Buffer
-	cmd := exec.Command("python3", args...)
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	python, venv := interpreter(env, opts.Root, dir)
+	cmd := exec.Command(python, args...)
 	if cmd.Err != nil {
 		return nil, "", fmt.Errorf("pytest: %w", cmd.Err)
 	}
 	cmd.Dir = tree
-	cmd.Env = environ(opts.Env, tree)
+	cmd.Env = environ(activate(env, venv), tree)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	runErr := testrun.Exec(ctx, opts, cmd)
 	if ctx.Err() != nil {
@@ -131,6 +137,66 @@ func runTests(ctx context.Context, opts testrun.Options, dir string, changes []t
 	}
 	outcomes, failure, err := readReport(data, tests)
 	return outcomes, failure, err
+}
+
+// interpreter returns the python3 that runs the tests of the project in
+// dir: the one on PATH where a virtual environment is active, else that
+// of the nearest virtual environment (.venv or venv, with its
+// pyvenv.cfg) in dir or a directory above it within root, whose
+// directory is venv — the environment the user would activate before
+// running pytest, with the project's dependencies. Without either it is
+// python3 from PATH.
+func interpreter(env []string, root, dir string) (python, venv string) {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "VIRTUAL_ENV="); ok && v != "" {
+			return "python3", ""
+		}
+	}
+	for d := dir; within(root, d); d = filepath.Dir(d) {
+		for _, name := range []string{".venv", "venv"} {
+			v := filepath.Join(d, name)
+			python := filepath.Join(v, "bin", "python3")
+			if runtime.GOOS == "windows" {
+				python = filepath.Join(v, "Scripts", "python.exe")
+			}
+			if _, err := os.Stat(filepath.Join(v, "pyvenv.cfg")); err != nil {
+				continue
+			}
+			if fi, err := os.Stat(python); err == nil && !fi.IsDir() {
+				return python, v
+			}
+		}
+		if d == root || filepath.Dir(d) == d {
+			break
+		}
+	}
+	return "python3", ""
+}
+
+// activate is env as the virtual environment venv's activation script
+// leaves it: VIRTUAL_ENV set and its scripts first on PATH, so that what
+// the tests start finds the environment's programs. An empty venv leaves
+// env as it is.
+func activate(env []string, venv string) []string {
+	if venv == "" {
+		return env
+	}
+	bin := filepath.Join(venv, "bin")
+	if runtime.GOOS == "windows" {
+		bin = filepath.Join(venv, "Scripts")
+	}
+	out := []string{"VIRTUAL_ENV=" + venv}
+	path := bin
+	for _, kv := range env {
+		switch k, v, _ := strings.Cut(kv, "="); k {
+		case "PATH":
+			path += string(os.PathListSeparator) + v
+		case "VIRTUAL_ENV", "PYTHONHOME":
+		default:
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PATH="+path)
 }
 
 // environ is env (nil: the process's) for a run in tree: no bytecode

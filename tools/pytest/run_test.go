@@ -3,18 +3,18 @@ package pytest_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/pytest"
 	"github.com/reasonix/reasonix/tools/pytest/pytesttest"
 	"github.com/reasonix/reasonix/tools/testrun"
+	"github.com/reasonix/reasonix/tools/testrun/testruntest"
 )
 
 // calcProject writes testdata/pytest/calc.txtar under a temporary
@@ -22,19 +22,7 @@ import (
 func calcProject(tb testing.TB) string {
 	tb.Helper()
 	pytesttest.Require(tb)
-	ar, err := txtar.ParseFile("../../testdata/pytest/calc.txtar")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	root := tb.TempDir()
-	fsys, err := txtar.FS(ar)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.CopyFS(root, fsys); err != nil {
-		tb.Fatal(err)
-	}
-	return root
+	return testruntest.Extract(tb, "../../testdata/pytest/calc.txtar", "")
 }
 
 // change is the change of root's calc/ops.py with old replaced by new.
@@ -117,6 +105,8 @@ type runCase struct {
 	proposed bool
 	want     string
 	failed   bool
+	// before says every failure was there before the change too.
+	before bool
 }
 
 // check runs tc's change with finder and checks its summary, and that the
@@ -134,6 +124,9 @@ func (tc runCase) check(t *testing.T, root string, finder tools.ImpactFinder) {
 	}
 	if rep.Failed() != tc.failed {
 		t.Errorf("Failed() = %v, want %v", rep.Failed(), tc.failed)
+	}
+	if want := tc.failed && !tc.before; rep.Regressed() != want {
+		t.Errorf("Regressed() = %v, want %v", rep.Regressed(), want)
 	}
 	if data, _ := os.ReadFile(c.Path); string(data) != c.Before {
 		t.Errorf("ops.py on disk changed to:\n%s", data)
@@ -155,9 +148,13 @@ func TestRunWithPyright(t *testing.T) {
 		old:  "a - b", new: "a + b", proposed: true,
 		want: "test_add passes if accepted\nTestTwice.test_twice passes if accepted",
 	}, {
-		name: "breaking twice is said with the assertion",
+		name: "breaking neg is said with the assertion",
+		old:  "return -x", new: "return x",
+		want: "test_neg fails: test_neg.py:5: assert 1 == -1", failed: true,
+	}, {
+		name: "a test that failed before the change too says so, and is no regression",
 		old:  "return add(x, x)", new: "return add(x, x) + 1",
-		want: "TestTwice.test_twice fails: test_ops.py:11: assert 1 == 4", failed: true,
+		want: "TestTwice.test_twice fails (already failing before this turn): test_ops.py:11: assert 1 == 4", failed: true, before: true,
 	}, {
 		name: "a change to a local is its function's",
 		old:  "return a - b", new: "s = a + b; return s",
@@ -179,6 +176,10 @@ func TestRunWithoutGraph(t *testing.T) {
 		name: "the importing test files run",
 		old:  "a - b", new: "a + b",
 		want: "test_neg passes\ntest_add passes\nTestTwice.test_twice passes",
+	}, {
+		name: "only the failure the change made is new",
+		old:  "return -x", new: "return x",
+		want: "test_neg fails: test_neg.py:5: assert 1 == -1\ntest_add fails (already failing before this turn): test_ops.py:5: assert -1 == 5\nTestTwice.test_twice fails (already failing before this turn): test_ops.py:11: assert 0 == 4", failed: true,
 	}, {
 		name: "a module that does not import says so",
 		old:  "def neg(x):", new: "def neg(x) ::", proposed: true,
@@ -274,5 +275,49 @@ func TestRunSaysWhyPytestDidNotRun(t *testing.T) {
 	_, err := pytest.Run(t.Context(), testrun.Options{Root: root}, nil, []testrun.Change{c})
 	if err == nil || !strings.Contains(err.Error(), "pytest ran no tests: ") || !strings.Contains(err.Error(), "--no-such-option") {
 		t.Errorf("Run: %v; want pytest's complaint", err)
+	}
+}
+
+// TestRunUsesTheProjectsVirtualEnvironment: with no environment active,
+// the tests run on the interpreter of the project's .venv, activated as
+// its script would (its bin first on PATH), as the user would run them.
+func TestRunUsesTheProjectsVirtualEnvironment(t *testing.T) {
+	root := calcProject(t)
+	real, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip(err)
+	}
+	venv := filepath.Join(root, ".venv")
+	mark := filepath.Join(t.TempDir(), "used")
+	script := "#!/bin/sh\necho \"$VIRTUAL_ENV $PATH\" > " + mark + "\nexec " + real + " \"$@\"\n"
+	for name, body := range map[string]string{"pyvenv.cfg": "home = /usr/bin\n", "bin/python3": script} {
+		p := filepath.Join(venv, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "VIRTUAL_ENV=") {
+			env = append(env, kv)
+		}
+	}
+	c := change(t, root, "a - b", "a + b")
+	rep, err := pytest.Run(t.Context(), testrun.Options{Root: root, Env: env}, nil, []testrun.Change{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Summary(), "test_neg passes\ntest_add passes\nTestTwice.test_twice passes"; got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+	used, err := os.ReadFile(mark)
+	if err != nil {
+		t.Fatalf("the tests did not run on .venv's python3: %v", err)
+	}
+	if !strings.HasPrefix(string(used), venv+" "+filepath.Join(venv, "bin")+string(os.PathListSeparator)) {
+		t.Errorf("the environment was not activated: VIRTUAL_ENV and PATH were %q", used)
 	}
 }

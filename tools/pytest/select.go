@@ -22,6 +22,21 @@ type test struct {
 	name  string
 }
 
+// names reports whether o is an outcome of t: one of its file's when t
+// is a whole file, else t's own (a class's method by its class).
+func (t test) names(o testrun.Outcome) bool {
+	if o.Package != t.file {
+		return false
+	}
+	switch {
+	case t.name == "":
+		return true
+	case t.class != "":
+		return o.Test == t.class+"."+t.name
+	}
+	return o.Test == t.name
+}
+
 // nodeID is pytest's name of t.
 func (t test) nodeID() string {
 	id := t.file

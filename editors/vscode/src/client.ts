@@ -24,6 +24,7 @@ import {
   type ShowMessageParams,
   ShowMessageRequest,
   type ShowMessageRequestParams,
+  type ShowDocumentResult,
   type StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
@@ -143,6 +144,9 @@ export class ReasonixClient implements vscode.Disposable {
         workspace: {
           handleApplyEdit: (params, next) => hooks.applyEdit(params, (p) => applyWith(next, p)),
         },
+        window: {
+          showDocument: (params, token, next) => (params.external ? openExternal(params.uri) : next(params, token)),
+        },
       },
     };
     const client = new LanguageClient('reasonix', 'Reasonix', serverOptions, clientOptions);
@@ -205,6 +209,24 @@ async function applyWith(
   const r = await next(params, CancelledNever);
   if (r instanceof ResponseError) throw r;
   return r;
+}
+
+/**
+ * Opens a page outside VS Code (window/showDocument with external: true)
+ * at the address exactly as the server wrote it: an MCP server's sign-in
+ * page. The client's own handling makes a vscode.Uri of it, and opening
+ * that decodes the query's escapes (%2B, %26, %3D, …), which changes
+ * what the authorization server reads (a client_id holding a + loses
+ * it); VS Code opens an address given as a string as it is. Answers as
+ * the client's handling does.
+ */
+async function openExternal(address: string): Promise<ShowDocumentResult> {
+  try {
+    // openExternal is declared for a Uri; the string is what keeps the address whole.
+    return { success: await vscode.env.openExternal(address as unknown as vscode.Uri) };
+  } catch {
+    return { success: false };
+  }
 }
 
 const CancelledNever: CancellationToken = {

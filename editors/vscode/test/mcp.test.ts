@@ -198,3 +198,41 @@ test('a server that lists no resources in reasonix/mcpServers: the panel gets no
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a sign-in page (window/showDocument, external) goes to openExternal as the server wrote it; a file opens in VS Code's editor", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reasonix-signin-page-'));
+  const answerFile = path.join(dir, 'answers.json');
+  const file = path.join(dir, 'plan.md');
+  fs.writeFileSync(file, '# plan\n');
+  // Escapes a vscode.Uri would decode: a client_id in standard base64, a loopback redirect.
+  const page = 'http://127.0.0.2:1/authorize?client_id=%2B%2F9x%3D%3D&redirect_uri=http%3A%2F%2F127.0.0.1%3A2%2Fcallback&state=s';
+  const fake = writeFakeServer(dir, {
+    version: '0.0.6',
+    methods: ['reasonix/listSessions', 'reasonix/newSession', 'reasonix/resumeSession', 'reasonix/saveDocuments', 'reasonix/event'],
+    onInitialized: `const page = await request('window/showDocument', { uri: ${JSON.stringify(page)}, external: true });
+      const doc = await request('window/showDocument', { uri: ${JSON.stringify(vscode.Uri.file(file).toString())} });
+      require('fs').writeFileSync(${JSON.stringify(answerFile)}, JSON.stringify([page, doc]));`,
+  });
+  const opened: unknown[] = [];
+  const openExternal = vscode.env.openExternal;
+  vscode.env.openExternal = (target: unknown) => {
+    opened.push(target);
+    return Promise.resolve(true);
+  };
+  vscode._test.setWorkspaceFolders([dir]);
+  vscode._test.setConfiguration('reasonix.path', fake);
+  const extension = loadExtension();
+  const context = makeContext(dir);
+  try {
+    await extension.activate(context);
+    const answers = await waitFor('the answers', () => fs.existsSync(answerFile) && fs.readFileSync(answerFile, 'utf8'));
+    assert.deepEqual(JSON.parse(answers), [{ success: true }, { success: true }]);
+    assert.deepEqual(opened, [page]);
+    assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, file);
+  } finally {
+    vscode.env.openExternal = openExternal;
+    await extension.deactivate();
+    for (const d of context.subscriptions.splice(0)) d.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

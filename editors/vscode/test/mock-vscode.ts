@@ -1118,7 +1118,7 @@ export const env = {
   isTelemetryEnabled: false,
   onDidChangeTelemetryEnabled: events.never.event,
   clipboard: { readText: () => Promise.resolve(''), writeText: () => Promise.resolve() },
-  openExternal: () => Promise.resolve(true),
+  openExternal: (_target: Uri): Promise<boolean> => Promise.resolve(true),
   asExternalUri: (u: Uri) => Promise.resolve(u),
 };
 

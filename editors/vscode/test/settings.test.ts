@@ -113,3 +113,45 @@ options = { retry_base_ms = 10 }
   }
   assert.deepEqual(vscode._test.errors, []);
 });
+
+const takeBackScript = `match Run it.
+call bash {"command": "echo allowed"}
+---
+match Run it.
+expect tool allowed
+text Ran.
+---
+match Run it again.
+call bash {"command": "echo again"}
+---
+match Run it again.
+expect tool Permission denied
+text Refused.
+`;
+
+test('a permission taken back in the settings holds in the chat already open', async () => {
+  const env = await setup({
+    script: takeBackScript,
+    // reasonix.model back to its default: the test before set it.
+    settings: { 'reasonix.settings': { permissions: { allow: ['Bash'] } }, 'reasonix.model': '' },
+  });
+  try {
+    const panel = await openPanel();
+    panel.send({ type: 'ask', prompt: 'Run it.' });
+    const one = await panel.next('event', (m) => m.event.kind === 'turn_done');
+    assert.ok(one.event.kind === 'turn_done' && one.event.done.text === 'Ran.', JSON.stringify(one));
+    await panel.next('state', (m) => !m.running, panel.posted().indexOf(one));
+
+    // The user takes Bash back; the chat goes on in the same session.
+    vscode._test.setConfiguration('reasonix.settings', { permissions: { deny: ['Bash'] } });
+    const from = panel.posted().length;
+    panel.send({ type: 'ask', prompt: 'Run it again.' });
+    const two = await panel.next('event', (m) => m.event.kind === 'turn_done', from);
+    assert.ok(two.event.kind === 'turn_done' && two.event.done.text === 'Refused.', JSON.stringify(two));
+    assert.equal(two.event.sessionId, one.event.sessionId, 'the chat moved to another session');
+    assert.deepEqual(panel.of('approval'), [], 'a denied command was asked about');
+  } finally {
+    await env.close();
+  }
+  assert.deepEqual(vscode._test.errors, []);
+});

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -28,13 +29,14 @@ import (
 // spec has it, failing t on a wrong one, and records what the client
 // did (Seen).
 type OAuthServer struct {
-	t   testing.TB
+	t   Reporter
 	srv *httptest.Server
 
 	// Settings, fixed before the client starts.
 	AuthMethod string   // token_endpoint_auth_method advertised and registered
 	PreClient  string   // a client id known without registration; "" allows registration
 	PreSecret  string   // its secret
+	Base64IDs  bool     // registration mints client ids in standard base64, with the +, / and = a URL escapes
 	scope      []string // the scope tools/list needs, named in the 401's challenge
 	adminScope string   // the scope the "admin" tool needs (step-up)
 	ExpiresIn  int      // of access tokens; under 10 s makes oauth2 refresh at each use
@@ -61,10 +63,25 @@ type oauthCode struct {
 	scopes                      []string
 }
 
+// A Reporter is what an OAuthServer needs of its test: where a client's
+// wrong step is reported, and the end that stops the server. A
+// testing.TB is one; a command serving the server outside Go's tests
+// (scripted-model) brings its own.
+type Reporter interface {
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
+var _ Reporter = testing.TB(nil)
+
 // NewOAuthServer starts an OAuthServer whose client authentication at
 // the token endpoint is method: "none", "client_secret_basic" or
-// "client_secret_post". The test's end stops it.
-func NewOAuthServer(t testing.TB, method string) *OAuthServer {
+// "client_secret_post", on a loopback port. The test's end stops it.
+func NewOAuthServer(t Reporter, method string) *OAuthServer { return ServeOAuth(t, method, nil) }
+
+// ServeOAuth is NewOAuthServer serving on ln, or on a loopback port of
+// its own when ln is nil.
+func ServeOAuth(t Reporter, method string, ln net.Listener) *OAuthServer {
 	o := &OAuthServer{
 		t: t, AuthMethod: method, scope: []string{"mcp:read"}, adminScope: "mcp:admin", ExpiresIn: 3600,
 		clients: map[string]oauthClient{}, codes: map[string]oauthCode{}, access: map[string][]string{}, refresh: map[string][]string{},
@@ -105,7 +122,12 @@ func NewOAuthServer(t testing.TB, method string) *OAuthServer {
 	mux.HandleFunc("POST /tenant/register", o.register)
 	mux.HandleFunc("GET /tenant/authorize", o.authorize)
 	mux.HandleFunc("POST /tenant/token", o.token)
-	o.srv = httptest.NewServer(mux)
+	o.srv = httptest.NewUnstartedServer(mux)
+	if ln != nil {
+		o.srv.Listener.Close()
+		o.srv.Listener = ln
+	}
+	o.srv.Start()
 	t.Cleanup(o.srv.Close)
 	return o
 }
@@ -183,6 +205,11 @@ func (o *OAuthServer) register(w http.ResponseWriter, r *http.Request) {
 		c.secret = o.secret()
 	}
 	id := "client-" + rand.Text()
+	if o.Base64IDs {
+		// 0xfb 0xff begin with "+/"; 16 bytes end in "==".
+		b := append([]byte{0xfb, 0xff}, rand.Text()[:14]...)
+		id = base64.StdEncoding.EncodeToString(b)
+	}
 	o.mu.Lock()
 	o.registrations++
 	o.clients[id] = c

@@ -23,6 +23,9 @@
 // modal dialog listing the server, which starts once trusted. Before that,
 // two more turns of the chat (an edit, a file a shell command made) are
 // restored from the panel: the preview of each file, then the files back.
+// Last, in a third folder, an HTTP MCP server that wants a sign-in: its
+// page opened in the browser with the query Reasonix built, and the
+// sign-in done.
 import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -31,6 +34,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { URL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 
@@ -93,6 +97,8 @@ const ws = path.join(tmp, 'calc');
 // A folder whose reasonix.toml adds an MCP server that leaves a mark when it starts.
 const untrusted = path.join(tmp, 'untrusted');
 const marker = path.join(tmp, 'marker-server-started');
+// A folder whose reasonix.toml adds an HTTP MCP server that wants a sign-in.
+const signin = path.join(tmp, 'signin');
 const home = path.join(tmp, 'home');
 const reasonixHome = path.join(home, '.reasonix');
 const gopath = path.join(tmp, 'gopath');
@@ -100,6 +106,7 @@ const userData = path.join(tmp, 'user-data');
 const extensions = path.join(tmp, 'extensions');
 const children = [];
 let browser;
+let context;
 let page;
 /** The server inside the installed extension. */
 let bundled;
@@ -170,6 +177,19 @@ async function palette(title, pick) {
   await input.waitFor({ state: 'hidden' });
 }
 
+/**
+ * Runs Reasonix: Show MCP Servers and leaves its QuickPick open (`palette`
+ * would pick in it); returns its input.
+ */
+async function showMcpServers() {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill('>Reasonix: Show MCP Servers');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Reasonix: Show MCP Servers' }).first().waitFor();
+  await input.press('Enter');
+  return input;
+}
+
 /** The chat panel's frame: the webview's inner document, once it shows the composer. */
 async function chatFrame() {
   return until('the chat panel', async () => {
@@ -182,13 +202,23 @@ async function chatFrame() {
 
 before(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  for (const d of [ws, untrusted, reasonixHome, path.join(gopath, 'bin'), path.join(userData, 'User'), extensions]) fs.mkdirSync(d, { recursive: true });
+  for (const d of [ws, untrusted, signin, reasonixHome, path.join(gopath, 'bin'), path.join(userData, 'User'), extensions]) fs.mkdirSync(d, { recursive: true });
 
-  // The scripted model.
+  // The scripted model, and beside it the MCP server that wants a
+  // sign-in. That one is on 127.0.0.2, as an authorization server is
+  // elsewhere than on localhost: VS Code running remote (code-server is)
+  // sends a page on localhost or 127.0.0.1 through its port forwarding.
   fs.writeFileSync(path.join(tmp, 'script'), SCRIPT);
   const urlFile = path.join(tmp, 'model-url');
-  start('scripted-model', path.join(BIN, 'scripted-model'), ['-script', path.join(tmp, 'script'), '-url-file', urlFile]);
+  const signinFile = path.join(tmp, 'signin-url');
+  start('scripted-model', path.join(BIN, 'scripted-model'), [
+    '-script', path.join(tmp, 'script'),
+    '-url-file', urlFile,
+    '-signin-mcp-url-file', signinFile,
+    '-signin-mcp-addr', '127.0.0.2:0',
+  ]);
   const modelUrl = await until('the scripted model', () => fs.existsSync(urlFile) && fs.readFileSync(urlFile, 'utf8').trim());
+  const signinUrl = await until('the MCP server that wants a sign-in', () => fs.existsSync(signinFile) && fs.readFileSync(signinFile, 'utf8'));
 
   fs.writeFileSync(path.join(ws, 'calc.json'), BROKEN_JSON);
   fs.writeFileSync(path.join(ws, 'sign.txt'), SIGN);
@@ -204,6 +234,7 @@ before(async () => {
     path.join(untrusted, 'reasonix.toml'),
     `[[plugins]]\nname = "marker"\ncommand = "sh"\nargs = ["-c", "touch \\"$0\\" && exec \\"$1\\"", ${JSON.stringify(marker)}, ${JSON.stringify(path.join(BIN, 'reasonix-plugin-example'))}]\n`,
   );
+  fs.writeFileSync(path.join(signin, 'reasonix.toml'), `[[plugins]]\nname = "remote"\ntype = "http"\nurl = ${JSON.stringify(signinUrl)}\n`);
   fs.writeFileSync(
     path.join(userData, 'User', 'settings.json'),
     JSON.stringify({
@@ -266,7 +297,7 @@ before(async () => {
     headless: true,
     args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
   });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
   page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
   // The workbench's console, for a failure's post-mortem.
@@ -455,18 +486,73 @@ test("a folder whose reasonix.toml adds an MCP server: the trust question is a m
   await dialog.getByRole('button', { name: 'Trust and enable' }).click();
   await dialog.waitFor({ state: 'hidden' });
   await until('the trusted MCP server to start', () => fs.existsSync(marker));
-  // Its QuickPick stays open for the screenshot; `pick` would close it.
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Reasonix: Show MCP Servers');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Reasonix: Show MCP Servers' }).first().waitFor();
-  await input.press('Enter');
+  // Its QuickPick stays open for the screenshot.
+  const input = await showMcpServers();
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'marker' }).first();
   await row.waitFor();
   assert.match(await row.innerText(), /stdio · connected · 3 tools/);
   await shot('9-trusted-mcp-server');
   await input.press('Escape');
   await input.waitFor({ state: 'hidden' });
+});
+
+test('an MCP server that wants a sign-in: the browser opens its page as the server built it, and the sign-in completes', async (t) => {
+  // What the workbench asks the browser to open (VS Code in a browser
+  // opens an external page in a new window): each navigation's first
+  // request, before any redirect. A new window's has no frame yet.
+  const opened = [];
+  const onRequest = (r) => {
+    if (r.isNavigationRequest() && !r.redirectedFrom()) opened.push(r.url());
+  };
+  context.on('request', onRequest);
+  try {
+    await page.goto(`${origin}/?folder=${encodeURIComponent(signin)}`);
+    await page.locator('.monaco-workbench').waitFor();
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'comes with configuration that takes effect only once you trust it' });
+    await dialog.getByRole('button', { name: 'Trust and enable' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    // VS Code asks before it opens a site it does not trust yet, as a
+    // person's would.
+    const ask = page.locator('.monaco-dialog-box', { hasText: 'open the external website' });
+    await ask.waitFor();
+    await shot('12-mcp-sign-in-open');
+    await ask.getByRole('button', { name: 'Open', exact: true }).click();
+    await ask.waitFor({ state: 'hidden' });
+    const note = page.locator('.notification-toast', { hasText: 'MCP server "remote" wants you to sign in' });
+    await note.waitFor();
+    assert.equal(
+      await note.locator('.notification-list-item-message').innerText(),
+      'Reasonix: MCP server "remote" wants you to sign in; its page is open in your browser.',
+    );
+    // The toast fades in: the screenshot waits for it whole.
+    await until('the toast shown whole', () => note.evaluate((e) => e.ownerDocument.defaultView.getComputedStyle(e).opacity === '1'));
+    await shot('13-mcp-sign-in');
+    // The page as the server built it, from its log in the output channel.
+    const built = (await until('the sign-in page in the log', async () => /MCP sign-in page .*\bpage=(\S+)/.exec(await logText())))[1];
+    const asked = await until('the browser to open the sign-in page', () => opened.find((u) => u.includes('/authorize?')));
+    const parts = (u) => {
+      const p = new URL(u);
+      return { at: p.origin + p.pathname, query: [...p.searchParams].sort() };
+    };
+    t.diagnostic(`the server built ${built}`);
+    t.diagnostic(`the browser opened ${asked}`);
+    assert.deepEqual(parts(asked), parts(built), `the browser was asked to open\n  ${asked}\nfor the page the server built\n  ${built}`);
+
+    // Every parameter came through: the authorization server knew the
+    // client and its redirect, the code's exchange matched the PKCE
+    // challenge, and Reasonix took the state back.
+    const input = await showMcpServers();
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'remote' }).first();
+    await row.waitFor();
+    assert.match(await row.innerText(), /connected · 2 tools/);
+    await input.press('Escape');
+    await input.waitFor({ state: 'hidden' });
+    const complaints = fs.readFileSync(path.join(tmp, 'scripted-model.log'), 'utf8').split('\n').filter((l) => l.startsWith('sign-in server:'));
+    assert.deepEqual(complaints, []);
+  } finally {
+    context.off('request', onRequest);
+  }
 });
 
 /** The Reasonix output channel's log file, as VS Code writes it. */
