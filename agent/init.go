@@ -15,15 +15,17 @@ import (
 )
 
 // /init writes the project's AGENTS.md: a draft made locally from the
-// project's files (package projectdoc) — no model, so it works without an
-// API key and the same tree gives the same text. An AGENTS.md that exists
-// is never replaced: the draft's sections it lacks are proposed after
-// what it holds. The file is written by a write_file call the agent makes
-// itself, so it meets everything a model's call would: plan mode, the
-// permission rules and the question (with the change shown), the
+// project's files and its language servers' outlines of the files that
+// matter (package projectdoc) — no model, so it works without an API key
+// and the same tree (and the same answers) gives the same text. A server
+// that is missing or late only leaves its names out. An AGENTS.md that
+// exists is never replaced: the draft's sections it lacks are proposed
+// after what it holds. The file is written by a write_file call the agent
+// makes itself, so it meets everything a model's call would: plan mode,
+// the permission rules and the question (with the change shown), the
 // sandbox, and in an editor the WorkspaceEdit or the proposal of review.
-// It runs no turn: the conversation does not see it, and /rewind does
-// not undo it.
+// It runs no turn: the conversation does not see it, and /rewind does not
+// undo it.
 
 // agentsFile is the memory file /init writes.
 const agentsFile = "AGENTS.md"
@@ -38,8 +40,13 @@ func (a *Agent) runInit(ctx context.Context, s *Session) (string, error) {
 	if a.Env == nil {
 		return "", errors.New("/init: no workspace")
 	}
-	withhold := func(p string) bool { return a.Env.CheckReadUnasked(p) != nil }
-	draft, err := projectdoc.Draft(ctx, a.Env.Root, withhold)
+	opts := projectdoc.Options{Withhold: func(p string) bool { return a.Env.CheckReadUnasked(p) != nil }}
+	if l, ok := a.Env.Graph.(tools.DeclarationLister); ok {
+		// The language servers name the main declarations; the draft
+		// waits for them a bounded time and does without what is late.
+		opts.Symbols = l
+	}
+	draft, err := projectdoc.Draft(ctx, a.Env.Root, opts)
 	if err != nil {
 		return "", fmt.Errorf("/init: %w", err)
 	}

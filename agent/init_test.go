@@ -3,10 +3,13 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reasonix/reasonix/agent/projectdoc"
+	"github.com/reasonix/reasonix/graph"
 	"github.com/reasonix/reasonix/tools/permission"
 )
 
@@ -26,7 +29,7 @@ func TestInit(t *testing.T) {
 	}
 	logged := len(s.Messages())
 	path := filepath.Join(root, "AGENTS.md")
-	draft, err := projectdoc.Draft(t.Context(), root, func(p string) bool { return h.a.Env.CheckReadUnasked(p) != nil })
+	draft, err := projectdoc.Draft(t.Context(), root, projectdoc.Options{Withhold: func(p string) bool { return h.a.Env.CheckReadUnasked(p) != nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,4 +91,87 @@ func TestInitInPlanMode(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "AGENTS.md")); !os.IsNotExist(err) {
 		t.Errorf("AGENTS.md in plan mode: %v", err)
 	}
+}
+
+// TestInitServerSymbols: with the project graph, /init's draft names what
+// the language server reports and go/parser cannot: a Go package's
+// exported functions (gopls), a Python package's public classes and
+// functions (pyright), private ones left out. The server is warmed first
+// by a question of the test's own, so that /init's bounded wait is not
+// spent on its start.
+func TestInitServerSymbols(t *testing.T) {
+	for _, c := range []struct {
+		server, command, file string
+		files                 map[string]string
+		want                  string
+	}{
+		{
+			server: "gopls", command: "gopls", file: "calc/calc.go",
+			files: map[string]string{
+				"go.mod":       "module example.com/w\n\ngo 1.22\n",
+				"calc/calc.go": "// Package calc adds.\npackage calc\n\ntype Calc struct{ sum int }\n\nfunc NewCalc() *Calc { return &Calc{} }\n\nfunc (c *Calc) Add(n int) { c.sum += n }\n\nfunc helper() {}\n",
+			},
+			want: "\n- `calc` (package calc): Package calc adds. Types: Calc. Funcs: NewCalc.\n",
+		},
+		{
+			server: "pyright", command: "pyright-langserver", file: "calc/__init__.py",
+			files: map[string]string{
+				"pyproject.toml":   "[project]\nname = \"calc\"\n",
+				"calc/__init__.py": "LIMIT = 10\n\n\nclass Calc:\n    def add(self, n):\n        return n\n\n\nclass _Memo:\n    pass\n\n\ndef total(xs):\n    return sum(xs)\n\n\ndef _helper():\n    pass\n",
+			},
+			want: "\n## Main modules\n\n- `calc/__init__.py` Classes: Calc. Functions: total.\n",
+		},
+	} {
+		t.Run(c.server, func(t *testing.T) {
+			spec := serverSpec(t, c.server, c.command)
+			h, root := buildWriteAgent(t, "", &fakeApprover{answers: []permission.Answer{permission.AnswerOnce}})
+			writeFiles(t, root, c.files)
+			g := graph.New(graph.Options{Root: root, Servers: []graph.ServerSpec{spec}})
+			t.Cleanup(func() { g.Close() })
+			if _, err := g.Declarations(t.Context(), filepath.Join(root, filepath.FromSlash(c.file))); err != nil {
+				t.Fatal(err)
+			}
+			h.a.Env.Graph = g
+			s, err := h.a.NewSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			if _, err := h.a.Run(t.Context(), s, "/init"); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("/init with %s warm: %v", c.server, time.Since(start))
+			got, _ := os.ReadFile(filepath.Join(root, "AGENTS.md"))
+			if !strings.Contains(string(got), c.want) {
+				t.Errorf("AGENTS.md lacks %q:\n%s", c.want, got)
+			}
+			for _, private := range []string{"helper", "_Memo", "LIMIT"} {
+				if strings.Contains(string(got), private) {
+					t.Errorf("AGENTS.md names %s:\n%s", private, got)
+				}
+			}
+		})
+	}
+}
+
+// serverSpec returns the built-in configuration of a language server with
+// its program found: in graph/testdata/servers/node_modules, where
+// install.sh there puts the npm servers, or on PATH (gopls also in
+// $(go env GOPATH)/bin). A missing server skips the test, or fails it
+// when REASONIX_REQUIRE_PEERS=1.
+func serverSpec(t *testing.T, name, command string) graph.ServerSpec {
+	t.Helper()
+	i := slices.IndexFunc(graph.DefaultServers(), func(s graph.ServerSpec) bool { return s.Name == name })
+	spec := graph.DefaultServers()[i]
+	prog, err := filepath.Abs(filepath.Join("..", "graph", "testdata", "servers", "node_modules", ".bin", command))
+	if _, statErr := os.Stat(prog); err != nil || statErr != nil {
+		if prog, err = graph.LookPath(command); err != nil {
+			if os.Getenv("REASONIX_REQUIRE_PEERS") == "1" {
+				t.Fatalf("%v; REASONIX_REQUIRE_PEERS=1 requires it", err)
+			}
+			t.Skipf("%v (graph/testdata/servers/install.sh installs it)", err)
+		}
+	}
+	spec.Command = append([]string{prog}, spec.Command[1:]...)
+	return spec
 }

@@ -200,6 +200,15 @@ func (m *Manager) supervisorFor(path string) (*supervisor, error) {
 	return m.supervisor(cfg, m.rootFor(cfg, path))
 }
 
+// handledBy returns the supervisor of the server for the file at path
+// (absolute), or nil when no server is configured for it.
+func (m *Manager) handledBy(path string) (*supervisor, error) {
+	if !m.Checks(path) {
+		return nil, nil
+	}
+	return m.supervisorFor(path)
+}
+
 func (m *Manager) supervisor(cfg ServerSpec, root string) (*supervisor, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

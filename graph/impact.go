@@ -23,11 +23,11 @@ var _ tools.ImpactFinder = (*Manager)(nil)
 // review asks about the user's text while the agent works on its own.
 func (m *Manager) Impacts(ctx context.Context, texts map[string]string, path string, spans []tools.LineSpan) ([]tools.SymbolImpact, error) {
 	path = m.abs(path)
-	if !m.Checks(path) || len(spans) == 0 {
+	if len(spans) == 0 {
 		return nil, nil
 	}
-	sv, err := m.supervisorFor(path)
-	if err != nil {
+	sv, err := m.handledBy(path)
+	if sv == nil || err != nil {
 		return nil, err
 	}
 	src := m.source()

@@ -22,11 +22,8 @@ var _ tools.FileDiagnoser = (*Manager)(nil)
 // when the wait ends goes on starting, and the next call finds it up.
 func (m *Manager) Reported(ctx context.Context, path string, wait time.Duration) ([]tools.Diagnostic, error) {
 	path = m.abs(path)
-	if !m.Checks(path) {
-		return nil, nil
-	}
-	sv, err := m.supervisorFor(path)
-	if err != nil {
+	sv, err := m.handledBy(path)
+	if sv == nil || err != nil {
 		return nil, err
 	}
 	deadline := time.Now().Add(wait)

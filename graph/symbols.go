@@ -189,27 +189,13 @@ func (s *server) knownName(ctx context.Context) (name string, ok bool) {
 		return "", false
 	}
 	for _, p := range closed[:min(len(closed), 3)] {
-		var res protocol.DocumentSymbolResult
-		err := s.call(ctx, "textDocument/documentSymbol", &protocol.DocumentSymbolParams{
-			TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(p)},
-		}, &res)
+		res, err := s.documentSymbols(ctx, p)
 		if err != nil {
 			continue
 		}
-		var names []string
-		switch r := res.(type) {
-		case protocol.DocumentSymbolSlice:
-			for _, d := range r {
-				names = append(names, d.Name)
-			}
-		case protocol.SymbolInformationSlice:
-			for _, si := range r {
-				names = append(names, si.Name)
-			}
-		}
-		for _, n := range names {
-			if identRE.MatchString(n) {
-				return n, true
+		for _, d := range topLevel(res) {
+			if identRE.MatchString(d.Name) {
+				return d.Name, true
 			}
 		}
 	}
@@ -437,6 +423,14 @@ func (s *server) fillContainers(ctx context.Context, src *source, syms []*symbol
 // outline returns a file's symbols as a tree: nil when the server
 // refuses, or gives a flat list, which has no parents to tell.
 func (s *server) outline(ctx context.Context, path string) ([]protocol.DocumentSymbol, error) {
+	res, err := s.documentSymbols(ctx, path)
+	tree, _ := res.(protocol.DocumentSymbolSlice)
+	return tree, err
+}
+
+// documentSymbols runs textDocument/documentSymbol: a tree or a flat
+// list, nil when the server refuses.
+func (s *server) documentSymbols(ctx context.Context, path string) (protocol.DocumentSymbolResult, error) {
 	var res protocol.DocumentSymbolResult
 	err := s.call(ctx, "textDocument/documentSymbol", &protocol.DocumentSymbolParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(path)},
@@ -447,8 +441,7 @@ func (s *server) outline(ctx context.Context, path string) ([]protocol.DocumentS
 		}
 		return nil, err
 	}
-	tree, _ := res.(protocol.DocumentSymbolSlice)
-	return tree, nil
+	return res, nil
 }
 
 // parentOf returns the name of the symbol enclosing the declaration whose

@@ -43,3 +43,28 @@ type ImpactFinder interface {
 	// bounded by ctx.
 	Impacts(ctx context.Context, texts map[string]string, path string, spans []LineSpan) ([]SymbolImpact, error)
 }
+
+// A Declaration is a top-level declaration of a file as its language
+// server's outline (textDocument/documentSymbol) names it.
+type Declaration struct {
+	// Name is the server's: "Add", "Calc", and for a Go method gopls's
+	// "(*Calc).Add".
+	Name string
+	// Kind is the LSP symbol kind, in words: "function", "class",
+	// "struct", "interface", "method", "variable".
+	Kind string
+	// Line is the 1-based line the declaration starts on.
+	Line int
+}
+
+// A DeclarationLister names the top-level declarations of a file. It is
+// not a question the model asks: /init drafts the project's AGENTS.md
+// with it. The project graph implements it.
+type DeclarationLister interface {
+	// Declarations returns the top-level declarations of the file at path
+	// (absolute) as the editor's buffer, or else the disk, holds it, in
+	// the order of the file. A file no server handles has none; a missing
+	// server is an error. A server not running yet starts; the wait,
+	// start included, is bounded by ctx.
+	Declarations(ctx context.Context, path string) ([]Declaration, error)
+}

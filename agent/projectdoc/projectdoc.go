@@ -1,10 +1,14 @@
 // Package projectdoc drafts a project's AGENTS.md — the memory file agents
 // read first — from what the project's own files say: its build and test
 // commands (go.mod, a Makefile's targets, package.json's scripts,
-// pyproject.toml, Cargo.toml), its top-level layout, and its Go packages
-// with their exported types. The draft is local and deterministic: no
-// model writes it, so it costs nothing, works without an API key, and the
-// same tree always gives the same text. What a draft cannot know (the
+// pyproject.toml, Cargo.toml), its top-level layout, its Go packages with
+// their exported types and functions, and the classes and functions of
+// its main Python, TypeScript and JavaScript modules. The declarations
+// come from a language server's outline when one is given and answers in
+// time (symbols.go), else, for Go types, from go/parser. The draft is
+// local and deterministic: no model writes it, so it costs nothing, works
+// without an API key, and the same tree (and the same answers) always
+// gives the same text. What a draft cannot know (the
 // project's conventions, its pitfalls) is left for the user to add.
 package projectdoc
 
@@ -24,7 +28,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/reasonix/reasonix/tools"
 	"github.com/reasonix/reasonix/tools/walk"
 )
 
@@ -43,15 +49,37 @@ const (
 	HeadingBuild    = "Build and test"
 	HeadingLayout   = "Layout"
 	HeadingPackages = "Go packages"
+	HeadingModules  = "Main modules"
 )
 
-// Draft returns an AGENTS.md for the project at root. withhold, when set,
-// is asked about every file and directory with its real path; true leaves
-// it out, unread (the session's read rules).
-func Draft(ctx context.Context, root string, withhold func(path string) bool) (string, error) {
-	p, err := scan(ctx, root, withhold)
+// Options configure a draft.
+type Options struct {
+	// Withhold, when set, is asked about every file and directory with
+	// its real path; true leaves it out, unread (the session's read
+	// rules).
+	Withhold func(path string) bool
+	// Symbols, when set, names the top-level declarations of source
+	// files as a language server sees them (the project graph). Without
+	// it, or for the files it does not answer in time, Go packages show
+	// the types go/parser finds and no functions, and there are no main
+	// modules.
+	Symbols tools.DeclarationLister
+	// SymbolWait bounds the time the whole draft gives Symbols; zero
+	// means DefaultSymbolWait.
+	SymbolWait time.Duration
+}
+
+// Draft returns an AGENTS.md for the project at root.
+func Draft(ctx context.Context, root string, opts Options) (string, error) {
+	p, err := scan(ctx, root, opts.Withhold)
 	if err != nil {
 		return "", fmt.Errorf("projectdoc: %w", err)
+	}
+	if opts.Symbols != nil {
+		p.decls = ask(ctx, opts.Symbols, root, p.symbolFiles(), cmp.Or(opts.SymbolWait, DefaultSymbolWait))
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("projectdoc: %w", err)
+		}
 	}
 	var b strings.Builder
 	b.WriteString("# AGENTS.md\n\nNotes for coding agents working in this repository, drafted by /init from its files. ")
@@ -74,6 +102,12 @@ func Draft(ctx context.Context, root string, withhold func(path string) bool) (s
 			fmt.Fprintf(&b, "- %s\n", l)
 		}
 	}
+	if mods := p.moduleLines(); len(mods) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n", HeadingModules)
+		for _, l := range mods {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
 	return b.String(), nil
 }
 
@@ -87,13 +121,22 @@ type project struct {
 	// pkgs are the Go packages, by directory (slash-separated, "." for
 	// the root).
 	pkgs map[string]*goPackage
-	seen int
+	// modules are the candidates for main modules (isMainModule), by
+	// path.
+	modules []string
+	seen    int
+	// decls are the declarations the language server reported, by the
+	// file's path; a file it did not answer for is absent. Set after the
+	// walk.
+	decls map[string][]tools.Declaration
 }
 
 type goPackage struct {
-	name  string
-	doc   string
-	types []string
+	name string
+	doc  string
+	// files holds the exported types go/parser found in each of the
+	// package's non-test files, by base name.
+	files map[string][]string
 }
 
 // manifestNames are the build files read at the root.
@@ -145,8 +188,13 @@ func scan(ctx context.Context, root string, withhold func(string) bool) (*projec
 		}
 		if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && !underTestdata(rel) {
 			if data, err := e.ReadFile(nil, maxFileBytes); err == nil {
-				p.addGo(cmp.Or(dir, "."), data)
+				p.addGo(cmp.Or(dir, "."), name, data)
 			}
+		}
+		if isMainModule(rel) {
+			p.mu.Lock()
+			p.modules = append(p.modules, rel)
+			p.mu.Unlock()
 		}
 		return nil
 	})
@@ -160,7 +208,7 @@ func underTestdata(rel string) bool {
 }
 
 // addGo takes a Go file's package name, doc comment and exported types.
-func (p *project) addGo(dir string, src []byte) {
+func (p *project) addGo(dir, name string, src []byte) {
 	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		return
@@ -181,13 +229,13 @@ func (p *project) addGo(dir string, src []byte) {
 	defer p.mu.Unlock()
 	pkg := p.pkgs[dir]
 	if pkg == nil {
-		pkg = &goPackage{name: f.Name.Name}
+		pkg = &goPackage{name: f.Name.Name, files: map[string][]string{}}
 		p.pkgs[dir] = pkg
 	}
 	if f.Doc != nil && pkg.doc == "" {
 		pkg.doc = firstSentence(f.Doc.Text())
 	}
-	pkg.types = append(pkg.types, types...)
+	pkg.files[name] = types
 }
 
 // maxDoc bounds a package's line of doc comment, in bytes.
@@ -332,12 +380,20 @@ func (p *project) layout() []string {
 	return out
 }
 
+// packageDirs are the Go packages' directories, the shallowest first.
+func (p *project) packageDirs() []string {
+	return slices.SortedFunc(maps.Keys(p.pkgs), shallowFirst)
+}
+
+// shallowFirst orders slash-separated paths by depth, then by name.
+func shallowFirst(a, b string) int {
+	return cmp.Or(cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")), cmp.Compare(a, b))
+}
+
 // packageLines lists the Go packages, the shallowest first, with their
-// doc comment's first sentence and exported types.
+// doc comment's first sentence, exported types and functions.
 func (p *project) packageLines() []string {
-	dirs := slices.SortedFunc(maps.Keys(p.pkgs), func(a, b string) int {
-		return cmp.Or(cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")), cmp.Compare(a, b))
-	})
+	dirs := p.packageDirs()
 	var out []string
 	for _, d := range dirs {
 		if len(out) == maxPackages {
@@ -349,18 +405,28 @@ func (p *project) packageLines() []string {
 		if pkg.doc != "" {
 			line += ": " + pkg.doc
 		}
-		types := slices.Compact(slices.Sorted(slices.Values(pkg.types)))
-		if len(types) > 0 {
-			shown := types[:min(len(types), maxTypes)]
-			line += " Types: " + strings.Join(shown, ", ")
-			if len(types) > maxTypes {
-				line += fmt.Sprintf(" and %d more", len(types)-maxTypes)
-			}
-			line += "."
-		}
+		types, funcs, complete := p.goDeclarations(d, pkg)
+		line += names(" Types", types, true) + names(" Funcs", funcs, complete)
 		out = append(out, line)
 	}
 	return out
+}
+
+// names lists a kind of names, sorted, at most maxTypes: " Types: A, B
+// and 3 more." — "and more" when the list is known to be partial.
+func names(label string, list []string, complete bool) string {
+	list = slices.Compact(slices.Sorted(slices.Values(list)))
+	if len(list) == 0 {
+		return ""
+	}
+	s := label + ": " + strings.Join(list[:min(len(list), maxTypes)], ", ")
+	switch {
+	case len(list) > maxTypes && complete:
+		s += fmt.Sprintf(" and %d more", len(list)-maxTypes)
+	case len(list) > maxTypes:
+		s += " and more"
+	}
+	return s + "."
 }
 
 // Merge proposes an update of an existing AGENTS.md with a draft: the

@@ -41,7 +41,7 @@ func TestDraft(t *testing.T) {
 		"web/c.js":                   "",
 		"secret/s.go":                "package secret\n\ntype Key string\n",
 	})
-	draft, err := Draft(t.Context(), root, func(p string) bool { return strings.Contains(p, "secret") })
+	draft, err := Draft(t.Context(), root, Options{Withhold: func(p string) bool { return strings.Contains(p, "secret") }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestDraft(t *testing.T) {
 			t.Errorf("the draft holds %q:\n%s", not, draft)
 		}
 	}
-	again, _ := Draft(t.Context(), root, func(p string) bool { return strings.Contains(p, "secret") })
+	again, _ := Draft(t.Context(), root, Options{Withhold: func(p string) bool { return strings.Contains(p, "secret") }})
 	if again != draft {
 		t.Errorf("two drafts of one tree differ:\n%s\n---\n%s", draft, again)
 	}
