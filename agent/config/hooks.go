@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/reasonix/reasonix/tools/hooks"
+	"github.com/reasonix/reasonix/tools/permission"
 )
 
 // Hooks are programs the user attaches to points of the agent's work, in
@@ -77,8 +79,9 @@ func mergeHooks(y *layer, _ setting) {
 	})
 }
 
-// loadClaudeSettings adds the hooks of a Claude Code settings file. The
-// file belongs to Claude Code as well, so its problems are warnings.
+// loadClaudeSettings adds the hooks and the permission rules of a Claude
+// Code settings file. The file belongs to Claude Code as well, so its
+// problems are warnings.
 func (c *Config) loadClaudeSettings(path string) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -94,6 +97,57 @@ func (c *Config) loadClaudeSettings(path string) {
 		return
 	}
 	c.addHooks(s, path, func(ev hooks.Event, _ int) int { return lineOfKey(data, string(ev)) })
+	c.addClaudeRules(data, path)
+}
+
+// claudePermissions is the "permissions" object of a Claude Code
+// settings file; its other keys (defaultMode, additionalDirectories) are
+// Claude Code's alone.
+type claudePermissions struct {
+	Permissions struct {
+		Allow []string `json:"allow"`
+		Ask   []string `json:"ask"`
+		Deny  []string `json:"deny"`
+	} `json:"permissions"`
+}
+
+// addClaudeRules adds the permission rules of a Claude Code settings
+// file, whose syntax is Reasonix's (`Bash(go test:*)`, `Read(./.env)`,
+// `Edit`): they add up with [permissions], where deny beats ask beats
+// allow whatever file says so. A workspace's allow rules loosen, so each
+// needs the user's trust, as [permissions] allow in its reasonix.toml
+// does; its deny and ask rules apply at once. A rule that does not parse
+// is a warning, and left out.
+func (c *Config) addClaudeRules(data []byte, path string) {
+	var f claudePermissions
+	if json.Unmarshal(data, &f) != nil {
+		return // not an object of this shape: the hooks' parse said what is wrong
+	}
+	p := &f.Permissions
+	for _, list := range []struct {
+		key   string
+		rules []string
+		dst   *[]string
+	}{{"allow", p.Allow, &c.Permissions.Allow}, {"ask", p.Ask, &c.Permissions.Ask}, {"deny", p.Deny, &c.Permissions.Deny}} {
+		for _, r := range list.rules {
+			at := Pos{File: path, Line: lineOfValue(data, r)}
+			if _, err := permission.ParseRule(r); err != nil {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: permissions %s: %v (ignored)", at, list.key, err))
+				continue
+			}
+			if list.key == "allow" && c.withhold && c.fromWorkspace(at) && !c.trusted[digest("permissions.allow", r)] {
+				continue // not trusted: see WorkspaceTrust
+			}
+			k := itemKey("permissions", list.key, r)
+			if _, ok := c.itemAt[k]; !ok {
+				if c.itemAt == nil {
+					c.itemAt = map[string]Pos{}
+				}
+				c.itemAt[k] = at
+			}
+			*list.dst = append(*list.dst, r)
+		}
+	}
 }
 
 // userClaudeSettings is the user's Claude Code settings file, "" when

@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,5 +151,50 @@ func TestHooksInLocalSettings(t *testing.T) {
 	}
 	if src := c.Hooks()[1].Source; !strings.HasSuffix(src, filepath.Join(".claude", "settings.local.json")+":1") {
 		t.Errorf("source = %q", src)
+	}
+}
+
+// TestClaudePermissionRules: the permission rules of Claude Code's
+// settings files add up with [permissions]: the user's apply; a
+// workspace's deny and ask rules apply at once and its allow rules once
+// trusted, listed in the trust question with their place; a rule that
+// does not parse is a warning.
+func TestClaudePermissionRules(t *testing.T) {
+	isolate(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	writeFile(t, home, ".claude/settings.json", `{
+  "permissions": {
+    "allow": ["Bash(go test:*)"],
+    "deny": ["Read(./.env)"],
+    "defaultMode": "acceptEdits"
+  }
+}`)
+	ws := t.TempDir()
+	writeFile(t, ws, ".claude/settings.json", `{"permissions": {"allow": ["Bash(make:*)"], "ask": ["Bash(git push:*)"], "deny": ["Bash(rm:*)", "Bash(oops"]}}`)
+	c, err := Load(Options{Dir: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Permissions
+	if !slices.Contains(p.Allow, "Bash(go test:*)") || slices.Contains(p.Allow, "Bash(make:*)") ||
+		!slices.Contains(p.Deny, "Read(./.env)") || !slices.Contains(p.Deny, "Bash(rm:*)") || !slices.Contains(p.Ask, "Bash(git push:*)") {
+		t.Errorf("untrusted: permissions %+v", p)
+	}
+	if at := c.ItemAt("permissions", "allow", "Bash(go test:*)"); at.File != filepath.Join(home, ".claude", "settings.json") || at.Line != 3 {
+		t.Errorf("the user's rule is at %v", at)
+	}
+	if q := c.Workspace.Question(); !strings.Contains(q, `[permissions] allow "Bash(make:*)": runs without asking`) || strings.Contains(q, "rm:") {
+		t.Errorf("trust question %q", q)
+	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, `"Bash(oops"`) && !strings.Contains(w, "Bash(oops") {
+		t.Errorf("warnings %q", w)
+	}
+	trust(t, ws)
+	if c, err = Load(Options{Dir: ws}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(c.Permissions.Allow, "Bash(make:*)") {
+		t.Errorf("trusted: allow %q", c.Permissions.Allow)
 	}
 }

@@ -86,6 +86,20 @@ func (c *Config) loadMCPJSON(dir string) {
 	}
 }
 
+// lineOfValue is the line of the first string value equal to v in data,
+// a JSON file; 0 when there is none.
+func lineOfValue(data []byte, v string) int {
+	quoted, _ := json.Marshal(v)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		if bytes.Contains(sc.Bytes(), quoted) {
+			return n
+		}
+	}
+	return 0
+}
+
 // lineOfKey returns the line of the first `"key":` in data, or 0.
 func lineOfKey(data []byte, key string) int {
 	quoted, _ := json.Marshal(key)

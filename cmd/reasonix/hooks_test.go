@@ -147,3 +147,33 @@ func TestWorkspaceHooksNeedTrust(t *testing.T) {
 		t.Error("the trusted run never asked the model")
 	}
 }
+
+// TestClaudePermissionsInRun: the allow rules of the user's
+// ~/.claude/settings.json let a command run where `run`, with no one to
+// ask, would refuse it; its deny rules refuse, whatever else allows.
+func TestClaudePermissionsInRun(t *testing.T) {
+	srv, url := startServer(t, `match go
+call bash {"command": "echo allowed"}
+---
+match go
+expect tool allowed
+call bash {"command": "touch denied"}
+---
+match go
+expect tool Permission denied
+text done
+`)
+	home, rhome, work := realTempDir(t), realTempDir(t), realTempDir(t)
+	mustWrite(t, filepath.Join(home, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash(echo:*)", "Bash(touch:*)"], "deny": ["Bash(touch denied)"]}}`)
+	mustWrite(t, filepath.Join(rhome, "config.toml"), scriptedConfig(url))
+	r := runReasonix(t, work, rhome, []string{"HOME=" + home}, "run", "go")
+	if r.exit != 0 || !strings.Contains(r.stdout, "done") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "denied")); err == nil {
+		t.Error("the denied command ran")
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d requests to the model, want 3", n)
+	}
+}
