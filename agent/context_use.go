@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reasonix/reasonix/agent/compact"
@@ -133,6 +134,7 @@ func (a *Agent) windowOf(s *Session) int {
 // prompt (prompt.go: BuildSystemPrompt, memory.Store.Index, skills.Index).
 const (
 	memoryFileHeading  = "\n# Project memory ("
+	userMemoryHeading  = "\n# User memory ("
 	memoryIndexHeading = "\n# Memory\n"
 	skillsHeading      = "\n# Skills\n"
 )
@@ -155,12 +157,18 @@ func systemParts(system string, k compact.Sizer) []ContextPart {
 	skills := cut(skillsHeading)
 	index := cut(memoryIndexHeading)
 	files := ""
-	if i := strings.Index(system[:end], memoryFileHeading); i >= 0 {
-		files, end = system[i:end], i
+	first := -1
+	for _, h := range []string{memoryFileHeading, userMemoryHeading} {
+		if i := strings.Index(system[:end], h); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	if first >= 0 {
+		files, end = system[first:end], first
 	}
 	var names []string
-	for _, n := range MemoryFiles {
-		if strings.Contains(files, memoryFileHeading+n+")\n") {
+	for _, n := range append(slices.Clone(MemoryFiles), UserMemoryName, LocalMemoryFile) {
+		if strings.Contains(files, memoryFileHeading+n+")\n") || strings.Contains(files, userMemoryHeading+n+")\n") {
 			names = append(names, n)
 		}
 	}

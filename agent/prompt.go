@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/reasonix/reasonix/agent/provider"
@@ -45,6 +47,21 @@ var toolConventions string
 // AGENTS.md, or a copy) is left out.
 var MemoryFiles = []string{"REASONIX.md", "AGENTS.md", "CLAUDE.md"}
 
+// LocalMemoryFile is Claude Code's memory file for the user's own notes
+// on a project, kept out of version control: read at the workspace root
+// after MemoryFiles.
+const LocalMemoryFile = "CLAUDE.local.md"
+
+// UserMemoryName is how the system message names Claude Code's memory
+// file for all of the user's projects, read after the project's.
+const UserMemoryName = "~/.claude/CLAUDE.md"
+
+// claudeMemory reports whether the memory file name is Claude Code's,
+// whose `@path` imports are read (memory_imports.go).
+func claudeMemory(name string) bool {
+	return name == "CLAUDE.md" || name == LocalMemoryFile || name == UserMemoryName
+}
+
 // maxMemoryBytes bounds project memory; it is paid for on every request
 // (at the cached rate), so a huge file is cut rather than carried.
 const maxMemoryBytes = 64 << 10
@@ -69,13 +86,29 @@ func BuildSystemPrompt(base, root string, check func(real string) error) string 
 		root, runtime.GOOS, runtime.GOARCH, toolConventions)
 	var seen memorySeen
 	var names []string
-	for _, name := range MemoryFiles {
-		text, ok := seen.read(filepath.Join(root, name), check)
+	home, _ := os.UserHomeDir()
+	project := &importer{root: root, home: home, check: check}
+	// Claude Code's order, which is its precedence: the project's file,
+	// the user's, then the user's own notes on the project.
+	for _, name := range append(slices.Clone(MemoryFiles), UserMemoryName, LocalMemoryFile) {
+		heading, path, im := "Project memory", filepath.Join(root, name), project
+		if name == UserMemoryName {
+			// The user's own file may import whatever the read rules
+			// let the agent read.
+			heading, path, im = "User memory", userMemoryFile(), &importer{root: root, home: home, check: check, anywhere: true}
+		}
+		if path == "" {
+			continue
+		}
+		text, real, ok := seen.read(path, check)
 		if !ok {
 			continue
 		}
+		if claudeMemory(name) {
+			text = im.expand(text, real)
+		}
 		names = append(names, name)
-		fmt.Fprintf(&b, "\n# Project memory (%s)\n%s\n", name, text)
+		fmt.Fprintf(&b, "\n# %s (%s)\n%s\n", heading, name, text)
 	}
 	if len(names) > 1 {
 		fmt.Fprintf(&b, "\nWhere these files disagree, %s.\n", precedence(names))
@@ -102,12 +135,13 @@ type memorySeen struct {
 // read reads the memory file at path, judged on its real path by check,
 // trimmed and cut at maxMemoryBytes. ok is false for a file that is
 // missing, refused, empty, or that says what an earlier one said.
-func (m *memorySeen) read(path string, check func(real string) error) (text string, ok bool) {
+func (m *memorySeen) read(path string, check func(real string) error) (text, real string, ok bool) {
 	data, real, err := readMemory(path, check)
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
-	return m.add(real, data)
+	text, ok = m.add(real, data)
+	return text, real, ok
 }
 
 // add takes a memory file's content, read from real.
