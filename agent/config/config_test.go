@@ -28,6 +28,9 @@ func writeFile(t *testing.T, dir, name, content string) string {
 func isolate(t *testing.T) string {
 	home := t.TempDir()
 	t.Setenv("REASONIX_HOME", home)
+	// Claude Code's files in the user's home (settings.json, .claude.json)
+	// are read too: none of the machine's.
+	t.Setenv("HOME", t.TempDir())
 	return home
 }
 

@@ -108,9 +108,19 @@ func (c *Config) load(opts Options) error {
 			return err
 		}
 	}
+	// MCP servers in Claude Code's shape, in its precedence, a name
+	// taken by [[plugins]] or an earlier one left out: the local scope of
+	// `claude mcp add` (the user's, for this workspace), the project's
+	// .mcp.json, then the user scope.
+	var st *claudeState
+	if !opts.SkipUser {
+		st = c.readClaudeState()
+	}
+	c.addClaudeLocal(st, opts.Dir)
 	if opts.Dir != "" {
 		c.loadMCPJSON(opts.Dir)
 	}
+	c.addClaudeUser(st)
 	return nil
 }
 

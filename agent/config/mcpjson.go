@@ -39,31 +39,119 @@ type mcpServer struct {
 // as well, so its problems are warnings rather than errors.
 func (c *Config) loadMCPJSON(dir string) {
 	path := filepath.Join(dir, MCPFileName)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	if err != nil {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %v (its MCP servers are not used)", path, err))
+	data, ok := c.readJSON(path, "its MCP servers are not used")
+	if !ok {
 		return
 	}
 	var f mcpFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		at := Pos{File: path}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			at.Line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-		}
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: invalid JSON: %v (its MCP servers are not used)", at, err))
+	if !c.parseJSON(path, data, &f, "its MCP servers are not used") {
 		return
 	}
-	names := make([]string, 0, len(f.MCPServers))
-	for name := range f.MCPServers {
+	c.addMCPServers(f.MCPServers, path, data, true)
+}
+
+// ClaudeStateFile is Claude Code's own state file in the home directory,
+// where `claude mcp add` keeps the MCP servers of its user scope (its
+// "mcpServers") and of its local scope (each project's, under
+// "projects", by the project's directory).
+const ClaudeStateFile = ".claude.json"
+
+// claudeState is what Reasonix reads of ClaudeStateFile, with where
+// it was read and its text, which finds the servers' lines.
+type claudeState struct {
+	path       string
+	data       []byte
+	MCPServers map[string]mcpServer `json:"mcpServers"`
+	Projects   map[string]struct {
+		MCPServers map[string]mcpServer `json:"mcpServers"`
+	} `json:"projects"`
+}
+
+// readClaudeState reads the user's ClaudeStateFile; nil when there is
+// none, or, with a warning, when it cannot be read. It holds much else of
+// Claude Code's, which is not kept.
+func (c *Config) readClaudeState() *claudeState {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return nil
+	}
+	st := &claudeState{path: filepath.Join(home, ClaudeStateFile)}
+	var ok bool
+	if st.data, ok = c.readJSON(st.path, "its MCP servers are not used"); !ok {
+		return nil
+	}
+	if !c.parseJSON(st.path, st.data, st, "its MCP servers are not used") {
+		return nil
+	}
+	return st
+}
+
+// addClaudeLocal adds the MCP servers of Claude Code's local scope for
+// the workspace dir: the user's own, so they need no trust.
+func (c *Config) addClaudeLocal(st *claudeState, dir string) {
+	if st == nil || dir == "" {
+		return
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return
+	}
+	for project, p := range st.Projects {
+		if Canonical(project) == Canonical(abs) {
+			c.addMCPServers(p.MCPServers, st.path, st.data, false)
+		}
+	}
+}
+
+// addClaudeUser adds the MCP servers of Claude Code's user scope.
+func (c *Config) addClaudeUser(st *claudeState) {
+	if st != nil {
+		c.addMCPServers(st.MCPServers, st.path, st.data, false)
+	}
+}
+
+// readJSON reads a JSON file of another tool's: ok is false when it is
+// missing, or, with a warning ending in what, unreadable.
+func (c *Config) readJSON(path, what string) ([]byte, bool) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false
+	}
+	if err != nil {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %v (%s)", path, err, what))
+		return nil, false
+	}
+	return data, true
+}
+
+// parseJSON decodes data, read from path, into v; a file that is not
+// valid JSON is a warning ending in what, with its line.
+func (c *Config) parseJSON(path string, data []byte, v any, what string) bool {
+	err := json.Unmarshal(data, v)
+	if err == nil {
+		return true
+	}
+	at := Pos{File: path}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		at.Line = 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+	}
+	c.Warnings = append(c.Warnings, fmt.Sprintf("%s: invalid JSON: %v (%s)", at, err, what))
+	return false
+}
+
+// addMCPServers adds the servers of a file in Claude Code's mcpServers
+// shape, read from path (whose text data finds their lines), in a stable
+// order, but those whose name a plugin has already; a workspace's
+// (needsTrust) are left out until trusted.
+func (c *Config) addMCPServers(servers map[string]mcpServer, path string, data []byte, needsTrust bool) {
+	names := make([]string, 0, len(servers))
+	for name := range servers {
 		names = append(names, name)
 	}
 	slices.Sort(names) // a stable order: the file's order is lost to the map
 	for _, name := range names {
-		s := f.MCPServers[name]
+		s := servers[name]
 		if slices.ContainsFunc(c.Plugins, func(p PluginConfig) bool { return p.Name == name }) {
 			continue
 		}
@@ -79,7 +167,7 @@ func (c *Config) loadMCPJSON(dir string) {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: MCP server %q: %v (not used)", p.At, name, err))
 			continue
 		}
-		if c.withhold && !c.trusted[digest(pluginContent(p)...)] {
+		if needsTrust && c.withhold && !c.trusted[digest(pluginContent(p)...)] {
 			continue // not trusted: see WorkspaceTrust
 		}
 		c.Plugins = append(c.Plugins, p)

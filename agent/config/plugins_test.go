@@ -207,3 +207,64 @@ client_secret = "${RX_TRACKER_SECRET}"
 		t.Errorf("trust items do not hold\n  %s\nin\n%s", want, d)
 	}
 }
+
+// TestClaudeCodeMCPScopes: the MCP servers a Claude Code user added with
+// `claude mcp add`, kept in ~/.claude.json, are read as Claude Code reads
+// them: the local scope's for this workspace over the project's
+// .mcp.json over the user scope's, [[plugins]] over all; another
+// project's local servers are not this one's. They are the user's own,
+// so they need no trust, while the workspace's .mcp.json still does.
+func TestClaudeCodeMCPScopes(t *testing.T) {
+	isolate(t)
+	home, dir := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	state, _ := json.Marshal(map[string]any{
+		"numStartups": 12,
+		"mcpServers": map[string]any{
+			"github": map[string]any{"type": "http", "url": "https://api.example.test/mcp"},
+			"shared": map[string]any{"command": "from-user"},
+			"toml":   map[string]any{"command": "from-user"},
+		},
+		"projects": map[string]any{
+			dir:        map[string]any{"mcpServers": map[string]any{"local": map[string]any{"command": "local-cmd"}, "shared": map[string]any{"command": "from-local"}}},
+			"/another": map[string]any{"mcpServers": map[string]any{"elsewhere": map[string]any{"command": "x"}}},
+		},
+	})
+	writeFile(t, home, ".claude.json", string(state))
+	writeFile(t, dir, "reasonix.toml", "[[plugins]]\nname = \"toml\"\ncommand = \"from-toml\"\n")
+	writeFile(t, dir, ".mcp.json", `{"mcpServers": {"shared": {"command": "from-project"}, "project": {"command": "project-cmd"}}}`)
+
+	c, err := Load(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]string{}
+	for _, p := range c.Plugins {
+		by[p.Name] = p.Command + p.URL
+	}
+	// Untrusted, the workspace's own [[plugins]] entry is withheld and
+	// the user's of that name stands.
+	want := map[string]string{"toml": "from-user", "local": "local-cmd", "shared": "from-local", "github": "https://api.example.test/mcp"}
+	if len(by) != len(want) {
+		t.Errorf("untrusted: plugins %v, want %v", by, want)
+	}
+	for name, v := range want {
+		if by[name] != v {
+			t.Errorf("untrusted: %s = %q, want %q", name, by[name], v)
+		}
+	}
+	if q := c.Workspace.Question(); !strings.Contains(q, `"project"`) || !strings.Contains(q, `"toml"`) || strings.Contains(q, "github") || strings.Contains(q, "local-cmd") {
+		t.Errorf("trust question %q: want only the workspace's own servers", q)
+	}
+	trust(t, dir)
+	if c, err = Load(Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	by = map[string]string{}
+	for _, p := range c.Plugins {
+		by[p.Name] = p.Command + p.URL
+	}
+	if len(by) != 5 || by["project"] != "project-cmd" || by["toml"] != "from-toml" || by["shared"] != "from-local" {
+		t.Errorf("trusted: plugins %v", by)
+	}
+}

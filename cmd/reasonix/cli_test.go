@@ -442,3 +442,20 @@ enabled = false
 		t.Errorf("untrusted: %v, servers %+v, stderr:\n%s", err, out.Servers, r.stderr)
 	}
 }
+
+// TestMCPListClaudeCodeServers: a server added with Claude Code's `claude
+// mcp add` (its user scope in ~/.claude.json) starts and is listed, with
+// no trust asked: it is the user's own.
+func TestMCPListClaudeCodeServers(t *testing.T) {
+	dir, home, userHome := t.TempDir(), t.TempDir(), t.TempDir()
+	mustWrite(t, filepath.Join(userHome, ".claude.json"), `{"numStartups": 3, "mcpServers": {"from-claude": {"type": "stdio", "command": "reasonix-plugin-example", "args": []}}}`)
+	r := runReasonix(t, dir, home, []string{"HOME=" + userHome}, "mcp", "list")
+	noTrace(t, r)
+	if r.exit != exitOK {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) < 2 || strings.Join(strings.Fields(lines[1]), " ") != "from-claude stdio connected 3 1 1" {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+}
