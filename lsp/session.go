@@ -249,7 +249,8 @@ func (m *sessions) follow(ls *liveSession) (*workspace, error) {
 	return cur, nil
 }
 
-// reportTurnError shows a failed turn's error with what to do about it.
+// reportTurnError shows a failed turn's error with what to do about it;
+// ws is nil for a turn that found no workspace to run in.
 func (s *Server) reportTurnError(err error, ws *workspace) {
 	msg := "Reasonix: " + err.Error()
 	var ae *provider.APIError
@@ -257,7 +258,7 @@ func (s *Server) reportTurnError(err error, ws *workspace) {
 	case errors.Is(err, agent.ErrMaxSteps), errors.Is(err, agent.ErrBudgetExceeded):
 		showMessage.notify(s.ctx, s, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
 		return
-	case provider.IsAuth(err):
+	case provider.IsAuth(err) && ws != nil:
 		msg += " — check the API key for " + ws.agent.ModelRef
 	case errors.As(err, &ae) && ae.Status == 0:
 		msg += " — is the model endpoint reachable?"
