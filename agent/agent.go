@@ -304,7 +304,11 @@ func (a *Agent) Adopt(s *Session) error {
 	}
 	changed := PrefixHash("", toolSchemas(s.tools)) != PrefixHash("", toolSchemas(reg))
 	s.tools = reg
-	r := newRedactor(append(slices.Clone(s.redact.secrets), a.Secrets...))
+	var kept []Secret
+	if s.redact != nil {
+		kept = slices.Clone(s.redact.secrets)
+	}
+	r := newRedactor(append(kept, a.Secrets...))
 	s.redact = &r
 	s.mu.Unlock()
 	if changed {
