@@ -121,6 +121,9 @@ func (a *Agent) dispatch(ctx context.Context, s *Session, text string, nested bo
 				return p, fmt.Errorf("%s: %s: %w", name, shortPath(c.custom.path, a.root()), err)
 			}
 		}
+		if body, err = a.runCommandShell(ctx, s, body); err != nil {
+			return p, fmt.Errorf("%s: %w", name, err)
+		}
 		p.text, p.model = body, c.custom.model
 		p.fromCommand, p.typed = true, rest
 		return p, nil

@@ -140,3 +140,31 @@ func TestSameInputFromRunAndEditor(t *testing.T) {
 		t.Errorf("the user message is\n%q\nwant\n%q", fromRun, want)
 	}
 }
+
+// TestCommandFileShell: Claude Code's !`command` in a command file runs
+// before the prompt is sent, through the bash permission rules: allowed,
+// its output takes its place; refused (no one to ask), the refusal does,
+// and it does not run. The command file's allowed-tools grants nothing.
+func TestCommandFileShell(t *testing.T) {
+	srv, cfg := startScripted(t, `match Status:
+expect user Status: branch-x
+expect user Marker: Permission denied
+text Summarized.
+`)
+	home, work := t.TempDir(), t.TempDir()
+	writeTree(t, work, map[string]string{
+		".reasonix/commands/status.md": "---\nallowed-tools: Bash(touch:*)\n---\nStatus: !`echo branch-$1`\nMarker: !`touch made`\nSummarize.",
+		"reasonix.toml":                "[permissions]\nallow = [\"Bash(echo:*)\"]\n",
+	})
+	trustWorkspace(t, work, home)
+	r := runReasonix(t, work, home, nil, "run", "--config", cfg, "/status x")
+	if r.exit != 0 || !strings.Contains(r.stdout, "Summarized.") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "made")); err == nil {
+		t.Error("the refused command ran")
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests reached the model, want 1", n)
+	}
+}
