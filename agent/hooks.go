@@ -103,10 +103,18 @@ func (k *toolCall) hookInput() json.RawMessage {
 
 // promptHooks runs, before a user's turn, the SessionStart hooks (for
 // the session's first turn in this process) and the UserPromptSubmit
-// hooks. It returns what they add to the prompt, or blocked when a
+// hooks; before a task helper's, the SubagentStart hooks. It returns what they add to the prompt, or blocked when a
 // prompt hook blocked the prompt.
 func (t *turn) promptHooks(ctx context.Context, prompt string) (extra string, blocked bool) {
-	if t.nested || t.a.Hooks == nil {
+	if t.nested {
+		// A task's helper: its SubagentStart hooks, whose context joins
+		// its prompt; the planner runs none.
+		if t.subagent == "" || !t.a.Hooks.Has(hooks.SubagentStart) {
+			return "", false
+		}
+		return hookContext(t.runHooks(ctx, hooks.Input{Event: hooks.SubagentStart, AgentType: t.subagent, AgentID: t.s.ID}).Context), false
+	}
+	if t.a.Hooks == nil {
 		return "", false
 	}
 	if t.s.startHooks() {

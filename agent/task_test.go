@@ -597,7 +597,8 @@ text Checked.
 	}
 }
 
-// TestSubagentStopHook: a task's helper that stops runs the SubagentStop
+// TestSubagentStopHook: a task's helper starts with its SubagentStart
+// hooks' context in its prompt, and one that stops runs the SubagentStop
 // hooks, not the Stop hooks, which are the user's turn's; one that
 // blocks sends the helper back with its reason, and the parent gets the
 // helper's last answer.
@@ -609,6 +610,8 @@ func TestSubagentStopHook(t *testing.T) {
 call task {"description": "look", "prompt": "helper: look around"}
 ---
 match helper:
+expect user Context from the user's hooks:
+expect user the branch is main
 text Looked.
 ---
 match The user's SubagentStop hook asks you to go on: say more
@@ -622,6 +625,7 @@ text Checked.
 	a.Hooks = &hooks.Runner{Dir: root, Hooks: []hooks.Hook{
 		{Event: hooks.SubagentStop, Matcher: "general-purpose", Command: `in=$(cat); echo "$in" >> sub.jsonl; case "$in" in *stop_hook_active*) exit 0;; esac; echo 'say more' >&2; exit 2`},
 		{Event: hooks.Stop, Command: `cat >> stop.jsonl`},
+		{Event: hooks.SubagentStart, Matcher: "general-purpose", Command: `cat > start.json; echo 'the branch is main'`},
 	}}
 	s, err := a.NewSession()
 	if err != nil {
@@ -635,6 +639,10 @@ text Checked.
 	if len(lines) != 2 || !strings.Contains(lines[0], `"hook_event_name":"SubagentStop"`) || !strings.Contains(lines[0], `"agent_type":"general-purpose"`) ||
 		!strings.Contains(lines[0], `"last_assistant_message":"Looked."`) || !strings.Contains(lines[1], `"stop_hook_active":true`) {
 		t.Errorf("the SubagentStop hook read %q", lines)
+	}
+	start, _ := os.ReadFile(filepath.Join(root, "start.json"))
+	if !strings.Contains(string(start), `"hook_event_name":"SubagentStart"`) || !strings.Contains(string(start), `"agent_type":"general-purpose"`) || !strings.Contains(string(start), `"agent_id":"`) {
+		t.Errorf("the SubagentStart hook read %s", start)
 	}
 	stop, _ := os.ReadFile(filepath.Join(root, "stop.jsonl"))
 	if lines := strings.Split(strings.TrimSpace(string(stop)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `"last_assistant_message":"Checked."`) {

@@ -93,8 +93,8 @@ func TestHookWarnings(t *testing.T) {
 	writeFile(t, home, ".claude/settings.json", `{"hooks": `)
 	ws := t.TempDir()
 	writeFile(t, ws, "reasonix.toml", `
-[[hooks.SubagentStart]]
-[[hooks.SubagentStart.hooks]]
+[[hooks.PermissionRequest]]
+[[hooks.PermissionRequest.hooks]]
 type = "command"
 command = "x"
 `)
@@ -103,7 +103,7 @@ command = "x"
 		t.Fatal(err)
 	}
 	w := strings.Join(c.Warnings, "\n")
-	if !strings.Contains(w, "settings.json") || !strings.Contains(w, `"SubagentStart"`) || len(c.Hooks()) != 0 {
+	if !strings.Contains(w, "settings.json") || !strings.Contains(w, `"PermissionRequest"`) || len(c.Hooks()) != 0 {
 		t.Errorf("warnings = %q, hooks = %v", w, c.Hooks())
 	}
 }

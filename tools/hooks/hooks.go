@@ -43,6 +43,9 @@ const (
 	SessionStart Event = "SessionStart"
 	// PreCompact runs before a compaction.
 	PreCompact Event = "PreCompact"
+	// SubagentStart runs before a task's helper starts; what it prints
+	// as additionalContext joins the helper's prompt.
+	SubagentStart Event = "SubagentStart"
 	// SubagentStop is Stop for a task's helper: it runs when the helper
 	// answers without calling a tool, and may make it go on.
 	SubagentStop Event = "SubagentStop"
@@ -57,7 +60,7 @@ const (
 )
 
 // Events lists the events hooks attach to.
-var Events = []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
+var Events = []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStart, SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
 
 // DefaultTimeout bounds a hook that names no timeout of its own.
 const DefaultTimeout = 60 * time.Second

@@ -22,7 +22,7 @@ func TestParseAndFlatten(t *testing.T) {
     ],
     "Stop": [{"hooks": [{"type": "command", "command": "done"}]}],
     "Notification": [{"hooks": [{"type": "command", "command": "notify"}]}],
-    "SubagentStart": [{"hooks": [{"type": "command", "command": "started"}]}]
+    "PermissionRequest": [{"hooks": [{"type": "command", "command": "started"}]}]
   }
 }`))
 	if err != nil {
@@ -40,7 +40,7 @@ func TestParseAndFlatten(t *testing.T) {
 	if entries[0].Timeout != 5 || entries[1].Group != 1 {
 		t.Errorf("entries = %+v", entries)
 	}
-	if len(problems) != 3 || !strings.Contains(problems[0], "SubagentStart") || !strings.Contains(problems[1], "prompt") || !strings.Contains(problems[2], `"("`) {
+	if len(problems) != 3 || !strings.Contains(problems[0], "PermissionRequest") || !strings.Contains(problems[1], "prompt") || !strings.Contains(problems[2], `"("`) {
 		t.Errorf("problems = %q", problems)
 	}
 	if _, err := ParseFile([]byte(`{"hooks": [`)); err == nil {

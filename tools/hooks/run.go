@@ -41,9 +41,11 @@ type Input struct {
 	// LastAssistantMessage is, for Stop and SubagentStop, the answer
 	// the model is stopping with.
 	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
-	// AgentType is set for SubagentStop: the helper's custom agent, or
-	// "general-purpose" for a task that names none.
+	// AgentType is set for SubagentStart and SubagentStop: the helper's
+	// custom agent, or "general-purpose" for a task that names none;
+	// AgentID is the helper's session.
 	AgentType string `json:"agent_type,omitempty"`
+	AgentID   string `json:"agent_id,omitempty"`
 	// Message and NotificationType are set for Notification: what the
 	// user is told ("Reasonix needs your permission to use bash") and
 	// why ("permission_prompt").
@@ -73,7 +75,7 @@ func (in Input) key() (string, bool) {
 		return in.Source, true
 	case SessionEnd:
 		return in.Reason, true
-	case SubagentStop:
+	case SubagentStart, SubagentStop:
 		return in.AgentType, true
 	case Notification:
 		return in.NotificationType, true
@@ -318,7 +320,7 @@ func (r *Runner) run(ctx context.Context, h Hook, stdin []byte) Outcome {
 // notification only tells.
 func (ev Event) canBlock() bool {
 	switch ev {
-	case SessionStart, SessionEnd, PreCompact, Notification:
+	case SessionStart, SessionEnd, SubagentStart, PreCompact, Notification:
 		return false
 	}
 	return true
@@ -359,7 +361,7 @@ func (o *Outcome) answer(stdout string) {
 			return
 		}
 	}
-	if o.Hook.Event == UserPromptSubmit || o.Hook.Event == SessionStart {
+	if o.Hook.Event == UserPromptSubmit || o.Hook.Event == SessionStart || o.Hook.Event == SubagentStart {
 		o.Context = text
 	}
 }
