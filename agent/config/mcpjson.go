@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 )
 
 // MCPFileName is the project file, in Claude Code's shape, that declares
@@ -47,7 +49,7 @@ func (c *Config) loadMCPJSON(dir string) {
 	if !c.parseJSON(path, data, &f, "its MCP servers are not used") {
 		return
 	}
-	c.addMCPServers(f.MCPServers, path, data, true)
+	c.addMCPServers(f.MCPServers, path, func(name string) int { return lineOfKey(data, name) }, true)
 }
 
 // ClaudeStateFile is Claude Code's own state file in the home directory,
@@ -56,33 +58,79 @@ func (c *Config) loadMCPJSON(dir string) {
 // "projects", by the project's directory).
 const ClaudeStateFile = ".claude.json"
 
-// claudeState is what Reasonix reads of ClaudeStateFile, with where
-// it was read and its text, which finds the servers' lines.
+// claudeState is what Reasonix reads of ClaudeStateFile: where it was
+// read, its servers, and the line of each server's name.
 type claudeState struct {
 	path       string
-	data       []byte
+	lines      map[string]int
 	MCPServers map[string]mcpServer `json:"mcpServers"`
 	Projects   map[string]struct {
 		MCPServers map[string]mcpServer `json:"mcpServers"`
 	} `json:"projects"`
 }
 
+// line is the line of the server name in the file.
+func (st *claudeState) line(name string) int { return st.lines[name] }
+
+// claudeStateCache keeps the last ClaudeStateFile read, by its size and
+// time: Claude Code keeps much in it (each project's history), it can
+// run to tens of megabytes, and an editor loads the configuration at
+// every build of a workspace.
+var claudeStateCache struct {
+	mu   sync.Mutex // guards the fields below
+	path string
+	size int64
+	mod  time.Time
+	st   *claudeState
+	warn string
+}
+
 // readClaudeState reads the user's ClaudeStateFile; nil when there is
-// none, or, with a warning, when it cannot be read. It holds much else of
-// Claude Code's, which is not kept.
+// none, or, with a warning, when it cannot be read. Only its MCP servers
+// are kept.
 func (c *Config) readClaudeState() *claudeState {
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
 		return nil
 	}
-	st := &claudeState{path: filepath.Join(home, ClaudeStateFile)}
-	var ok bool
-	if st.data, ok = c.readJSON(st.path, "its MCP servers are not used"); !ok {
+	path := filepath.Join(home, ClaudeStateFile)
+	fi, err := os.Stat(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %v (its MCP servers are not used)", path, err))
+		}
 		return nil
 	}
-	if !c.parseJSON(st.path, st.data, st, "its MCP servers are not used") {
-		return nil
+	cache := &claudeStateCache
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if cache.path == path && cache.size == fi.Size() && cache.mod.Equal(fi.ModTime()) {
+		if cache.warn != "" {
+			c.Warnings = append(c.Warnings, cache.warn)
+		}
+		return cache.st
 	}
+	var read Config // collects the warnings of this read, for the cache
+	st := &claudeState{path: path, lines: map[string]int{}}
+	data, ok := read.readJSON(path, "its MCP servers are not used")
+	if ok && read.parseJSON(path, data, st, "its MCP servers are not used") {
+		add := func(servers map[string]mcpServer) {
+			for name := range servers {
+				if _, seen := st.lines[name]; !seen {
+					st.lines[name] = lineOfKey(data, name)
+				}
+			}
+		}
+		add(st.MCPServers)
+		for _, p := range st.Projects {
+			add(p.MCPServers)
+		}
+	} else {
+		st = nil
+	}
+	cache.path, cache.size, cache.mod, cache.st = path, fi.Size(), fi.ModTime(), st
+	cache.warn = strings.Join(read.Warnings, "\n")
+	c.Warnings = append(c.Warnings, read.Warnings...)
 	return st
 }
 
@@ -96,9 +144,10 @@ func (c *Config) addClaudeLocal(st *claudeState, dir string) {
 	if err != nil {
 		return
 	}
+	canonical := Canonical(abs)
 	for project, p := range st.Projects {
-		if Canonical(project) == Canonical(abs) {
-			c.addMCPServers(p.MCPServers, st.path, st.data, false)
+		if len(p.MCPServers) > 0 && (filepath.Clean(project) == abs || Canonical(project) == canonical) {
+			c.addMCPServers(p.MCPServers, st.path, st.line, false)
 		}
 	}
 }
@@ -106,7 +155,7 @@ func (c *Config) addClaudeLocal(st *claudeState, dir string) {
 // addClaudeUser adds the MCP servers of Claude Code's user scope.
 func (c *Config) addClaudeUser(st *claudeState) {
 	if st != nil {
-		c.addMCPServers(st.MCPServers, st.path, st.data, false)
+		c.addMCPServers(st.MCPServers, st.path, st.line, false)
 	}
 }
 
@@ -141,10 +190,10 @@ func (c *Config) parseJSON(path string, data []byte, v any, what string) bool {
 }
 
 // addMCPServers adds the servers of a file in Claude Code's mcpServers
-// shape, read from path (whose text data finds their lines), in a stable
-// order, but those whose name a plugin has already; a workspace's
+// shape, read from path (line finds the line of a server's name), in a
+// stable order, but those whose name a plugin has already; a workspace's
 // (needsTrust) are left out until trusted.
-func (c *Config) addMCPServers(servers map[string]mcpServer, path string, data []byte, needsTrust bool) {
+func (c *Config) addMCPServers(servers map[string]mcpServer, path string, line func(name string) int, needsTrust bool) {
 	names := make([]string, 0, len(servers))
 	for name := range servers {
 		names = append(names, name)
@@ -158,7 +207,7 @@ func (c *Config) addMCPServers(servers map[string]mcpServer, path string, data [
 		p := PluginConfig{
 			Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env,
 			URL: s.URL, Headers: s.Headers,
-			At: Pos{File: path, Line: lineOfKey(data, name)},
+			At: Pos{File: path, Line: line(name)},
 		}
 		if p.Type == "" && p.Command == "" && p.URL != "" {
 			p.Type = "http" // Claude Code reads a bare url as a remote server

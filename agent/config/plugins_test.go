@@ -2,6 +2,9 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -267,4 +270,53 @@ func TestClaudeCodeMCPScopes(t *testing.T) {
 	if len(by) != 5 || by["project"] != "project-cmd" || by["toml"] != "from-toml" || by["shared"] != "from-local" {
 		t.Errorf("trusted: plugins %v", by)
 	}
+
+	// The file is read again once it changes.
+	writeFile(t, home, ".claude.json", `{"mcpServers": {"added": {"command": "new-cmd"}}}`)
+	if c, err = Load(Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(c.Plugins, func(p PluginConfig) bool { return p.Name == "added" }) ||
+		slices.ContainsFunc(c.Plugins, func(p PluginConfig) bool { return p.Name == "github" }) {
+		t.Errorf("after a change: plugins %+v", c.Plugins)
+	}
+}
+
+// BenchmarkLoadClaudeState measures a configuration load beside a large
+// ~/.claude.json (Claude Code keeps each project's history in it): the
+// first load reads it, later ones find it unchanged.
+func BenchmarkLoadClaudeState(b *testing.B) {
+	home := b.TempDir()
+	b.Setenv("HOME", home)
+	b.Setenv("REASONIX_HOME", b.TempDir())
+	projects := map[string]any{}
+	for i := range 200 {
+		var history []any
+		for range 200 {
+			history = append(history, map[string]any{"display": strings.Repeat("x", 400)})
+		}
+		projects[fmt.Sprintf("/home/u/p%d", i)] = map[string]any{"history": history, "mcpServers": map[string]any{}}
+	}
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"github": map[string]any{"type": "http", "url": "https://api.example.test/mcp"}}, "projects": projects})
+	if err := os.WriteFile(filepath.Join(home, ClaudeStateFile), data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	b.Run(fmt.Sprintf("first of %d MB", len(data)>>20), func(b *testing.B) {
+		for b.Loop() {
+			claudeStateCache.mu.Lock()
+			claudeStateCache.path = ""
+			claudeStateCache.mu.Unlock()
+			if _, err := Load(Options{Dir: dir}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Load(Options{Dir: dir}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
