@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/reasonix/reasonix/agent/agenttest"
 	"github.com/reasonix/reasonix/lsp/lsptest"
+	"github.com/reasonix/reasonix/tools/mcp/mcptest"
 )
 
 // askWithJob starts a reasonix.ask turn on prompt and returns once the
@@ -195,4 +197,44 @@ func TestRemovedFolderEndsItsWork(t *testing.T) {
 	if msg, _ := res["error"].(string); !strings.Contains(msg, "is no longer open in the editor") {
 		t.Errorf("a turn in the removed folder's session: %v", res)
 	}
+}
+
+// TestFolderRemovedWhileItsWorkspaceIsBuilt: a folder the editor removes
+// while its workspace is still being built (an MCP server starting) has
+// what that build started stopped once it ends: the server, here held at
+// its start until the folder is gone, does not outlive the removal.
+func TestFolderRemovedWhileItsWorkspaceIsBuilt(t *testing.T) {
+	bin := mcptest.Require(t, "mcp-server-everything")
+	dir := t.TempDir()
+	alive, gate := filepath.Join(dir, "alive"), filepath.Join(dir, "gate")
+	for _, p := range []string{alive, gate} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skip(err)
+		}
+	}
+	// The server holds alive's writing end from its start, and waits for
+	// gate before it answers.
+	root, _ := workspace(t, "text unused\n", fmt.Sprintf(`
+[[plugins]]
+name    = "gated"
+command = "sh"
+args    = ["-c", "exec 3>%s; cat %s >/dev/null; exec %s"]
+start_timeout_seconds = 120
+`, alive, gate, bin))
+	ed := lsptest.New(t, lsptest.Options{Root: root})
+	ended := make(chan struct{}) // never closed: the server's start is what opens alive
+	r := agenttest.JobFifos{Alive: alive}.OpenAlive(t, ended, func() string { return "" })
+
+	if err := ed.Server().DidChangeWorkspaceFolders(ctx(t), &protocol.DidChangeWorkspaceFoldersParams{Event: protocol.WorkspaceFoldersChangeEvent{
+		Removed: []protocol.WorkspaceFolder{{URI: ed.URI(""), Name: filepath.Base(root)}},
+		Added:   []protocol.WorkspaceFolder{{URI: uri.File(t.TempDir()), Name: "other"}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := os.OpenFile(gate, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close() // the server goes on, and the build ends
+	agenttest.AssertJobGone(t, r)
 }
