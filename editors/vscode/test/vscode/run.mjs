@@ -468,6 +468,9 @@ test('restore to before a turn: the preview of each file, then the edit and the 
   assert.ok(prompts.includes('Say hello from the chat'), prompts.join(' | '));
   assert.ok(!prompts.includes('Make the sign a plus') && !prompts.includes('Write a note'), prompts.join(' | '));
   assert.match(await frame.locator('.notice-info').last().innerText(), /^Restored to before turn 2: 1 file restored, 1 file removed\.$/);
+  // Told once, in the panel: the server's summary, which came before the
+  // panel's notice, is no toast beside it.
+  assert.equal(await page.locator('.notification-toast', { hasText: 'Rewound to before turn' }).count(), 0);
   await shot('11-rewound');
 });
 
