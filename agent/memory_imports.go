@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -169,14 +168,4 @@ func withoutCodeSpans(line string) string {
 		}
 	}
 	return string(b)
-}
-
-// userMemoryFile is Claude Code's memory file for all of the user's
-// projects, ~/.claude/CLAUDE.md; "" without a home directory.
-func userMemoryFile() string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return ""
-	}
-	return filepath.Join(home, ".claude", "CLAUDE.md")
 }

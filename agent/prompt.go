@@ -95,10 +95,10 @@ func BuildSystemPrompt(base, root string, check func(real string) error) string 
 		if name == UserMemoryName {
 			// The user's own file may import whatever the read rules
 			// let the agent read.
-			heading, path, im = "User memory", userMemoryFile(), &importer{root: root, home: home, check: check, anywhere: true}
-		}
-		if path == "" {
-			continue
+			if home == "" {
+				continue
+			}
+			heading, path, im = "User memory", filepath.Join(home, ".claude", "CLAUDE.md"), &importer{root: root, home: home, check: check, anywhere: true}
 		}
 		text, real, ok := seen.read(path, check)
 		if !ok {

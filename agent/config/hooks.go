@@ -2,9 +2,7 @@ package config
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,12 +81,8 @@ func mergeHooks(y *layer, _ setting) {
 // Code settings file. The file belongs to Claude Code as well, so its
 // problems are warnings.
 func (c *Config) loadClaudeSettings(path string) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	if err != nil {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %v (its hooks are not used)", path, err))
+	data, ok := c.readJSON(path, "its hooks are not used")
+	if !ok {
 		return
 	}
 	s, err := hooks.ParseFile(data)
@@ -96,7 +90,7 @@ func (c *Config) loadClaudeSettings(path string) {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %v (its hooks are not used)", path, err))
 		return
 	}
-	c.addHooks(s, path, func(ev hooks.Event, _ int) int { return lineOfKey(data, string(ev)) })
+	c.addHooks(s, path, func(ev hooks.Event, _ int) int { return lineOf(data, string(ev), true) })
 	c.addClaudeRules(data, path)
 }
 
@@ -130,7 +124,7 @@ func (c *Config) addClaudeRules(data []byte, path string) {
 		dst   *[]string
 	}{{"allow", p.Allow, &c.Permissions.Allow}, {"ask", p.Ask, &c.Permissions.Ask}, {"deny", p.Deny, &c.Permissions.Deny}} {
 		for _, r := range list.rules {
-			at := Pos{File: path, Line: lineOfValue(data, r)}
+			at := Pos{File: path, Line: lineOf(data, r, false)}
 			if _, err := permission.ParseRule(r); err != nil {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: permissions %s: %v (ignored)", at, list.key, err))
 				continue

@@ -49,7 +49,7 @@ func (c *Config) loadMCPJSON(dir string) {
 	if !c.parseJSON(path, data, &f, "its MCP servers are not used") {
 		return
 	}
-	c.addMCPServers(f.MCPServers, path, func(name string) int { return lineOfKey(data, name) }, true)
+	c.addMCPServers(f.MCPServers, path, func(name string) int { return lineOf(data, name, true) }, true)
 }
 
 // ClaudeStateFile is Claude Code's own state file in the home directory,
@@ -117,7 +117,7 @@ func (c *Config) readClaudeState() *claudeState {
 		add := func(servers map[string]mcpServer) {
 			for name := range servers {
 				if _, seen := st.lines[name]; !seen {
-					st.lines[name] = lineOfKey(data, name)
+					st.lines[name] = lineOf(data, name, true)
 				}
 			}
 		}
@@ -223,28 +223,17 @@ func (c *Config) addMCPServers(servers map[string]mcpServer, path string, line f
 	}
 }
 
-// lineOfValue is the line of the first string value equal to v in data,
-// a JSON file; 0 when there is none.
-func lineOfValue(data []byte, v string) int {
-	quoted, _ := json.Marshal(v)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		if bytes.Contains(sc.Bytes(), quoted) {
-			return n
-		}
-	}
-	return 0
-}
-
-// lineOfKey returns the line of the first `"key":` in data, or 0.
-func lineOfKey(data []byte, key string) int {
-	quoted, _ := json.Marshal(key)
+// lineOf returns the line of data, a JSON file, on which the string s
+// first appears — as a key (`"s":`) when asKey is set, else anywhere —
+// or 0.
+func lineOf(data []byte, s string, asKey bool) int {
+	quoted, _ := json.Marshal(s)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
-		if i := bytes.Index(line, quoted); i >= 0 && bytes.HasPrefix(bytes.TrimSpace(line[i+len(quoted):]), []byte(":")) {
+		i := bytes.Index(line, quoted)
+		if i >= 0 && (!asKey || bytes.HasPrefix(bytes.TrimSpace(line[i+len(quoted):]), []byte(":"))) {
 			return n
 		}
 	}
