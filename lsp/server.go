@@ -104,9 +104,10 @@ type Server struct {
 	// servers of the workspaces across agent rebuilds; release closes
 	// them.
 	services *agent.Services
-	// warming counts the background builds warmUp started; release
-	// waits for them, so none starts servers after services are closed
-	// or writes into the Reasonix home after Run returns.
+	// warming counts the background work: the builds warmUp started and
+	// the releases of removed folders' services; release waits for it, so
+	// none starts servers after services are closed or writes into the
+	// Reasonix home after Run returns.
 	warming  sync.WaitGroup
 	tornDown bool // set by release, under mu: no more warm-ups
 	// releaseOnce runs release once, from shutdown or from Run's end.
